@@ -1,0 +1,20 @@
+import { ALL_SCOPES, type Store } from "../store/interfaces.js";
+import { type IssuedKey, issueApiKey } from "./apiKeys.js";
+
+export const DEMO_TENANT = "demo";
+
+/**
+ * First run: on a database with no tenant, creates the `demo` tenant and one key with every scope.
+ * The tenant insert is atomic, so when several processes start at once exactly one issues the key.
+ */
+export async function bootstrapDemoTenant(store: Store, now: number): Promise<IssuedKey | undefined> {
+  if ((await store.tenants.count()) > 0) return undefined;
+  const created = await store.tenants.create({
+    id: DEMO_TENANT,
+    rawPii: false,
+    logOnly: false,
+    createdAt: now,
+  });
+  if (!created) return undefined;
+  return issueApiKey(store, { tenantId: DEMO_TENANT, scopes: [...ALL_SCOPES], logOnly: false, now });
+}

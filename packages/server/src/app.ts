@@ -1,0 +1,102 @@
+import { randomUUID } from "node:crypto";
+import swagger from "@fastify/swagger";
+import swaggerUi from "@fastify/swagger-ui";
+import Fastify, { type FastifyInstance, type FastifyServerOptions } from "fastify";
+import type { Deps } from "./deps.js";
+import { authenticator } from "./http/auth.js";
+import { errorHandler, notFoundHandler } from "./http/errorHandler.js";
+import { registerHealth } from "./http/healthRoutes.js";
+import { rateLimiter } from "./http/rateLimit.js";
+import { registerVerify } from "./operations/verify/route.js";
+import type { VerifyRequest } from "./operations/verify/schema.js";
+import { degradedVerdict, type VerifyDeps } from "./operations/verify/verify.js";
+import { registerJwks } from "./tokens/jwksRoute.js";
+
+type LoggerSetting = NonNullable<FastifyServerOptions["logger"]>;
+
+export interface AppOptions {
+  logger?: LoggerSetting;
+}
+
+/** Pino settings: a request id on every line; never the Authorization header or request bodies. */
+export function loggerOptions(level: string): LoggerSetting {
+  return {
+    level,
+    redact: ["req.headers.authorization", "req.headers.cookie"],
+    serializers: {
+      req: (req: { method: string; url: string; id: string }) => ({
+        id: req.id,
+        method: req.method,
+        url: req.url,
+      }),
+    },
+  };
+}
+
+/** Builds the app from its dependencies; every route is registered in the list below. */
+export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<FastifyInstance> {
+  const { config, store, keyring, policy, clock } = deps;
+  const app = Fastify({
+    logger: options.logger ?? loggerOptions(config.logLevel),
+    bodyLimit: config.bodyLimitBytes,
+    requestIdHeader: "x-request-id",
+    genReqId: () => randomUUID(),
+    ajv: { customOptions: { coerceTypes: false, removeAdditional: false, allErrors: false } },
+  });
+  // Only JSON bodies are accepted: everything else is 415 unsupported_media_type (spec, Errors).
+  app.removeContentTypeParser(["text/plain"]);
+  app.decorateRequest("caller", null);
+  app.decorateRequest("storeFault", false);
+  app.addHook("onSend", async (request, reply) => {
+    reply.header("x-request-id", request.id);
+  });
+
+  await app.register(swagger, {
+    openapi: {
+      info: {
+        title: "Warden abuse-decision API",
+        version: "1.0.0",
+        description: "Spec: shared/spec/abuse-decision-service.md. Errors use { error, message, code }.",
+      },
+      components: { securitySchemes: { bearer: { type: "http", scheme: "bearer", description: "API key" } } },
+    },
+  });
+  await app.register(swaggerUi, { routePrefix: "/docs" });
+
+  const verifyDeps: VerifyDeps = {
+    store,
+    keyring,
+    policy,
+    clock,
+    tokens: {
+      issuer: config.tokenIssuer,
+      audience: config.tokenAudience,
+      ttlSeconds: config.tokenTtlSeconds,
+    },
+    deadlineMs: config.verifyDeadlineMs,
+    idempotencyTtlMs: config.idempotencyTtlHours * 3_600_000,
+    report: (err, what) => app.log.warn({ err }, what),
+  };
+  const onRequest = [
+    authenticator(store),
+    rateLimiter(store, { max: config.rateLimitMax, windowSeconds: config.rateLimitWindowSeconds }, clock),
+  ];
+
+  app.setErrorHandler(
+    errorHandler((request) =>
+      degradedVerdict(
+        verifyDeps,
+        request.caller ?? undefined,
+        request.body as Partial<VerifyRequest> | undefined,
+      ),
+    ),
+  );
+  app.setNotFoundHandler(notFoundHandler);
+
+  registerHealth(app, store);
+  registerJwks(app, keyring);
+  registerVerify(app, verifyDeps, { onRequest });
+  app.get("/openapi.json", { schema: { hide: true } }, async () => app.swagger());
+
+  return app;
+}

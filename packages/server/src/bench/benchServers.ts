@@ -1,0 +1,96 @@
+/**
+ * The two servers the verify benchmark compares, each run in its own process:
+ *   verify   the real Warden app on a fresh SQLite file;
+ *   minimal  only the mandatory work of a verify: parse JSON, sign one ES256 token, insert one row.
+ * Prints one JSON line {url, apiKey} on stdout once listening.
+ */
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import SQLite from "better-sqlite3";
+import Fastify from "fastify";
+import { type CryptoKey, importJWK, type JWK } from "jose";
+import { Kysely, SqliteDialect } from "kysely";
+import { issueApiKey } from "../admin/apiKeys.js";
+import { buildApp } from "../app.js";
+import { loadConfig } from "../config.js";
+import { buildDeps } from "../deps.js";
+import { randomId } from "../lib/crypto.js";
+import { ALL_SCOPES } from "../store/interfaces.js";
+import { newSigningKey } from "../tokens/signingKeys.js";
+import { signVerdictToken } from "../tokens/verdictToken.js";
+
+const dir = fs.mkdtempSync(path.join(os.tmpdir(), "warden-bench-"));
+const mode = process.argv[2];
+
+async function verifyServer(): Promise<{ url: string; apiKey: string }> {
+  const config = loadConfig({
+    ...process.env,
+    WARDEN_DATABASE_URL: `sqlite:${path.join(dir, "warden.db")}`,
+    WARDEN_RATE_LIMIT_MAX: "100000000",
+    WARDEN_LOG_LEVEL: "warn",
+  });
+  const deps = await buildDeps(config);
+  await deps.store.tenants.create({ id: "bench", rawPii: false, logOnly: false, createdAt: Date.now() });
+  const { apiKey } = await issueApiKey(deps.store, {
+    tenantId: "bench",
+    scopes: [...ALL_SCOPES],
+    logOnly: false,
+    now: Date.now(),
+  });
+  const app = await buildApp(deps);
+  return { url: await app.listen({ host: "127.0.0.1", port: 0 }), apiKey };
+}
+
+async function minimalServer(): Promise<{ url: string; apiKey: string }> {
+  const raw = new SQLite(path.join(dir, "minimal.db"));
+  raw.pragma("journal_mode = WAL");
+  raw.pragma("synchronous = NORMAL");
+  raw.exec("create table rows (id text primary key, created_at integer not null, body text not null)");
+  const db = new Kysely<{ rows: { id: string; created_at: number; body: string } }>({
+    dialect: new SqliteDialect({ database: raw }),
+  });
+  const record = await newSigningKey(Date.now());
+  const signer = {
+    kid: record.kid,
+    key: (await importJWK(JSON.parse(record.privateJwk) as JWK, "ES256")) as CryptoKey,
+  };
+  const app = Fastify({ logger: false });
+  app.post("/v1/verify", async (request) => {
+    const body = request.body as { action?: string; session?: string };
+    const id = randomId("evt");
+    const now = Date.now();
+    const token = await signVerdictToken(
+      signer,
+      { issuer: "bench", audience: "bench", ttlSeconds: 300 },
+      {
+        tenantId: "bench",
+        eventId: id,
+        session: body.session ?? null,
+        action: body.action ?? "x",
+        decision: "allow",
+        actorType: "unknown",
+        degraded: false,
+      },
+      now,
+    );
+    await db
+      .insertInto("rows")
+      .values({ id, created_at: now, body: body.action ?? "" })
+      .execute();
+    return { eventId: id, verdictToken: token };
+  });
+  return { url: await app.listen({ host: "127.0.0.1", port: 0 }), apiKey: "unused" };
+}
+
+const started =
+  mode === "verify" ? await verifyServer() : mode === "minimal" ? await minimalServer() : undefined;
+if (!started) {
+  process.stderr.write("usage: benchServers.js verify|minimal\n");
+  process.exit(2);
+}
+process.stdout.write(`${JSON.stringify(started)}\n`);
+process.on("SIGTERM", () => {
+  fs.rmSync(dir, { recursive: true, force: true });
+  process.exit(0);
+});

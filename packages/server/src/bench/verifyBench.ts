@@ -1,0 +1,150 @@
+/**
+ * npm run bench: verify throughput and latency next to a minimal handler, measured side by side in one
+ * run on this machine (ratios, not absolute numbers, are what carry across machines).
+ *   1. peak: each server under closed-loop load (CONNECTIONS connections) for SECONDS, alternating;
+ *   2. latency: verify at half of its own peak rate, p50/p99.
+ * Settings: BENCH_SECONDS (default 10), BENCH_CONNECTIONS (default 16).
+ */
+import { type ChildProcess, spawn } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import fs from "node:fs";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import autocannon from "autocannon";
+
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
+const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 16);
+const here = path.dirname(fileURLToPath(import.meta.url));
+
+const CHROME_UA =
+  "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36";
+const HEADERS = {
+  "accept-language": "en-US,en;q=0.9",
+  "sec-fetch-site": "same-origin",
+  "sec-fetch-mode": "navigate",
+  "sec-fetch-dest": "document",
+  "sec-ch-ua": '"Chromium";v="131"',
+  "sec-ch-ua-mobile": "?0",
+  "sec-ch-ua-platform": '"Windows"',
+};
+
+/** A realistic signup: browser evidence, a hashed email and a /24 that vary per request. */
+function body(): string {
+  return JSON.stringify({
+    action: "signup",
+    session: randomBytes(12).toString("base64url"),
+    surface: "app.example.com/signup",
+    subject: {
+      userAgent: CHROME_UA,
+      headers: HEADERS,
+      emailSha256: randomBytes(32).toString("hex"),
+      ipTrunc: `198.51.${Math.floor(Math.random() * 256)}.0/24`,
+    },
+  });
+}
+
+interface Target {
+  name: string;
+  child: ChildProcess;
+  url: string;
+  apiKey: string;
+}
+
+function startServer(mode: string): Promise<Target> {
+  const child = spawn(process.execPath, [path.join(here, "benchServers.js"), mode], {
+    stdio: ["ignore", "pipe", "inherit"],
+  });
+  return new Promise((resolve, reject) => {
+    let out = "";
+    child.stdout?.on("data", (d) => {
+      out += d;
+      const line = out.split("\n")[0];
+      if (out.includes("\n") && line) {
+        const { url, apiKey } = JSON.parse(line) as { url: string; apiKey: string };
+        resolve({ name: mode, child, url, apiKey });
+      }
+    });
+    child.once("exit", (code) => reject(new Error(`${mode} server exited with ${code}`)));
+  });
+}
+
+interface Run {
+  rps: number;
+  p50: number;
+  p99: number;
+  non2xx: number;
+  errors: number;
+}
+
+async function load(target: Target, seconds: number, rate?: number): Promise<Run> {
+  const result = await autocannon({
+    url: `${target.url}/v1/verify`,
+    connections: CONNECTIONS,
+    duration: seconds,
+    ...(rate ? { overallRate: rate } : {}),
+    method: "POST",
+    headers: { authorization: `Bearer ${target.apiKey}`, "content-type": "application/json" },
+    requests: [{ setupRequest: (req) => ({ ...req, body: body() }) }],
+  });
+  return {
+    rps: result.requests.average,
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    non2xx: result.non2xx,
+    errors: result.errors + result.timeouts,
+  };
+}
+
+const fmt = (n: number, digits = 0) => n.toFixed(digits);
+
+async function main(): Promise<void> {
+  const verify = await startServer("verify");
+  const minimal = await startServer("minimal");
+  try {
+    process.stdout.write(`warming up (${CONNECTIONS} connections)…\n`);
+    await load(verify, 3);
+    await load(minimal, 3);
+    const peaks: Record<string, Run[]> = { verify: [], minimal: [] };
+    for (let round = 0; round < 2; round++) {
+      for (const target of [minimal, verify]) {
+        process.stdout.write(`peak ${target.name}, round ${round + 1}: ${SECONDS}s…\n`);
+        peaks[target.name]?.push(await load(target, SECONDS));
+      }
+    }
+    const best = (runs: Run[] = []) => runs.reduce((a, b) => (b.rps > a.rps ? b : a));
+    const vPeak = best(peaks.verify);
+    const mPeak = best(peaks.minimal);
+    const half = Math.max(1, Math.floor(vPeak.rps / 2));
+    process.stdout.write(`verify at half of its peak (${half} req/s): ${SECONDS}s…\n`);
+    const vHalf = await load(verify, SECONDS, half);
+    const mHalf = await load(minimal, SECONDS, half);
+
+    const ratio = vPeak.rps / mPeak.rps;
+    const lines = [
+      "",
+      `| run | req/s | p50 ms | p99 ms | non-2xx | errors |`,
+      `|---|---:|---:|---:|---:|---:|`,
+      `| minimal handler, peak | ${fmt(mPeak.rps)} | ${mPeak.p50} | ${mPeak.p99} | ${mPeak.non2xx} | ${mPeak.errors} |`,
+      `| verify, peak | ${fmt(vPeak.rps)} | ${vPeak.p50} | ${vPeak.p99} | ${vPeak.non2xx} | ${vPeak.errors} |`,
+      `| minimal handler at ${half} req/s | ${fmt(mHalf.rps)} | ${mHalf.p50} | ${mHalf.p99} | ${mHalf.non2xx} | ${mHalf.errors} |`,
+      `| verify at ${half} req/s (half its peak) | ${fmt(vHalf.rps)} | ${vHalf.p50} | ${vHalf.p99} | ${vHalf.non2xx} | ${vHalf.errors} |`,
+      "",
+      `verify / minimal peak throughput: ${fmt(ratio * 100, 1)}% (goal ≥ 60%)`,
+      `verify p99 at half peak: ${vHalf.p99} ms (goal < 10 ms)`,
+      "",
+    ];
+    process.stdout.write(lines.join("\n"));
+    fs.mkdirSync(".bench", { recursive: true });
+    const file = path.join(".bench", `verify-${new Date().toISOString().replace(/[:.]/g, "-")}.json`);
+    fs.writeFileSync(
+      file,
+      JSON.stringify({ seconds: SECONDS, connections: CONNECTIONS, peaks, vHalf, mHalf, ratio }, null, 2),
+    );
+    process.stdout.write(`raw figures: ${file}\n`);
+  } finally {
+    verify.child.kill("SIGTERM");
+    minimal.child.kill("SIGTERM");
+  }
+}
+
+await main();

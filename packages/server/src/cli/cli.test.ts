@@ -1,0 +1,150 @@
+import { execFile } from "node:child_process";
+import fs from "node:fs";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { promisify } from "node:util";
+import { afterAll, describe, expect, it } from "vitest";
+import { tempDir } from "../testing/harness.js";
+
+const exec = promisify(execFile);
+const bin = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../bin/warden.js");
+const dir = tempDir();
+const env = {
+  ...process.env,
+  WARDEN_DATABASE_URL: `sqlite:${path.join(dir, "cli.db")}`,
+  WARDEN_LOG_LEVEL: "silent",
+};
+
+afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+/** Runs the real `warden` binary; resolves with its exit code and output instead of throwing. */
+async function warden(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  try {
+    const { stdout, stderr } = await exec(process.execPath, [bin, ...args], { env });
+    return { code: 0, stdout, stderr };
+  } catch (err) {
+    const e = err as { code: number; stdout: string; stderr: string };
+    return { code: e.code, stdout: e.stdout, stderr: e.stderr };
+  }
+}
+
+describe("warden CLI", () => {
+  it("creates a tenant once and refuses a duplicate", async () => {
+    expect(await warden("tenant", "create", "acme", "--raw-pii")).toMatchObject({
+      code: 0,
+      stdout: "created tenant acme\n",
+    });
+    const again = await warden("tenant", "create", "acme");
+    expect(again.code).toBe(1);
+    expect(again.stderr).toMatch(/already exists/);
+    const list = JSON.parse((await warden("tenant", "list", "--json")).stdout) as {
+      id: string;
+      rawPii: boolean;
+    }[];
+    expect(list).toEqual([expect.objectContaining({ id: "acme", rawPii: true, logOnly: false })]);
+  });
+
+  it("key create --json prints exactly {keyId, apiKey, tenantId, scopes} on stdout", async () => {
+    const res = await warden(
+      "key",
+      "create",
+      "--tenant",
+      "acme",
+      "--scopes",
+      "verify:write,feedback:write",
+      "--json",
+    );
+    expect(res.code).toBe(0);
+    const out = JSON.parse(res.stdout) as Record<string, unknown>;
+    expect(Object.keys(out).sort()).toEqual(["apiKey", "keyId", "scopes", "tenantId"]);
+    expect(out).toMatchObject({ tenantId: "acme", scopes: ["verify:write", "feedback:write"] });
+    expect(out.apiKey).toMatch(/^wdn_[A-Za-z0-9_-]{43}$/);
+
+    const listed = await warden("key", "list", "--tenant", "acme");
+    expect(listed.stdout).toContain(out.keyId as string);
+    expect(listed.stdout).not.toContain(out.apiKey as string);
+    expect(listed.stdout).toMatch(/active/);
+
+    expect((await warden("key", "revoke", out.keyId as string)).code).toBe(0);
+    expect((await warden("key", "list", "--tenant", "acme")).stdout).toMatch(/revoked/);
+    const twice = await warden("key", "revoke", out.keyId as string);
+    expect(twice.code).toBe(1);
+  });
+
+  it("stores only a hash of the key", async () => {
+    const { stdout } = await warden(
+      "key",
+      "create",
+      "--tenant",
+      "acme",
+      "--scopes",
+      "verify:write",
+      "--json",
+    );
+    const { apiKey } = JSON.parse(stdout) as { apiKey: string };
+    const disk = ["cli.db", "cli.db-wal"]
+      .map((f) => path.join(dir, f))
+      .filter((f) => fs.existsSync(f))
+      .map((f) => fs.readFileSync(f).toString("latin1"))
+      .join("");
+    expect(disk).not.toContain(apiKey);
+    expect(disk).not.toContain(apiKey.slice(4));
+  });
+
+  it.each([
+    [["key", "create", "--tenant", "acme"], /--scopes is required/],
+    [["key", "create", "--tenant", "acme", "--scopes", "verify:write,admin"], /unknown scope "admin"/],
+    [["key", "create", "--scopes", "verify:write"], /--tenant <tenantId> is required/],
+    [["tenant", "create", "Bad Id!"], /tenant id must be/],
+    [["tenant", "create"], /expected 1 argument/],
+    [["tenant", "create", "x", "--bogus"], /Unknown option '--bogus'/],
+    [["frobnicate"], /unknown command/],
+  ])("rejects bad arguments %j with a clear message and exit code 2", async (args, message) => {
+    const res = await warden(...args);
+    expect(res.code).toBe(2);
+    expect(res.stderr).toMatch(message);
+  });
+
+  it("refuses a key for an unknown tenant", async () => {
+    const res = await warden("key", "create", "--tenant", "ghost", "--scopes", "verify:write");
+    expect(res.code).toBe(1);
+    expect(res.stderr).toMatch(/unknown tenant "ghost"/);
+  });
+
+  it.each([
+    ["serve"],
+    ["tenant", "create"],
+    ["tenant", "list"],
+    ["key", "create"],
+    ["key", "list"],
+    ["key", "revoke"],
+    ["signing-key", "rotate"],
+  ])("%s %s --help prints usage and exits 0", async (...words) => {
+    const res = await warden(...words.filter(Boolean), "--help");
+    expect(res.code).toBe(0);
+    expect(res.stdout).toMatch(/^Usage: warden /);
+  });
+
+  it("--help on its own lists every command", async () => {
+    const res = await warden("--help");
+    expect(res.code).toBe(0);
+    for (const c of [
+      "serve",
+      "tenant create",
+      "key create",
+      "key list",
+      "key revoke",
+      "signing-key rotate",
+    ]) {
+      expect(res.stdout).toContain(`warden ${c}`);
+    }
+  });
+
+  it("names a bad environment variable", async () => {
+    const res = await exec(process.execPath, [bin, "tenant", "list"], {
+      env: { ...env, PORT: "http" },
+    }).catch((e) => e);
+    expect(res.code).toBe(2);
+    expect(res.stderr).toMatch(/PORT: must be a whole number/);
+  });
+});

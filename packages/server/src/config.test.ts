@@ -1,0 +1,36 @@
+import { describe, expect, it } from "vitest";
+import { ConfigError, defaultDatabaseUrl, loadConfig } from "./config.js";
+
+describe("configuration", () => {
+  it("has documented defaults", () => {
+    const c = loadConfig({});
+    expect(c).toMatchObject({
+      databaseUrl: defaultDatabaseUrl(),
+      host: "127.0.0.1",
+      port: 8080,
+      bodyLimitBytes: 65536,
+      rateLimitMax: 6000,
+      rateLimitWindowSeconds: 60,
+      tokenTtlSeconds: 300,
+      verifyDeadlineMs: 30,
+      idempotencyTtlHours: 24,
+    });
+    expect(c.databaseUrl).toMatch(/data[/\\]warden\.db$/);
+    expect(Object.isFrozen(c)).toBe(true);
+  });
+
+  it.each([
+    ["PORT", "eighty", /PORT: must be a whole number/],
+    ["PORT", "70000", /PORT: must be between 0 and 65535/],
+    ["WARDEN_BODY_LIMIT_BYTES", "10", /WARDEN_BODY_LIMIT_BYTES: must be between/],
+    ["WARDEN_VERIFY_DEADLINE_MS", "100", /WARDEN_VERIFY_DEADLINE_MS: must be between 5 and 45/],
+    ["WARDEN_IDEMPOTENCY_TTL_HOURS", "1", /at least|between 24/],
+    ["WARDEN_LOG_LEVEL", "loud", /WARDEN_LOG_LEVEL: must be one of/],
+    ["WARDEN_DATABASE_URL", "mysql://x", /WARDEN_DATABASE_URL: must start with sqlite:/],
+    ["WARDEN_DATABASE_URL", "postgres://localhost/test", /PostgreSQL store is not available/],
+    ["WARDEN_TOKEN_ISSUER", "  ", /WARDEN_TOKEN_ISSUER: must not be empty/],
+  ])("rejects %s=%j naming the variable", (name, value, message) => {
+    expect(() => loadConfig({ [name]: value })).toThrow(ConfigError);
+    expect(() => loadConfig({ [name]: value })).toThrow(message);
+  });
+});

@@ -1,0 +1,106 @@
+import path from "node:path";
+
+/**
+ * The only reader of process.env. Every setting is parsed and validated once, at start-up, and the
+ * result is frozen. A bad value stops the process with a message that names the variable.
+ */
+export interface Config {
+  readonly databaseUrl: string;
+  readonly host: string;
+  readonly port: number;
+  readonly logLevel: string;
+  /** Request body byte cap; larger bodies get 413 payload_too_large. */
+  readonly bodyLimitBytes: number;
+  /** Requests allowed per API key and operation in one rate-limit window. */
+  readonly rateLimitMax: number;
+  readonly rateLimitWindowSeconds: number;
+  /** verdictToken `iss` claim: a constant issuer identifier. */
+  readonly tokenIssuer: string;
+  /** verdictToken `aud` claim. */
+  readonly tokenAudience: string;
+  readonly tokenTtlSeconds: number;
+  /** Overall deadline of one verify; past it the answer is the degraded challenge. */
+  readonly verifyDeadlineMs: number;
+  /** Deadline of one store call made on a request path (SQLite: busy timeout). */
+  readonly storeTimeoutMs: number;
+  readonly idempotencyTtlHours: number;
+  /** How often a process reloads the published signing keys (rotation by another process). */
+  readonly signingKeyRefreshSeconds: number;
+}
+
+export class ConfigError extends Error {
+  constructor(
+    readonly variable: string,
+    message: string,
+  ) {
+    super(`${variable}: ${message}`);
+    this.name = "ConfigError";
+  }
+}
+
+type Env = Readonly<Record<string, string | undefined>>;
+
+function integer(env: Env, name: string, fallback: number, min: number, max: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw.trim() === "") return fallback;
+  if (!/^\d+$/.test(raw.trim())) throw new ConfigError(name, `must be a whole number, got "${raw}"`);
+  const value = Number(raw.trim());
+  if (value < min || value > max)
+    throw new ConfigError(name, `must be between ${min} and ${max}, got ${value}`);
+  return value;
+}
+
+function text(env: Env, name: string, fallback: string): string {
+  const raw = env[name];
+  if (raw === undefined) return fallback;
+  const value = raw.trim();
+  if (value === "") throw new ConfigError(name, "must not be empty");
+  return value;
+}
+
+const LOG_LEVELS = ["fatal", "error", "warn", "info", "debug", "trace", "silent"];
+
+export function defaultDatabaseUrl(cwd: string = process.cwd()): string {
+  return `sqlite:${path.join(cwd, "data", "warden.db")}`;
+}
+
+function databaseUrl(env: Env): string {
+  const value = text(env, "WARDEN_DATABASE_URL", defaultDatabaseUrl());
+  if (value.startsWith("sqlite:")) {
+    if (value.slice("sqlite:".length) === "")
+      throw new ConfigError("WARDEN_DATABASE_URL", "sqlite: needs a file path");
+    return value;
+  }
+  if (value.startsWith("postgres://") || value.startsWith("postgresql://")) {
+    throw new ConfigError(
+      "WARDEN_DATABASE_URL",
+      "the PostgreSQL store is not available in this release; use sqlite:<path> (the default)",
+    );
+  }
+  throw new ConfigError("WARDEN_DATABASE_URL", `must start with sqlite: (got "${value}")`);
+}
+
+export function loadConfig(env: Env = process.env): Config {
+  const logLevel = text(env, "WARDEN_LOG_LEVEL", "info");
+  if (!LOG_LEVELS.includes(logLevel)) {
+    throw new ConfigError("WARDEN_LOG_LEVEL", `must be one of ${LOG_LEVELS.join(", ")}, got "${logLevel}"`);
+  }
+  const verifyDeadlineMs = integer(env, "WARDEN_VERIFY_DEADLINE_MS", 30, 5, 45);
+  const storeTimeoutMs = integer(env, "WARDEN_STORE_TIMEOUT_MS", 20, 1, 10_000);
+  return Object.freeze({
+    databaseUrl: databaseUrl(env),
+    host: text(env, "HOST", "127.0.0.1"),
+    port: integer(env, "PORT", 8080, 0, 65_535),
+    logLevel,
+    bodyLimitBytes: integer(env, "WARDEN_BODY_LIMIT_BYTES", 64 * 1024, 1024, 10 * 1024 * 1024),
+    rateLimitMax: integer(env, "WARDEN_RATE_LIMIT_MAX", 6000, 1, 100_000_000),
+    rateLimitWindowSeconds: integer(env, "WARDEN_RATE_LIMIT_WINDOW_SECONDS", 60, 1, 3600),
+    tokenIssuer: text(env, "WARDEN_TOKEN_ISSUER", "https://warden.local"),
+    tokenAudience: text(env, "WARDEN_TOKEN_AUDIENCE", "warden:verdict"),
+    tokenTtlSeconds: integer(env, "WARDEN_TOKEN_TTL_SECONDS", 300, 10, 86_400),
+    verifyDeadlineMs,
+    storeTimeoutMs,
+    idempotencyTtlHours: integer(env, "WARDEN_IDEMPOTENCY_TTL_HOURS", 24, 24, 24 * 30),
+    signingKeyRefreshSeconds: integer(env, "WARDEN_SIGNING_KEY_REFRESH_SECONDS", 10, 1, 3600),
+  });
+}

@@ -1,0 +1,85 @@
+/**
+ * The error catalogue: every error code the API can answer, with its HTTP status and default message.
+ * The `error` label is derived from the status (spec, Error schema), so status and label never drift.
+ * The README's error table is checked against this list by errors.test.ts.
+ */
+export const ERROR_CATALOGUE = {
+  missing_required_field: { status: 400, message: "A required field is missing." },
+  invalid_field: { status: 400, message: "A field has an invalid type or value." },
+  invalid_json: { status: 400, message: "The request body is not valid JSON." },
+  invalid_idempotency_key: {
+    status: 400,
+    message: "The idempotency key must be 1 to 255 printable characters.",
+  },
+  invalid_api_key: { status: 401, message: "The API key is missing or invalid." },
+  insufficient_scope: { status: 403, message: "The API key lacks the scope this operation needs." },
+  raw_pii_not_enabled: {
+    status: 403,
+    message: "Raw email or IP needs the tenant's opt-in; send emailSha256 or ipTrunc instead.",
+  },
+  route_not_found: { status: 404, message: "No such route." },
+  idempotency_conflict: {
+    status: 409,
+    message: "This idempotency key was used with a different payload; create a new key.",
+  },
+  payload_too_large: { status: 413, message: "The request body exceeds the byte cap." },
+  unsupported_media_type: {
+    status: 415,
+    message: "Content-Type must be application/json when a body is sent.",
+  },
+  rate_limited: {
+    status: 429,
+    message: "Rate limit exceeded; retry after the number of seconds in Retry-After.",
+  },
+  internal_error: { status: 500, message: "An internal error occurred." },
+  store_unavailable: { status: 503, message: "The store is unavailable; retry with backoff." },
+} as const satisfies Record<string, { status: number; message: string }>;
+
+export type ErrorCode = keyof typeof ERROR_CATALOGUE;
+
+/** Stable `error` label per HTTP status (spec, Error schema; 413, 415, 429 and 500 are Warden's additions). */
+export const ERROR_LABELS: Readonly<Record<number, string>> = {
+  400: "bad_request",
+  401: "unauthorized",
+  403: "forbidden",
+  404: "not_found",
+  409: "conflict",
+  410: "gone",
+  413: "payload_too_large",
+  415: "unsupported_media_type",
+  429: "too_many_requests",
+  500: "internal_error",
+  503: "service_unavailable",
+};
+
+export interface ErrorBody {
+  error: string;
+  message: string;
+  code: ErrorCode;
+}
+
+/** An expected failure with a stable code; routes throw it and the error handler renders it. */
+export class ApiError extends Error {
+  readonly status: number;
+  readonly headers: Readonly<Record<string, string>>;
+
+  constructor(
+    readonly code: ErrorCode,
+    message?: string,
+    headers: Readonly<Record<string, string>> = {},
+  ) {
+    super(message ?? ERROR_CATALOGUE[code].message);
+    this.name = "ApiError";
+    this.status = ERROR_CATALOGUE[code].status;
+    this.headers = headers;
+  }
+
+  toBody(): ErrorBody {
+    return errorBody(this.code, this.message);
+  }
+}
+
+export function errorBody(code: ErrorCode, message?: string): ErrorBody {
+  const { status, message: fallback } = ERROR_CATALOGUE[code];
+  return { error: ERROR_LABELS[status] ?? "error", message: message ?? fallback, code };
+}

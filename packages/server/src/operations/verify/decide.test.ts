@@ -1,0 +1,201 @@
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import {
+  confidenceFor,
+  DEFAULT_COSTS,
+  type DecisionCosts,
+  decide,
+  type Evidence,
+  expectedCosts,
+  reasonsFor,
+  resolveCosts,
+} from "./decide.js";
+import { DEFAULT_POLICY } from "./policy.js";
+import type { Finding } from "./signals/findings.js";
+
+const SEVERITY = { allow: 0, challenge: 1, deny: 2 } as const;
+
+const weight = fc.double({ min: 1e-3, max: 1e3, noNaN: true, noDefaultInfinity: true });
+const costsArb = fc.record({ falseAllow: weight, falseChallenge: weight, falseDeny: weight });
+const findingArb: fc.Arbitrary<Finding> = fc.record({
+  id: fc.constantFrom("a", "b", "c"),
+  logOdds: fc.double({ min: -3, max: 6, noNaN: true }),
+  reason: fc.constant("some reason"),
+  automation: fc.boolean(),
+});
+const evidenceArb: fc.Arbitrary<Evidence> = fc.record({
+  findings: fc.array(findingArb, { maxLength: 5 }),
+  channels: fc.integer({ min: 0, max: 4 }),
+  browserConsistent: fc.boolean(),
+});
+const factor = fc.double({ min: 1.01, max: 100, noNaN: true });
+
+describe("decisionCosts", () => {
+  it("defaults to 1, 1, 3", () => {
+    expect(resolveCosts(undefined)).toEqual({ falseAllow: 1, falseChallenge: 1, falseDeny: 3 });
+    expect(resolveCosts("nonsense")).toEqual(DEFAULT_COSTS);
+  });
+
+  it("replaces each invalid field by its own default and keeps the valid ones", () => {
+    expect(resolveCosts({ falseAllow: 5, falseChallenge: -1, falseDeny: "2" })).toEqual({
+      falseAllow: 5,
+      falseChallenge: 1,
+      falseDeny: 3,
+    });
+    expect(resolveCosts({ falseAllow: 0, falseChallenge: Number.POSITIVE_INFINITY, falseDeny: 0.5 })).toEqual(
+      {
+        falseAllow: 1,
+        falseChallenge: 1,
+        falseDeny: 0.5,
+      },
+    );
+    expect(resolveCosts({ falseAllow: null, falseDeny: Number.NaN })).toEqual(DEFAULT_COSTS);
+  });
+});
+
+describe("the cost-weighted three-way rule", () => {
+  it("multiplying all three weights by one factor never changes the decision", () => {
+    fc.assert(
+      fc.property(evidenceArb, costsArb, factor, (ev, c, k) => {
+        const scaled = {
+          falseAllow: c.falseAllow * k,
+          falseChallenge: c.falseChallenge * k,
+          falseDeny: c.falseDeny * k,
+        };
+        expect(decide(ev, scaled, DEFAULT_POLICY).decision).toBe(decide(ev, c, DEFAULT_POLICY).decision);
+      }),
+      { numRuns: 3000 },
+    );
+  });
+
+  const raising = (field: keyof DecisionCosts) => (c: DecisionCosts, k: number) => ({
+    ...c,
+    [field]: c[field] * k,
+  });
+
+  it("raising falseAllow never makes a decision more lenient", () => {
+    fc.assert(
+      fc.property(evidenceArb, costsArb, factor, (ev, c, k) => {
+        const before = decide(ev, c, DEFAULT_POLICY).decision;
+        const after = decide(ev, raising("falseAllow")(c, k), DEFAULT_POLICY).decision;
+        expect(SEVERITY[after]).toBeGreaterThanOrEqual(SEVERITY[before]);
+      }),
+      { numRuns: 3000 },
+    );
+  });
+
+  it("raising falseChallenge never allows fewer requests", () => {
+    fc.assert(
+      fc.property(evidenceArb, costsArb, factor, (ev, c, k) => {
+        const before = decide(ev, c, DEFAULT_POLICY).decision;
+        const after = decide(ev, raising("falseChallenge")(c, k), DEFAULT_POLICY).decision;
+        if (before === "allow") expect(after).toBe("allow");
+      }),
+      { numRuns: 3000 },
+    );
+  });
+
+  it("raising falseDeny never denies more", () => {
+    fc.assert(
+      fc.property(evidenceArb, costsArb, factor, (ev, c, k) => {
+        const before = decide(ev, c, DEFAULT_POLICY).decision;
+        const after = decide(ev, raising("falseDeny")(c, k), DEFAULT_POLICY).decision;
+        if (after === "deny") expect(before).toBe("deny");
+      }),
+      { numRuns: 3000 },
+    );
+  });
+
+  it("confidence is within [0, 1], and 0 for a decision that is not the cheapest", () => {
+    fc.assert(
+      fc.property(evidenceArb, costsArb, (ev, c) => {
+        const a = decide(ev, c, DEFAULT_POLICY);
+        for (const d of ["allow", "challenge", "deny"] as const) {
+          const conf = confidenceFor(d, a.expectedCost);
+          expect(conf).toBeGreaterThanOrEqual(0);
+          expect(conf).toBeLessThanOrEqual(1);
+          if (a.expectedCost[d] > Math.min(...Object.values(a.expectedCost))) expect(conf).toBe(0);
+        }
+      }),
+      { numRuns: 2000 },
+    );
+  });
+
+  it("reasons are never empty and list contributing signals most important first", () => {
+    fc.assert(
+      fc.property(evidenceArb, costsArb, (ev, c) => {
+        const a = decide(ev, c, DEFAULT_POLICY);
+        const reasons = reasonsFor(a, c, ev.channels);
+        expect(reasons.length).toBeGreaterThan(0);
+        for (const r of reasons) expect(r.length).toBeGreaterThan(0);
+        const weights = a.findings.map((f) => Math.abs(f.logOdds));
+        expect(weights).toEqual([...weights].sort((x, y) => y - x));
+      }),
+    );
+  });
+
+  it("uncertainty widens the challenge band: the same estimate allowed with rich evidence is challenged with thin", () => {
+    const finding: Finding = { id: "x", logOdds: 2.1, reason: "x" };
+    const rich = decide(
+      { findings: [finding], channels: 4, browserConsistent: false },
+      DEFAULT_COSTS,
+      DEFAULT_POLICY,
+    );
+    const thin = decide(
+      { findings: [finding], channels: 0, browserConsistent: false },
+      DEFAULT_COSTS,
+      DEFAULT_POLICY,
+    );
+    expect(rich.risk.estimate).toBeCloseTo(thin.risk.estimate);
+    expect(rich.decision).toBe("allow");
+    expect(thin.decision).toBe("challenge");
+  });
+
+  it("deny needs strong evidence under default weights", () => {
+    const at = (logOdds: number) =>
+      decide(
+        { findings: [{ id: "x", logOdds, reason: "x" }], channels: 3, browserConsistent: false },
+        DEFAULT_COSTS,
+        DEFAULT_POLICY,
+      );
+    expect(at(3.5).decision).toBe("challenge");
+    expect(at(7).decision).toBe("deny");
+  });
+
+  it("prices allow at the top of the band and deny at the bottom", () => {
+    const cost = expectedCosts({ estimate: 0.5, low: 0.2, high: 0.8 }, DEFAULT_COSTS, 0.3);
+    expect(cost.allow).toBeCloseTo(0.8);
+    expect(cost.deny).toBeCloseTo(3 * 0.8);
+    expect(cost.challenge).toBeCloseTo(0.5 + 0.15);
+  });
+});
+
+describe("actor classification", () => {
+  it("automation evidence makes agent_abusive; consistent low-risk browser evidence makes human; otherwise unknown", () => {
+    const base = { channels: 2, browserConsistent: false };
+    expect(
+      decide(
+        { ...base, findings: [{ id: "ua", logOdds: 3.5, reason: "r", automation: true }] },
+        DEFAULT_COSTS,
+        DEFAULT_POLICY,
+      ).actorType,
+    ).toBe("agent_abusive");
+    expect(
+      decide(
+        { channels: 2, browserConsistent: true, findings: [{ id: "ok", logOdds: -1, reason: "r" }] },
+        DEFAULT_COSTS,
+        DEFAULT_POLICY,
+      ).actorType,
+    ).toBe("human");
+    // Nothing wrong is not the same as human.
+    expect(decide({ ...base, findings: [] }, DEFAULT_COSTS, DEFAULT_POLICY).actorType).toBe("unknown");
+    // Consistent browser headers but high risk (e.g. a disposable email) is not human.
+    expect(
+      decide(
+        { channels: 3, browserConsistent: true, findings: [{ id: "d", logOdds: 3, reason: "r" }] },
+        DEFAULT_COSTS,
+        DEFAULT_POLICY,
+      ).actorType,
+    ).toBe("unknown");
+  });
+});

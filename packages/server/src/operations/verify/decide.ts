@@ -1,0 +1,139 @@
+import type { ActorType, Decision } from "../../store/interfaces.js";
+import type { DecisionPolicy } from "./policy.js";
+import type { Finding } from "./signals/findings.js";
+
+/** Relative, dimensionless weights of the three mistakes (spec, context.decisionCosts). */
+export interface DecisionCosts {
+  falseAllow: number;
+  falseChallenge: number;
+  falseDeny: number;
+}
+
+export const DEFAULT_COSTS: Readonly<DecisionCosts> = Object.freeze({
+  falseAllow: 1,
+  falseChallenge: 1,
+  falseDeny: 3,
+});
+
+const COST_FIELDS = ["falseAllow", "falseChallenge", "falseDeny"] as const;
+
+/** Each field that is missing or not a finite positive number falls back to its own default. */
+export function resolveCosts(input: unknown): DecisionCosts {
+  const given = typeof input === "object" && input !== null ? (input as Record<string, unknown>) : {};
+  const out = { ...DEFAULT_COSTS };
+  for (const field of COST_FIELDS) {
+    const v = given[field];
+    if (typeof v === "number" && Number.isFinite(v) && v > 0) out[field] = v;
+  }
+  return out;
+}
+
+export interface Evidence {
+  findings: readonly Finding[];
+  /** How many evidence channels the request carried (user agent, headers, email, network). */
+  channels: number;
+  /** A browser user agent with every header that browser sends. */
+  browserConsistent: boolean;
+}
+
+export interface Risk {
+  estimate: number;
+  low: number;
+  high: number;
+}
+
+export interface Assessment {
+  decision: Decision;
+  actorType: ActorType;
+  risk: Risk;
+  expectedCost: Record<Decision, number>;
+  /** Findings that contributed, most important first. */
+  findings: Finding[];
+}
+
+const sigmoid = (x: number): number => 1 / (1 + Math.exp(-x));
+const logit = (p: number): number => Math.log(p / (1 - p));
+
+/** The abuse estimate with its band: evidence adds log-odds to the prior; thin evidence widens the band. */
+export function estimateRisk(evidence: Evidence, policy: DecisionPolicy): Risk {
+  const score = logit(policy.prior) + evidence.findings.reduce((sum, f) => sum + f.logOdds, 0);
+  const spreads = policy.spreadByChannels;
+  const spread = spreads[Math.min(evidence.channels, spreads.length - 1)] ?? 0;
+  return { estimate: sigmoid(score), low: sigmoid(score - spread), high: sigmoid(score + spread) };
+}
+
+/**
+ * Expected cost of each decision (docs/decisions.md):
+ *   allow     = falseAllow · p_high                               (an abuser let through)
+ *   challenge = falseChallenge · (1 − p) + falseAllow · leak · p   (a person slowed, or an abuser who solves it)
+ *   deny      = falseDeny · (1 − p_low)                            (a person refused)
+ * Allow is priced at the top of the band and deny at the bottom, so uncertainty widens the challenge
+ * band and deny needs strong evidence. Every term is linear in one weight, so scaling all three
+ * weights never changes the choice.
+ */
+export function expectedCosts(risk: Risk, costs: DecisionCosts, leak: number): Record<Decision, number> {
+  return {
+    allow: costs.falseAllow * risk.high,
+    challenge: costs.falseChallenge * (1 - risk.estimate) + costs.falseAllow * leak * risk.estimate,
+    deny: costs.falseDeny * (1 - risk.low),
+  };
+}
+
+/** Ties go to challenge, then allow: a tie is never settled by refusing someone. */
+const TIE_ORDER: readonly Decision[] = ["challenge", "allow", "deny"];
+
+export function cheapest(cost: Record<Decision, number>): Decision {
+  let best: Decision = "challenge";
+  for (const d of TIE_ORDER) if (cost[d] < cost[best]) best = d;
+  return best;
+}
+
+/**
+ * Confidence in `decision`: how much cheaper it is than the best alternative, 1 − cost / cheapest other,
+ * in [0, 1]. A decision that is not the cheapest (log_only's allow over a would-be challenge) gets 0.
+ */
+export function confidenceFor(decision: Decision, cost: Record<Decision, number>): number {
+  const other = Math.min(...TIE_ORDER.filter((d) => d !== decision).map((d) => cost[d]));
+  if (!(other > 0)) return 0;
+  const value = 1 - cost[decision] / other;
+  return Math.round(Math.min(1, Math.max(0, value)) * 1000) / 1000;
+}
+
+function classify(evidence: Evidence, risk: Risk, policy: DecisionPolicy): ActorType {
+  if (evidence.findings.some((f) => f.automation)) return "agent_abusive";
+  if (evidence.browserConsistent && risk.estimate < policy.humanMaxRisk) return "human";
+  return "unknown";
+}
+
+/** The pure decision: evidence, costs and policy in; decision, actor type and its grounds out. */
+export function decide(evidence: Evidence, costs: DecisionCosts, policy: DecisionPolicy): Assessment {
+  const risk = estimateRisk(evidence, policy);
+  const expectedCost = expectedCosts(risk, costs, policy.challengeLeak);
+  return {
+    decision: cheapest(expectedCost),
+    actorType: classify(evidence, risk, policy),
+    risk,
+    expectedCost,
+    findings: [...evidence.findings].sort((a, b) => Math.abs(b.logOdds) - Math.abs(a.logOdds)),
+  };
+}
+
+const pct = (p: number): string => `${Math.round(p * 100)}%`;
+
+/** Display sentences, most important first; never empty. Not a machine interface (spec, reasons). */
+export function reasonsFor(a: Assessment, costs: DecisionCosts, channels: number): string[] {
+  const reasons = a.findings.map((f) => f.reason);
+  if (reasons.length === 0) {
+    reasons.push(
+      channels === 0
+        ? "The attempt carried almost no evidence to assess."
+        : "No risk signal was found in the attempt.",
+    );
+  }
+  reasons.push(
+    `Estimated abuse risk ${pct(a.risk.estimate)} (range ${pct(a.risk.low)}–${pct(a.risk.high)}); ` +
+      `${a.decision} had the lowest expected cost with weights falseAllow ${costs.falseAllow}, ` +
+      `falseChallenge ${costs.falseChallenge}, falseDeny ${costs.falseDeny}.`,
+  );
+  return reasons;
+}

@@ -1,0 +1,108 @@
+import { type Static, Type } from "@sinclair/typebox";
+
+/**
+ * The verify contract as JSON Schema. The route validates requests and serialises responses with
+ * these, the handler is typed by them, and /openapi.json is generated from them.
+ */
+
+const HeaderValue = Type.Union([
+  Type.String({ maxLength: 8192 }),
+  Type.Array(Type.String({ maxLength: 8192 })),
+]);
+
+export const Subject = Type.Object(
+  {
+    email: Type.Optional(
+      Type.String({ maxLength: 320, description: "Raw address; needs the tenant's raw-PII opt-in." }),
+    ),
+    emailSha256: Type.Optional(
+      Type.String({
+        pattern: "^[0-9a-fA-F]{64}$",
+        description: "Hex SHA-256 of the trimmed, lower-cased address (preferred over email).",
+      }),
+    ),
+    ip: Type.Optional(
+      Type.String({ maxLength: 64, description: "Raw IP; needs the tenant's raw-PII opt-in." }),
+    ),
+    ipTrunc: Type.Optional(
+      Type.String({
+        maxLength: 64,
+        description: "Truncated network, e.g. 203.0.113.0/24 (preferred over ip).",
+      }),
+    ),
+    userAgent: Type.Optional(Type.String({ maxLength: 2048 })),
+    headers: Type.Optional(
+      Type.Record(Type.String(), HeaderValue, {
+        description: "The end user's request headers, as received.",
+      }),
+    ),
+    formData: Type.Optional(Type.Unknown()),
+    formDataHashed: Type.Optional(Type.Unknown()),
+  },
+  { additionalProperties: true },
+);
+
+export const VerifyContext = Type.Object(
+  {
+    logOnly: Type.Optional(
+      Type.Boolean({ description: "Integration-side observation mode; never from client data." }),
+    ),
+    decisionCosts: Type.Optional(
+      Type.Unknown({
+        description:
+          "{ falseAllow, falseChallenge, falseDeny }: relative weights, defaults 1, 1, 3; invalid fields fall back to defaults.",
+      }),
+    ),
+    challengeId: Type.Optional(Type.String({ maxLength: 128 })),
+  },
+  { additionalProperties: true, description: "Arbitrary metadata; the members above are recognised." },
+);
+
+export const VerifyRequest = Type.Object(
+  {
+    action: Type.String({
+      minLength: 1,
+      maxLength: 128,
+      description: "signup, trial_activation, api_key, … (any).",
+    }),
+    subject: Subject,
+    session: Type.Optional(Type.String({ minLength: 1, maxLength: 128 })),
+    surface: Type.Optional(Type.String({ maxLength: 512 })),
+    idempotencyKey: Type.Optional(Type.String()),
+    context: Type.Optional(VerifyContext),
+  },
+  { additionalProperties: true },
+);
+export type VerifyRequest = Static<typeof VerifyRequest>;
+
+export const Principal = Type.Object({
+  resolved: Type.Boolean(),
+  operator: Type.String(),
+  onBehalfOf: Type.String(),
+  identityBasis: Type.Array(Type.String()),
+});
+
+export const Verdict = Type.Object({
+  decision: Type.Union([Type.Literal("allow"), Type.Literal("challenge"), Type.Literal("deny")]),
+  actorType: Type.Union([
+    Type.Literal("human"),
+    Type.Literal("agent_principal"),
+    Type.Literal("agent_abusive"),
+    Type.Literal("unknown"),
+  ]),
+  confidence: Type.Number({ minimum: 0, maximum: 1 }),
+  reasons: Type.Array(Type.String(), { minItems: 1 }),
+  principal: Principal,
+  verdictToken: Type.String(),
+  eventId: Type.String(),
+  degraded: Type.Boolean(),
+  enforcementMode: Type.Union([Type.Literal("enforce"), Type.Literal("log_only")]),
+  challengeCleared: Type.Optional(Type.Literal(true)),
+});
+export type Verdict = Static<typeof Verdict>;
+
+export const ErrorResponse = Type.Object({
+  error: Type.String(),
+  message: Type.String(),
+  code: Type.String(),
+});

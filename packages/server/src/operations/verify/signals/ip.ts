@@ -1,0 +1,41 @@
+import ipaddr from "ipaddr.js";
+
+/** IPv4 addresses are truncated to their /24, IPv6 to their /48 (one site's allocation). */
+export const IPV4_PREFIX = 24;
+export const IPV6_PREFIX = 48;
+
+/**
+ * The truncated network of an address or CIDR, as "a.b.c.0/24" or "2001:db8:1::/48"; undefined when
+ * it does not parse. IPv4-mapped IPv6 addresses count as IPv4. A longer-than-/24 (or /48) prefix, or a
+ * full address sent as ipTrunc, is truncated here, so no full address is ever kept.
+ */
+export function truncateIp(input: string): string | undefined {
+  const text = input.trim();
+  // Choosing the family first avoids ipaddr's try-IPv6-then-IPv4 (an exception per IPv4 address).
+  const family = text.includes(":") ? ipaddr.IPv6 : ipaddr.IPv4;
+  let addr: ipaddr.IPv4 | ipaddr.IPv6;
+  let prefix: number | undefined;
+  try {
+    if (text.includes("/")) {
+      const [a, p] = family.parseCIDR(text);
+      addr = a;
+      prefix = p;
+    } else {
+      addr = family.parse(text);
+    }
+  } catch {
+    return undefined;
+  }
+  if (addr.kind() === "ipv6" && (addr as ipaddr.IPv6).isIPv4MappedAddress()) {
+    addr = (addr as ipaddr.IPv6).toIPv4Address();
+    prefix = prefix === undefined ? undefined : Math.max(0, prefix - 96);
+  }
+  const max = addr.kind() === "ipv4" ? IPV4_PREFIX : IPV6_PREFIX;
+  const bits = Math.min(prefix ?? max, max);
+  const cidr = `${addr.toString()}/${bits}`;
+  const base =
+    addr.kind() === "ipv4"
+      ? ipaddr.IPv4.networkAddressFromCIDR(cidr)
+      : ipaddr.IPv6.networkAddressFromCIDR(cidr);
+  return `${base.toString()}/${bits}`;
+}

@@ -1,0 +1,135 @@
+import { describe, expect, it } from "vitest";
+import { CHROME_HEADERS, CHROME_UA } from "../../../testing/harness.js";
+import { normaliseHeaders, readBrowserHeaders } from "./browserHeaders.js";
+import { emailHash, isDisposableDomain, readEmail } from "./email.js";
+import { truncateIp } from "./ip.js";
+import { readUserAgent } from "./userAgent.js";
+import { slidingCount, velocityFindings, velocityHits } from "./velocity.js";
+
+const FIREFOX_UA = "Mozilla/5.0 (Windows NT 10.0; Win64; x64; rv:133.0) Gecko/20100101 Firefox/133.0";
+
+describe("user agent", () => {
+  it.each([
+    "curl/8.5.0",
+    "python-requests/2.31.0",
+    "Go-http-client/1.1",
+    "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) HeadlessChrome/120.0.0.0 Safari/537.36",
+  ])("recognises automation: %s", (ua) => {
+    expect(readUserAgent(ua).automation).toBe(true);
+  });
+
+  it("reads the claimed browser family and major version", () => {
+    expect(readUserAgent(CHROME_UA)).toEqual({
+      present: true,
+      automation: false,
+      browser: { family: "chromium", major: 131 },
+    });
+    expect(readUserAgent(FIREFOX_UA).browser).toEqual({ family: "firefox", major: 133 });
+    expect(readUserAgent(undefined).present).toBe(false);
+    expect(readUserAgent("   ").present).toBe(false);
+  });
+});
+
+describe("browser headers", () => {
+  it("finds nothing missing when Chrome sends what Chrome sends, with any header-name case", () => {
+    const upper = Object.fromEntries(Object.entries(CHROME_HEADERS).map(([k, v]) => [k.toUpperCase(), v]));
+    expect(readBrowserHeaders(readUserAgent(CHROME_UA), normaliseHeaders(upper))).toEqual({
+      missing: [],
+      consistent: true,
+    });
+  });
+
+  it("names the groups a claimed Chrome lacks", () => {
+    const sig = readBrowserHeaders(readUserAgent(CHROME_UA), normaliseHeaders({ "accept-language": "en" }));
+    expect(sig?.missing).toEqual(["Sec-Fetch-*", "Sec-CH-UA client hints"]);
+  });
+
+  it("does not expect client hints from Firefox", () => {
+    const { "sec-ch-ua": _a, "sec-ch-ua-mobile": _b, "sec-ch-ua-platform": _c, ...firefox } = CHROME_HEADERS;
+    expect(readBrowserHeaders(readUserAgent(FIREFOX_UA), normaliseHeaders(firefox))?.consistent).toBe(true);
+  });
+
+  it("has nothing to compare without forwarded headers or without a browser claim", () => {
+    expect(readBrowserHeaders(readUserAgent(CHROME_UA), undefined)).toBeUndefined();
+    expect(readBrowserHeaders(readUserAgent("curl/8"), normaliseHeaders({ a: "b" }))).toBeUndefined();
+  });
+
+  it("joins multi-valued headers", () => {
+    expect(normaliseHeaders({ "Accept-Language": ["en", "fr"] })).toEqual({ "accept-language": "en, fr" });
+  });
+});
+
+describe("email", () => {
+  it("flags disposable providers and their subdomains from the maintained list", () => {
+    expect(isDisposableDomain("mailinator.com")).toBe(true);
+    expect(isDisposableDomain("eu.mailinator.com")).toBe(true);
+    expect(isDisposableDomain("example.org")).toBe(false);
+    expect(readEmail("Someone@Mailinator.com", undefined)).toMatchObject({
+      domain: "mailinator.com",
+      disposable: true,
+    });
+  });
+
+  it("hashes the trimmed, lower-cased address so raw and hashed inputs join", () => {
+    expect(readEmail(" Ann@Example.ORG ", undefined).hash).toBe(emailHash("ann@example.org"));
+    expect(readEmail(undefined, emailHash("ann@example.org").toUpperCase()).hash).toBe(
+      emailHash("ann@example.org"),
+    );
+  });
+});
+
+describe("ip truncation", () => {
+  it.each([
+    ["203.0.113.77", "203.0.113.0/24"],
+    ["203.0.113.0/24", "203.0.113.0/24"],
+    ["203.0.113.77/32", "203.0.113.0/24"],
+    ["10.1.0.0/16", "10.1.0.0/16"],
+    ["2001:db8:1234:5678::1", "2001:db8:1234::/48"],
+    ["2001:db8:1234::/64", "2001:db8:1234::/48"],
+    ["::ffff:198.51.100.9", "198.51.100.0/24"],
+  ])("%s → %s", (input, expected) => {
+    expect(truncateIp(input)).toBe(expected);
+  });
+
+  it.each(["", "not-an-ip", "300.1.1.1", "1.2.3.4/99"])("rejects %j", (input) => {
+    expect(truncateIp(input)).toBeUndefined();
+  });
+});
+
+describe("velocity", () => {
+  const limits = {
+    ip_network: { limit: 30, windowMs: 3_600_000 },
+    email_hash: { limit: 3, windowMs: 3_600_000 },
+  };
+  const weights = { overLimit: 1.5, perDoubling: 1, cap: 4 };
+
+  it("weighs the previous bucket by how much of it still overlaps the window", () => {
+    expect(slidingCount({ current: 4, previous: 10, elapsed: 0.25 })).toBe(4 + 7.5);
+  });
+
+  it("becomes evidence only above the limit, growing per doubling up to a cap", () => {
+    const keys = [{ kind: "email_hash" as const, value: "h" }];
+    expect(
+      velocityFindings("signup", keys, [{ current: 3, previous: 0, elapsed: 0 }], limits, weights),
+    ).toEqual([]);
+    const [f] = velocityFindings("signup", keys, [{ current: 6, previous: 0, elapsed: 0 }], limits, weights);
+    expect(f?.logOdds).toBeCloseTo(2.5);
+    expect(f?.reason).toMatch(/about 6 signup attempts in the last hour, above the limit of 3/);
+    const [capped] = velocityFindings(
+      "signup",
+      keys,
+      [{ current: 3000, previous: 0, elapsed: 0 }],
+      limits,
+      weights,
+    );
+    expect(capped?.logOdds).toBe(4);
+  });
+
+  it("names counters by a hash that holds no personal value and differs per tenant and action", () => {
+    const [a] = velocityHits("t1", "signup", [{ kind: "ip_network", value: "203.0.113.0/24" }], limits);
+    const [b] = velocityHits("t2", "signup", [{ kind: "ip_network", value: "203.0.113.0/24" }], limits);
+    const [c] = velocityHits("t1", "api_key", [{ kind: "ip_network", value: "203.0.113.0/24" }], limits);
+    expect(a?.name).not.toContain("203.0.113");
+    expect(new Set([a?.name, b?.name, c?.name]).size).toBe(3);
+  });
+});

@@ -1,0 +1,62 @@
+import { isbot } from "isbot";
+import UAParser from "ua-parser-js";
+import type { Finding } from "./findings.js";
+
+export type BrowserFamily = "chromium" | "firefox" | "safari";
+
+export interface UserAgentSignal {
+  present: boolean;
+  /** Matched by isbot's list of crawlers, HTTP libraries and headless browsers. */
+  automation: boolean;
+  /** The browser the user agent claims to be, when it claims one. */
+  browser: { family: BrowserFamily; major: number } | undefined;
+}
+
+const CHROMIUM = new Set([
+  "Chrome",
+  "Chromium",
+  "Edge",
+  "Opera",
+  "Brave",
+  "Vivaldi",
+  "Samsung Browser",
+  "Yandex",
+]);
+
+function browserOf(ua: string): UserAgentSignal["browser"] {
+  const { name, major } = new UAParser(ua).getBrowser();
+  const version = Number.parseInt(major ?? "", 10);
+  if (!name || !Number.isFinite(version)) return undefined;
+  if (CHROMIUM.has(name)) return { family: "chromium", major: version };
+  if (name === "Firefox") return { family: "firefox", major: version };
+  if (name === "Safari" || name === "Mobile Safari") return { family: "safari", major: version };
+  return undefined;
+}
+
+export function readUserAgent(userAgent: string | undefined): UserAgentSignal {
+  const ua = userAgent?.trim() ?? "";
+  if (ua === "") return { present: false, automation: false, browser: undefined };
+  return { present: true, automation: isbot(ua), browser: browserOf(ua) };
+}
+
+export function userAgentFindings(
+  sig: UserAgentSignal,
+  weights: { missing: number; automation: number },
+): Finding[] {
+  if (!sig.present) {
+    return [
+      { id: "ua_missing", logOdds: weights.missing, reason: "No user agent was sent with the attempt." },
+    ];
+  }
+  if (sig.automation) {
+    return [
+      {
+        id: "ua_automation",
+        logOdds: weights.automation,
+        reason: "The user agent belongs to an automation tool, HTTP library or headless browser.",
+        automation: true,
+      },
+    ];
+  }
+  return [];
+}

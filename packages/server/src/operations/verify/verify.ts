@@ -1,0 +1,299 @@
+import type { ErrorCode } from "../../errors.js";
+import { canonicalJson, randomId, sha256Hex } from "../../lib/crypto.js";
+import type { EventRecord, IdempotencyKey, Store } from "../../store/interfaces.js";
+import type { SigningKeyring } from "../../tokens/signingKeys.js";
+import { signVerdictToken, type TokenSettings } from "../../tokens/verdictToken.js";
+import type { Caller } from "../caller.js";
+import { confidenceFor, type DecisionCosts, decide, reasonsFor, resolveCosts } from "./decide.js";
+import { enforcementModeFor } from "./enforcement.js";
+import { type Observation, observe } from "./evidence.js";
+import type { DecisionPolicy } from "./policy.js";
+import type { Verdict, VerifyRequest } from "./schema.js";
+import { velocityFindings, velocityHits } from "./signals/velocity.js";
+
+export const ENGINE_VERSION = "warden-engine/1";
+
+export interface VerifyDeps {
+  store: Store;
+  keyring: SigningKeyring;
+  tokens: TokenSettings;
+  policy: DecisionPolicy;
+  /** Overall deadline; past it the answer is the degraded challenge. */
+  deadlineMs: number;
+  idempotencyTtlMs: number;
+  clock: () => number;
+  /** Reports faults that were turned into degraded verdicts or happened after the response. */
+  report: (err: unknown, what: string) => void;
+}
+
+export type VerifyResult =
+  | { ok: true; verdict: Verdict; replayed: boolean }
+  | { ok: false; code: ErrorCode; message: string };
+
+const NO_PRINCIPAL: Verdict["principal"] = Object.freeze({
+  resolved: false,
+  operator: "",
+  onBehalfOf: "",
+  identityBasis: [],
+}) as Verdict["principal"];
+
+/** Spec, payload fingerprints: SHA-256 of canonical JSON over action, session, surface, subject, context. */
+export function verifyFingerprint(req: VerifyRequest): string {
+  const { action, session, surface, subject, context } = req;
+  return sha256Hex(canonicalJson({ action, session, surface, subject, context }));
+}
+
+class DeadlineExceeded extends Error {
+  constructor(ms: number) {
+    super(`verify deadline of ${ms} ms exceeded`);
+    this.name = "DeadlineExceeded";
+  }
+}
+
+async function withDeadline<T>(ms: number, controller: AbortController, work: () => Promise<T>): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      controller.abort();
+      reject(new DeadlineExceeded(ms));
+    }, ms);
+  });
+  try {
+    return await Promise.race([work(), deadline]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/**
+ * POST /v1/verify as an operation. Expected refusals are results; every fault inside the deadline
+ * (store error, timeout, bug) becomes the degraded challenge, never an exception.
+ */
+export async function verify(
+  deps: VerifyDeps,
+  caller: Caller,
+  req: VerifyRequest,
+  idempotencyKey: string | undefined,
+): Promise<VerifyResult> {
+  if ((req.subject.email !== undefined || req.subject.ip !== undefined) && !caller.tenant.rawPii) {
+    return {
+      ok: false,
+      code: "raw_pii_not_enabled",
+      message:
+        "Raw subject.email or subject.ip needs the tenant's opt-in; send emailSha256 or ipTrunc instead.",
+    };
+  }
+  const observed = observe(req, deps.policy);
+  if (!observed.ok) return { ok: false, code: "invalid_field", message: observed.message };
+
+  const controller = new AbortController();
+  try {
+    return await withDeadline(deps.deadlineMs, controller, () =>
+      scoreAndRecord(deps, caller, req, observed.observation, idempotencyKey, controller.signal),
+    );
+  } catch (err) {
+    deps.report(err, "verify degraded");
+    return { ok: true, verdict: await degradedVerdict(deps, caller, req), replayed: false };
+  }
+}
+
+async function scoreAndRecord(
+  deps: VerifyDeps,
+  caller: Caller,
+  req: VerifyRequest,
+  obs: Observation,
+  idempotencyKey: string | undefined,
+  signal: AbortSignal,
+): Promise<VerifyResult> {
+  const { store, policy } = deps;
+  const tenantId = caller.tenant.id;
+  const idem: (IdempotencyKey & { fingerprint: string }) | undefined =
+    idempotencyKey === undefined
+      ? undefined
+      : { tenantId, operation: "verify", key: idempotencyKey, fingerprint: verifyFingerprint(req) };
+
+  // Fast path for retries: a key already answered replays before anything is counted again.
+  if (idem) {
+    const stored = await store.idempotency.find(idem, deps.clock());
+    if (stored) return replayOrConflict(stored.fingerprint === idem.fingerprint, stored.body);
+  }
+
+  const now = deps.clock();
+  const hits = velocityHits(tenantId, req.action, obs.velocityKeys, policy.velocity);
+  const readings = hits.length > 0 ? await store.counters.hit(hits, now) : [];
+  const findings = [
+    ...obs.findings,
+    ...velocityFindings(req.action, obs.velocityKeys, readings, policy.velocity, policy.weights.velocity),
+  ];
+
+  const costs = resolveCosts(req.context?.decisionCosts);
+  const assessment = decide(
+    { findings, channels: obs.channels, browserConsistent: obs.browserConsistent },
+    costs,
+    policy,
+  );
+  const mode = enforcementModeFor(caller, req.context?.logOnly);
+  const decision = mode === "log_only" ? "allow" : assessment.decision;
+  const reasons = reasonsFor(assessment, costs, obs.channels);
+  if (mode === "log_only") {
+    reasons.unshift(
+      `Log-only mode: observed, not enforced; the decision would have been ${assessment.decision}.`,
+    );
+  }
+
+  const eventId = randomId("evt");
+  const verdictToken = await signVerdictToken(
+    deps.keyring.activeSigner(),
+    deps.tokens,
+    {
+      tenantId,
+      eventId,
+      session: req.session ?? null,
+      action: req.action,
+      decision,
+      actorType: assessment.actorType,
+      degraded: false,
+    },
+    now,
+  );
+  const verdict: Verdict = {
+    decision,
+    actorType: assessment.actorType,
+    confidence: confidenceFor(decision, assessment.expectedCost),
+    reasons,
+    principal: NO_PRINCIPAL,
+    verdictToken,
+    eventId,
+    degraded: false,
+    enforcementMode: mode,
+  };
+
+  const event = eventRecord(caller, req, now, verdict, assessment.decision, costs, policy.version, {
+    ...obs.recorded,
+    findings: assessment.findings.map((f) => ({ id: f.id, logOdds: round(f.logOdds) })),
+    risk: {
+      estimate: round(assessment.risk.estimate),
+      low: round(assessment.risk.low),
+      high: round(assessment.risk.high),
+    },
+  });
+  const outcome = await store.events.record(
+    event,
+    idem && {
+      tenantId,
+      operation: idem.operation,
+      key: idem.key,
+      response: { fingerprint: idem.fingerprint, statusCode: 200, body: verdict },
+      expiresAt: now + deps.idempotencyTtlMs,
+    },
+    signal,
+  );
+  if (outcome.kind === "replay") return replayOrConflict(true, outcome.response.body);
+  if (outcome.kind === "conflict") return replayOrConflict(false, undefined);
+  return { ok: true, verdict, replayed: false };
+}
+
+function replayOrConflict(sameFingerprint: boolean, body: unknown): VerifyResult {
+  if (!sameFingerprint) {
+    return {
+      ok: false,
+      code: "idempotency_conflict",
+      message: "This idempotency key was used with a different payload; create a new key.",
+    };
+  }
+  return { ok: true, verdict: body as Verdict, replayed: true };
+}
+
+const round = (n: number): number => Math.round(n * 10_000) / 10_000;
+
+function eventRecord(
+  caller: Caller,
+  req: VerifyRequest,
+  now: number,
+  verdict: Verdict,
+  wouldBe: EventRecord["decision"],
+  costs: DecisionCosts,
+  policyVersion: string,
+  signals: Record<string, unknown>,
+): EventRecord {
+  return {
+    id: verdict.eventId,
+    tenantId: caller.tenant.id,
+    keyId: caller.key.id,
+    createdAt: now,
+    action: req.action,
+    surface: req.surface ?? null,
+    session: req.session ?? null,
+    decision: verdict.decision,
+    wouldBeDecision: wouldBe,
+    actorType: verdict.actorType,
+    confidence: verdict.confidence,
+    reasons: verdict.reasons,
+    degraded: verdict.degraded,
+    enforcementMode: verdict.enforcementMode,
+    costs,
+    signals,
+    engineVersion: ENGINE_VERSION,
+    policyVersion,
+  };
+}
+
+export const DEGRADED_REASON =
+  "Warden could not complete its checks in time (store outage, timeout or internal error); this is a precautionary challenge.";
+
+/**
+ * The degraded verdict: always challenge, degraded true, signed with the last loaded key. Its event
+ * is written after the response, best effort (when the store is down it is lost; see README).
+ * `caller` is undefined when even authentication could not reach the store.
+ */
+export async function degradedVerdict(
+  deps: VerifyDeps,
+  caller: Caller | undefined,
+  req: Partial<VerifyRequest> | undefined,
+): Promise<Verdict> {
+  const now = deps.clock();
+  const eventId = randomId("evt");
+  const action = typeof req?.action === "string" ? req.action : "unknown";
+  const session = typeof req?.session === "string" ? req.session : null;
+  const mode = enforcementModeFor(caller, req?.context?.logOnly === true ? true : undefined);
+  const verdict: Verdict = {
+    decision: "challenge",
+    actorType: "unknown",
+    confidence: 0,
+    reasons: [DEGRADED_REASON],
+    principal: NO_PRINCIPAL,
+    verdictToken: await signVerdictToken(
+      deps.keyring.activeSigner(),
+      deps.tokens,
+      {
+        tenantId: caller?.tenant.id ?? "unauthenticated",
+        eventId,
+        session,
+        action,
+        decision: "challenge",
+        actorType: "unknown",
+        degraded: true,
+      },
+      now,
+    ),
+    eventId,
+    degraded: true,
+    enforcementMode: mode,
+  };
+  if (caller) {
+    const event = eventRecord(
+      caller,
+      { action, subject: {}, ...(session === null ? {} : { session }) },
+      now,
+      verdict,
+      "challenge",
+      resolveCosts(req?.context?.decisionCosts),
+      deps.policy.version,
+      { degraded: true },
+    );
+    deps.store.events
+      .record(event, undefined)
+      .catch((err: unknown) => deps.report(err, "degraded event not stored"));
+  }
+  return verdict;
+}

@@ -1,0 +1,71 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import fs from "node:fs";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { afterAll, describe, expect, it } from "vitest";
+import { tempDir } from "./testing/harness.js";
+
+const bin = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../bin/warden.js");
+const dir = tempDir();
+afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+/** Starts `warden serve` as a real process on a free port; resolves once it prints its first-run banner or listens. */
+function startServe(port: number): Promise<{ child: ChildProcess; output: () => string }> {
+  const child = spawn(process.execPath, [bin, "serve"], {
+    env: {
+      ...process.env,
+      WARDEN_DATABASE_URL: `sqlite:${path.join(dir, "serve.db")}`,
+      PORT: String(port),
+      WARDEN_LOG_LEVEL: "info",
+    },
+  });
+  let out = "";
+  child.stdout?.on("data", (d) => {
+    out += d;
+  });
+  child.stderr?.on("data", (d) => {
+    out += d;
+  });
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`serve did not start:\n${out}`)), 15_000);
+    const check = setInterval(() => {
+      if (out.includes("Server listening")) {
+        clearInterval(check);
+        clearTimeout(timer);
+        // The banner follows the listen line.
+        setTimeout(() => resolve({ child, output: () => out }), 200);
+      }
+    }, 20);
+  });
+}
+
+function stop(child: ChildProcess): Promise<number | null> {
+  return new Promise((resolve) => {
+    child.once("exit", (code) => resolve(code));
+    child.kill("SIGTERM");
+  });
+}
+
+describe("warden serve", () => {
+  it("on an empty database creates the demo tenant and prints one working key, once; SIGTERM exits 0", async () => {
+    const port = 20000 + Math.floor(Math.random() * 20000);
+    const first = await startServe(port);
+    const key = /wdn_[A-Za-z0-9_-]{43}/.exec(first.output())?.[0];
+    expect(key).toBeDefined();
+    expect(first.output()).toMatch(/created tenant 'demo'/);
+
+    const res = await fetch(`http://127.0.0.1:${port}/v1/verify`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+      body: JSON.stringify({ action: "signup", subject: { userAgent: "curl/8.5.0" } }),
+    });
+    expect(res.status).toBe(200);
+    expect(((await res.json()) as { decision: string }).decision).toBe("challenge");
+    expect(first.output()).not.toContain(`"${key}"`);
+    expect(await stop(first.child)).toBe(0);
+
+    const second = await startServe(port);
+    expect(second.output()).not.toMatch(/wdn_/);
+    expect(await stop(second.child)).toBe(0);
+  }, 40_000);
+});

@@ -1,0 +1,79 @@
+import type { FastifyInstance } from "fastify";
+import { bootstrapDemoTenant } from "./admin/bootstrap.js";
+import { buildApp } from "./app.js";
+import type { Config } from "./config.js";
+import { buildDeps, closeDeps, type Deps } from "./deps.js";
+
+/** Deletes expired counters and idempotency records once a minute. */
+function startHousekeeping(app: FastifyInstance, deps: Deps): NodeJS.Timeout {
+  const timer = setInterval(async () => {
+    try {
+      const now = deps.clock();
+      await deps.store.counters.purgeExpired(now);
+      await deps.store.idempotency.purgeExpired(now);
+    } catch (err) {
+      app.log.warn({ err }, "housekeeping failed; will retry");
+    }
+  }, 60_000);
+  timer.unref();
+  return timer;
+}
+
+export interface RunningServer {
+  app: FastifyInstance;
+  url: string;
+  /** Stops accepting, lets in-flight requests finish, then closes the store. */
+  close(): Promise<void>;
+}
+
+export async function startServer(config: Config, print: (line: string) => void): Promise<RunningServer> {
+  const deps = await buildDeps(config);
+  const demo = await bootstrapDemoTenant(deps.store, deps.clock());
+  const app = await buildApp(deps);
+  const housekeeping = startHousekeeping(app, deps);
+  const url = await app.listen({ host: config.host, port: config.port });
+  if (demo) {
+    print(
+      [
+        "",
+        "First run: created tenant 'demo' and an API key with verify:write, challenge:write, feedback:write.",
+        "It is shown once; store it now:",
+        "",
+        `  ${demo.apiKey}`,
+        "",
+        `Try: curl -s ${url}/v1/verify -H "Authorization: Bearer ${demo.apiKey}" -H 'Content-Type: application/json' -d '{"action":"signup","subject":{"userAgent":"curl/8.5.0"}}'`,
+        "",
+      ].join("\n"),
+    );
+  }
+  let closing: Promise<void> | undefined;
+  return {
+    app,
+    url,
+    close: () => {
+      closing ??= (async () => {
+        clearInterval(housekeeping);
+        await app.close();
+        await closeDeps(deps);
+      })();
+      return closing;
+    },
+  };
+}
+
+/** `warden serve`: runs until SIGTERM or SIGINT, then drains and exits 0. */
+export async function serve(config: Config, print: (line: string) => void): Promise<number> {
+  const server = await startServer(config, print);
+  await new Promise<void>((resolve) => {
+    const stop = (signal: string) => {
+      server.app.log.info({ signal }, "shutting down: draining in-flight requests");
+      server
+        .close()
+        .catch((err: unknown) => server.app.log.error({ err }, "error while shutting down"))
+        .finally(resolve);
+    };
+    process.once("SIGTERM", () => stop("SIGTERM"));
+    process.once("SIGINT", () => stop("SIGINT"));
+  });
+  return 0;
+}

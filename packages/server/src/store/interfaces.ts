@@ -1,0 +1,182 @@
+/**
+ * Storage contract. Every adapter (SQLite now, PostgreSQL in the scale-out work) implements these
+ * interfaces and passes store/contract.test.ts against a real database.
+ *
+ * Guarantees are stated per method. "Atomic" means the method is one transaction (or one statement)
+ * whose effect is all-or-nothing and correct when many processes share one database.
+ * Stores hold no business rules beyond those guarantees.
+ *
+ * Every method may reject with StoreUnavailableError when the database cannot answer in time.
+ */
+
+export class StoreUnavailableError extends Error {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = "StoreUnavailableError";
+  }
+}
+
+export type Scope = "verify:write" | "challenge:write" | "feedback:write";
+export const ALL_SCOPES: readonly Scope[] = ["verify:write", "challenge:write", "feedback:write"];
+
+export interface Tenant {
+  id: string;
+  rawPii: boolean;
+  logOnly: boolean;
+  createdAt: number;
+}
+
+export interface ApiKeyRecord {
+  id: string;
+  tenantId: string;
+  scopes: Scope[];
+  logOnly: boolean;
+  createdAt: number;
+  revokedAt: number | null;
+}
+
+export interface TenantStore {
+  /** Atomic: creates the tenant; resolves false (and changes nothing) when the id exists. */
+  create(tenant: Tenant): Promise<boolean>;
+  get(id: string): Promise<Tenant | undefined>;
+  list(): Promise<Tenant[]>;
+  count(): Promise<number>;
+}
+
+export interface ApiKeyStore {
+  /** Stores a key by the hash of its secret; the secret itself is never given to the store. */
+  create(record: ApiKeyRecord, keyHash: string): Promise<void>;
+  /** The key and its tenant for a secret's hash, or undefined. Revoked keys are returned with revokedAt set. */
+  findByHash(keyHash: string): Promise<{ key: ApiKeyRecord; tenant: Tenant } | undefined>;
+  list(tenantId: string): Promise<ApiKeyRecord[]>;
+  /** Atomic: marks the key revoked; resolves false when the key is unknown or already revoked. */
+  revoke(keyId: string, at: number): Promise<boolean>;
+}
+
+export interface SigningKeyRecord {
+  kid: string;
+  /** Private JWK (ES256) as JSON text. */
+  privateJwk: string;
+  publicJwk: string;
+  createdAt: number;
+  /** Set when the key stops signing; it stays published until publishUntil. */
+  retiredAt: number | null;
+  publishUntil: number | null;
+}
+
+export interface SigningKeyStore {
+  /** Keys still published at `now` (not retired, or retired with publishUntil > now), newest first. */
+  listPublished(now: number): Promise<SigningKeyRecord[]>;
+  /**
+   * Atomic: inserts `next` and retires every other active key (publishUntil = now + keep), in one
+   * transaction, so there is exactly one signer after any number of concurrent rotations finish.
+   */
+  rotate(next: SigningKeyRecord, keepPublishedMs: number): Promise<void>;
+  /** Atomic: inserts `first` only when no active key exists; resolves whether it was inserted. */
+  insertIfNone(first: SigningKeyRecord): Promise<boolean>;
+}
+
+/** A sliding-window counter: `name` is an opaque key (callers hash anything personal before). */
+export interface CounterHit {
+  name: string;
+  windowMs: number;
+}
+
+export interface CounterReading {
+  /** Count in the current fixed bucket, this hit included. */
+  current: number;
+  /** Count in the previous bucket of the same width. */
+  previous: number;
+  /** Fraction of the current bucket already elapsed, in [0, 1). */
+  elapsed: number;
+}
+
+export interface CounterStore {
+  /**
+   * Atomic per counter: adds one to the counter's current bucket and reads it with the previous
+   * bucket in one statement. Concurrent hits from many processes are never lost. (Counters are
+   * independent, so a call with several is not one transaction.)
+   */
+  hit(hits: readonly CounterHit[], now: number): Promise<CounterReading[]>;
+  /** Deletes buckets that can no longer be read. */
+  purgeExpired(now: number): Promise<number>;
+}
+
+export type Decision = "allow" | "challenge" | "deny";
+export type ActorType = "human" | "agent_principal" | "agent_abusive" | "unknown";
+export type EnforcementMode = "enforce" | "log_only";
+
+/** One verify call, as recorded. Holds only protected forms of personal data (hashes, truncations). */
+export interface EventRecord {
+  id: string;
+  tenantId: string;
+  keyId: string;
+  createdAt: number;
+  action: string;
+  surface: string | null;
+  session: string | null;
+  decision: Decision;
+  /** The decision the engine reached before log_only turned it into an observation. */
+  wouldBeDecision: Decision;
+  actorType: ActorType;
+  confidence: number;
+  reasons: string[];
+  degraded: boolean;
+  enforcementMode: EnforcementMode;
+  costs: { falseAllow: number; falseChallenge: number; falseDeny: number };
+  /** Protected signal values (hashes, truncated networks, flags); never raw email or IP. */
+  signals: Record<string, unknown>;
+  engineVersion: string;
+  policyVersion: string;
+}
+
+export interface IdempotentResponse {
+  fingerprint: string;
+  statusCode: number;
+  body: unknown;
+}
+
+export interface IdempotencyKey {
+  tenantId: string;
+  operation: string;
+  key: string;
+}
+
+export type RecordOutcome =
+  | { kind: "recorded" }
+  | { kind: "replay"; response: IdempotentResponse }
+  | { kind: "conflict" };
+
+export interface EventStore {
+  /**
+   * Atomic: writes the event and, when an idempotency key is given, the response stored under it.
+   * If the key already holds a response, nothing is written: the stored response is returned for
+   * the same fingerprint ("replay"), or "conflict" for a different one. Of any number of concurrent
+   * calls with one key, exactly one records its event.
+   * `signal` aborts before commit: an aborted call writes nothing.
+   */
+  record(
+    event: EventRecord,
+    idempotency: (IdempotencyKey & { response: IdempotentResponse; expiresAt: number }) | undefined,
+    signal?: AbortSignal,
+  ): Promise<RecordOutcome>;
+  get(tenantId: string, eventId: string): Promise<EventRecord | undefined>;
+}
+
+export interface IdempotencyStore {
+  /** The live response stored under the key, if any (a read-only fast path; `record` decides races). */
+  find(key: IdempotencyKey, now: number): Promise<IdempotentResponse | undefined>;
+  purgeExpired(now: number): Promise<number>;
+}
+
+export interface Store {
+  readonly tenants: TenantStore;
+  readonly apiKeys: ApiKeyStore;
+  readonly signingKeys: SigningKeyStore;
+  readonly counters: CounterStore;
+  readonly events: EventStore;
+  readonly idempotency: IdempotencyStore;
+  /** Resolves when the database answers a trivial query. */
+  ping(): Promise<void>;
+  close(): Promise<void>;
+}

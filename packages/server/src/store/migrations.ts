@@ -1,0 +1,97 @@
+import { type Kysely, type Migration, type MigrationProvider, Migrator } from "kysely";
+
+/** Migrations in code (no file discovery), written with the dialect-neutral schema builder. */
+const migrations: Record<string, Migration> = {
+  "0001_core": {
+    async up(db: Kysely<unknown>) {
+      await db.schema
+        .createTable("tenants")
+        .addColumn("id", "text", (c) => c.primaryKey())
+        .addColumn("raw_pii", "integer", (c) => c.notNull().defaultTo(0))
+        .addColumn("log_only", "integer", (c) => c.notNull().defaultTo(0))
+        .addColumn("created_at", "bigint", (c) => c.notNull())
+        .execute();
+      await db.schema
+        .createTable("api_keys")
+        .addColumn("id", "text", (c) => c.primaryKey())
+        .addColumn("tenant_id", "text", (c) => c.notNull().references("tenants.id"))
+        .addColumn("key_hash", "text", (c) => c.notNull().unique())
+        .addColumn("scopes", "text", (c) => c.notNull())
+        .addColumn("log_only", "integer", (c) => c.notNull().defaultTo(0))
+        .addColumn("created_at", "bigint", (c) => c.notNull())
+        .addColumn("revoked_at", "bigint")
+        .execute();
+      await db.schema.createIndex("api_keys_tenant").on("api_keys").column("tenant_id").execute();
+      await db.schema
+        .createTable("signing_keys")
+        .addColumn("kid", "text", (c) => c.primaryKey())
+        .addColumn("private_jwk", "text", (c) => c.notNull())
+        .addColumn("public_jwk", "text", (c) => c.notNull())
+        .addColumn("created_at", "bigint", (c) => c.notNull())
+        .addColumn("retired_at", "bigint")
+        .addColumn("publish_until", "bigint")
+        .execute();
+      await db.schema
+        .createTable("counters")
+        .addColumn("name", "text", (c) => c.notNull())
+        .addColumn("bucket", "bigint", (c) => c.notNull())
+        .addColumn("count", "integer", (c) => c.notNull())
+        .addColumn("expires_at", "bigint", (c) => c.notNull())
+        .addPrimaryKeyConstraint("counters_pk", ["name", "bucket"])
+        .execute();
+      await db.schema.createIndex("counters_expiry").on("counters").column("expires_at").execute();
+      await db.schema
+        .createTable("events")
+        .addColumn("id", "text", (c) => c.primaryKey())
+        .addColumn("tenant_id", "text", (c) => c.notNull())
+        .addColumn("key_id", "text", (c) => c.notNull())
+        .addColumn("created_at", "bigint", (c) => c.notNull())
+        .addColumn("action", "text", (c) => c.notNull())
+        .addColumn("surface", "text")
+        .addColumn("session", "text")
+        .addColumn("decision", "text", (c) => c.notNull())
+        .addColumn("would_be_decision", "text", (c) => c.notNull())
+        .addColumn("actor_type", "text", (c) => c.notNull())
+        .addColumn("confidence", "double precision", (c) => c.notNull())
+        .addColumn("reasons", "text", (c) => c.notNull())
+        .addColumn("degraded", "integer", (c) => c.notNull())
+        .addColumn("enforcement_mode", "text", (c) => c.notNull())
+        .addColumn("costs", "text", (c) => c.notNull())
+        .addColumn("signals", "text", (c) => c.notNull())
+        .addColumn("engine_version", "text", (c) => c.notNull())
+        .addColumn("policy_version", "text", (c) => c.notNull())
+        .execute();
+      await db.schema
+        .createIndex("events_tenant_time")
+        .on("events")
+        .columns(["tenant_id", "created_at"])
+        .execute();
+      await db.schema
+        .createTable("idempotency")
+        .addColumn("tenant_id", "text", (c) => c.notNull())
+        .addColumn("operation", "text", (c) => c.notNull())
+        .addColumn("key", "text", (c) => c.notNull())
+        .addColumn("fingerprint", "text", (c) => c.notNull())
+        .addColumn("status_code", "integer", (c) => c.notNull())
+        .addColumn("body", "text", (c) => c.notNull())
+        .addColumn("created_at", "bigint", (c) => c.notNull())
+        .addColumn("expires_at", "bigint", (c) => c.notNull())
+        .addPrimaryKeyConstraint("idempotency_pk", ["tenant_id", "operation", "key"])
+        .execute();
+      await db.schema.createIndex("idempotency_expiry").on("idempotency").column("expires_at").execute();
+    },
+  },
+};
+
+const provider: MigrationProvider = { getMigrations: async () => migrations };
+
+/** Brings the schema up to date. Safe when several processes start at once (Kysely's migration lock). */
+export async function migrateToLatest(db: Kysely<unknown>): Promise<void> {
+  const { error, results } = await new Migrator({ db, provider }).migrateToLatest();
+  if (error) {
+    const failed = results?.find((r) => r.status === "Error")?.migrationName ?? "unknown";
+    throw new Error(`migration ${failed} failed: ${error instanceof Error ? error.message : String(error)}`, {
+      cause: error,
+    });
+  }
+}

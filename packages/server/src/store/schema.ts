@@ -1,0 +1,55 @@
+/**
+ * Table shapes shared by every SQL adapter. Times are epoch milliseconds; booleans are 0/1 integers
+ * and JSON is text, so one set of migrations serves SQLite and PostgreSQL.
+ */
+export interface Database {
+  tenants: { id: string; raw_pii: number; log_only: number; created_at: number };
+  api_keys: {
+    id: string;
+    tenant_id: string;
+    key_hash: string;
+    scopes: string;
+    log_only: number;
+    created_at: number;
+    revoked_at: number | null;
+  };
+  signing_keys: {
+    kid: string;
+    private_jwk: string;
+    public_jwk: string;
+    created_at: number;
+    retired_at: number | null;
+    publish_until: number | null;
+  };
+  counters: { name: string; bucket: number; count: number; expires_at: number };
+  events: {
+    id: string;
+    tenant_id: string;
+    key_id: string;
+    created_at: number;
+    action: string;
+    surface: string | null;
+    session: string | null;
+    decision: string;
+    would_be_decision: string;
+    actor_type: string;
+    confidence: number;
+    reasons: string;
+    degraded: number;
+    enforcement_mode: string;
+    costs: string;
+    signals: string;
+    engine_version: string;
+    policy_version: string;
+  };
+  idempotency: {
+    tenant_id: string;
+    operation: string;
+    key: string;
+    fingerprint: string;
+    status_code: number;
+    body: string;
+    created_at: number;
+    expires_at: number;
+  };
+}

@@ -1,0 +1,88 @@
+import fs from "node:fs";
+import path from "node:path";
+import SQLite from "better-sqlite3";
+import { Kysely, SqliteDialect, sql } from "kysely";
+import type { Store } from "../interfaces.js";
+import { StoreUnavailableError } from "../interfaces.js";
+import { migrateToLatest } from "../migrations.js";
+import type { Database } from "../schema.js";
+import { createSqlStore } from "../sqlStore.js";
+
+export interface SqliteOptions {
+  /** File path, or ":memory:". */
+  file: string;
+  /**
+   * How long a statement waits for another process's write lock before failing (SQLite busy timeout).
+   * better-sqlite3 is synchronous, so this is the store call's deadline on request paths.
+   */
+  busyTimeoutMs: number;
+}
+
+/**
+ * The embedded default store. WAL mode lets readers proceed while one process writes; every write
+ * transaction starts with BEGIN IMMEDIATE, so it holds the write lock from its first statement and a
+ * read-then-write inside it cannot be overtaken by another process.
+ */
+export async function openSqliteStore(opts: SqliteOptions): Promise<Store> {
+  if (opts.file !== ":memory:") fs.mkdirSync(path.dirname(path.resolve(opts.file)), { recursive: true });
+  let raw: SQLite.Database;
+  try {
+    raw = new SQLite(opts.file, { timeout: opts.busyTimeoutMs });
+    raw.pragma("journal_mode = WAL");
+    raw.pragma("synchronous = NORMAL");
+    raw.pragma("foreign_keys = ON");
+  } catch (err) {
+    throw new StoreUnavailableError(`cannot open SQLite database ${opts.file}: ${(err as Error).message}`, {
+      cause: err,
+    });
+  }
+  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(raw, 256) }) });
+  await migrateToLatest(db as unknown as Kysely<unknown>);
+  return createSqlStore({
+    db,
+    writeTransaction: (fn) =>
+      db.connection().execute(async (conn) => {
+        await sql`begin immediate`.execute(conn);
+        try {
+          const result = await fn(conn);
+          await sql`commit`.execute(conn);
+          return result;
+        } catch (err) {
+          if (raw.inTransaction) await sql`rollback`.execute(conn);
+          throw err;
+        }
+      }),
+    close: () => db.destroy(),
+  });
+}
+
+/**
+ * Kysely's SQLite driver prepares every query anew; compiling SQL is a large share of a short
+ * statement's cost. Statements are cached by SQL text (bounded, least recently used dropped).
+ * Reuse is safe: better-sqlite3 runs one statement at a time on this single connection.
+ */
+function withStatementCache(raw: SQLite.Database, max: number): SQLite.Database {
+  const cache = new Map<string, SQLite.Statement>();
+  const prepare = raw.prepare.bind(raw);
+  return new Proxy(raw, {
+    get(target, prop, receiver) {
+      if (prop !== "prepare") return Reflect.get(target, prop, receiver);
+      return (source: string) => {
+        let stmt = cache.get(source);
+        if (stmt) {
+          cache.delete(source);
+        } else {
+          stmt = prepare(source);
+          if (cache.size >= max) cache.delete(cache.keys().next().value as string);
+        }
+        cache.set(source, stmt);
+        return stmt;
+      };
+    },
+  });
+}
+
+/** `sqlite:<path>` to a file path. */
+export function sqliteFileFromUrl(url: string): string {
+  return url.slice("sqlite:".length);
+}

@@ -1,0 +1,133 @@
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import type { FastifyInstance } from "fastify";
+import { issueApiKey } from "../admin/apiKeys.js";
+import { buildApp } from "../app.js";
+import { loadConfig } from "../config.js";
+import { buildDeps, closeDeps, type Deps } from "../deps.js";
+import type { Scope, Store } from "../store/interfaces.js";
+import { ALL_SCOPES } from "../store/interfaces.js";
+import { openSqliteStore } from "../store/sqlite/sqliteStore.js";
+
+export function tempDir(prefix = "warden-test-"): string {
+  return fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+}
+
+export interface TestApp {
+  app: FastifyInstance;
+  deps: Deps;
+  store: Store;
+  dbFile: string;
+  tenant(id: string, opts?: { rawPii?: boolean; logOnly?: boolean }): Promise<string>;
+  key(
+    tenantId: string,
+    opts?: { scopes?: Scope[]; logOnly?: boolean },
+  ): Promise<{ keyId: string; apiKey: string }>;
+  close(): Promise<void>;
+}
+
+export interface TestAppOptions {
+  env?: Record<string, string>;
+  /** Wraps the real store, e.g. to inject faults. */
+  wrapStore?: (store: Store) => Store;
+  clock?: () => number;
+}
+
+/** A real app on a fresh SQLite file, silent logs, driven with inject() or listen(). */
+export async function makeTestApp(options: TestAppOptions = {}): Promise<TestApp> {
+  const dir = tempDir();
+  const dbFile = path.join(dir, "warden.db");
+  const config = loadConfig({
+    WARDEN_DATABASE_URL: `sqlite:${dbFile}`,
+    WARDEN_LOG_LEVEL: "silent",
+    // Generous deadlines: CI machines are shared and noisy; fault tests set their own.
+    WARDEN_VERIFY_DEADLINE_MS: "45",
+    WARDEN_STORE_TIMEOUT_MS: "40",
+    ...options.env,
+  });
+  const real = await openSqliteStore({ file: dbFile, busyTimeoutMs: config.storeTimeoutMs });
+  const store = options.wrapStore ? options.wrapStore(real) : real;
+  const deps = await buildDeps(config, store, options.clock);
+  const app = await buildApp(deps, { logger: false });
+  await app.ready();
+  return {
+    app,
+    deps,
+    store: real,
+    dbFile,
+    async tenant(id, opts = {}) {
+      await real.tenants.create({
+        id,
+        rawPii: opts.rawPii ?? false,
+        logOnly: opts.logOnly ?? false,
+        createdAt: Date.now(),
+      });
+      return id;
+    },
+    async key(tenantId, opts = {}) {
+      const issued = await issueApiKey(real, {
+        tenantId,
+        scopes: opts.scopes ?? [...ALL_SCOPES],
+        logOnly: opts.logOnly ?? false,
+        now: Date.now(),
+      });
+      return { keyId: issued.keyId, apiKey: issued.apiKey };
+    },
+    async close() {
+      await app.close();
+      await closeDeps(deps);
+      fs.rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** A store whose chosen methods fail (or hang) on demand; everything else passes through. */
+export function faultyStore(
+  inner: Store,
+  faults: { failing?: Set<string>; hangMs?: number; error?: () => Error },
+): Store {
+  const wrap = <T extends object>(area: string, target: T): T =>
+    new Proxy(target, {
+      get(obj, prop, receiver) {
+        const value = Reflect.get(obj, prop, receiver);
+        if (typeof value !== "function") return value;
+        const name = `${area}.${String(prop)}`;
+        return async (...args: unknown[]) => {
+          if (faults.failing?.has(name) || faults.failing?.has(area)) {
+            if (faults.hangMs) await new Promise((r) => setTimeout(r, faults.hangMs));
+            throw faults.error ? faults.error() : new Error(`injected fault in ${name}`);
+          }
+          return (value as (...a: unknown[]) => unknown).apply(obj, args);
+        };
+      },
+    });
+  return {
+    tenants: wrap("tenants", inner.tenants),
+    apiKeys: wrap("apiKeys", inner.apiKeys),
+    signingKeys: wrap("signingKeys", inner.signingKeys),
+    counters: wrap("counters", inner.counters),
+    events: wrap("events", inner.events),
+    idempotency: wrap("idempotency", inner.idempotency),
+    ping: () => inner.ping(),
+    close: () => inner.close(),
+  };
+}
+
+export const CHROME_UA =
+  "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36";
+
+/** Headers Chrome 131 sends on a top-level navigation. */
+export const CHROME_HEADERS: Record<string, string> = {
+  "accept-language": "en-US,en;q=0.9",
+  "sec-fetch-site": "same-origin",
+  "sec-fetch-mode": "navigate",
+  "sec-fetch-dest": "document",
+  "sec-ch-ua": '"Chromium";v="131", "Not_A Brand";v="24"',
+  "sec-ch-ua-mobile": "?0",
+  "sec-ch-ua-platform": '"Windows"',
+};
+
+export function bearer(apiKey: string): Record<string, string> {
+  return { authorization: `Bearer ${apiKey}`, "content-type": "application/json" };
+}

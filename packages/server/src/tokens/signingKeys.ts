@@ -1,0 +1,90 @@
+import { type CryptoKey, exportJWK, generateKeyPair, importJWK, type JWK } from "jose";
+import { randomId } from "../lib/crypto.js";
+import type { SigningKeyRecord, Store } from "../store/interfaces.js";
+
+export interface ActiveSigner {
+  kid: string;
+  key: CryptoKey;
+}
+
+export interface PublishedKeySet {
+  keys: JWK[];
+}
+
+export async function newSigningKey(now: number): Promise<SigningKeyRecord> {
+  const { privateKey, publicKey } = await generateKeyPair("ES256", { extractable: true });
+  const kid = randomId("sig", 12);
+  const meta = { kid, alg: "ES256", use: "sig" };
+  return {
+    kid,
+    privateJwk: JSON.stringify({ ...(await exportJWK(privateKey)), ...meta }),
+    publicJwk: JSON.stringify({ ...(await exportJWK(publicKey)), ...meta }),
+    createdAt: now,
+    retiredAt: null,
+    publishUntil: null,
+  };
+}
+
+/**
+ * How long a retired key stays published: its last tokens may be signed by a process that has not
+ * reloaded yet (up to one refresh interval), and each lives for the token lifetime.
+ */
+export function keepPublishedMs(tokenTtlSeconds: number, refreshSeconds: number): number {
+  return (tokenTtlSeconds + refreshSeconds + 60) * 1000;
+}
+
+/**
+ * The process's view of the signing keys in the store: the one signer and the published key set.
+ * Reloaded every `refreshSeconds`; if the store is unreachable the last loaded view stays in use,
+ * so degraded verdicts are still signed.
+ */
+export class SigningKeyring {
+  private signer: ActiveSigner | undefined;
+  private published: PublishedKeySet = { keys: [] };
+  private timer: NodeJS.Timeout | undefined;
+
+  constructor(
+    private readonly store: Store,
+    private readonly refreshSeconds: number,
+    private readonly clock: () => number = Date.now,
+  ) {}
+
+  /** Creates the first key when the store has none, then loads. */
+  async start(): Promise<void> {
+    const now = this.clock();
+    if ((await this.store.signingKeys.listPublished(now)).every((k) => k.retiredAt !== null)) {
+      await this.store.signingKeys.insertIfNone(await newSigningKey(now));
+    }
+    await this.reload();
+    this.timer = setInterval(() => {
+      this.reload().catch(() => {
+        // Keep the last loaded keys; /readyz reports the store outage.
+      });
+    }, this.refreshSeconds * 1000);
+    this.timer.unref();
+  }
+
+  stop(): void {
+    if (this.timer) clearInterval(this.timer);
+  }
+
+  async reload(): Promise<void> {
+    const records = await this.store.signingKeys.listPublished(this.clock());
+    const active = records.find((r) => r.retiredAt === null);
+    if (!active) throw new Error("no active signing key in the store");
+    if (this.signer?.kid !== active.kid) {
+      const key = (await importJWK(JSON.parse(active.privateJwk) as JWK, "ES256")) as CryptoKey;
+      this.signer = { kid: active.kid, key };
+    }
+    this.published = { keys: records.map((r) => JSON.parse(r.publicJwk) as JWK) };
+  }
+
+  activeSigner(): ActiveSigner {
+    if (!this.signer) throw new Error("signing keyring not started");
+    return this.signer;
+  }
+
+  keySet(): PublishedKeySet {
+    return this.published;
+  }
+}
