@@ -24,6 +24,11 @@ export interface SqlRuntime {
   readonly db: Kysely<Database>;
   /** Runs `fn` in one write transaction: committed when it resolves, rolled back when it throws. */
   writeTransaction<T>(fn: (trx: Kysely<Database> | Transaction<Database>) => Promise<T>): Promise<T>;
+  /**
+   * Runs write statements that are each atomic on their own (no all-or-nothing across them); resolves
+   * once they are durable. SQLite batches these into group commits.
+   */
+  write<T>(fn: (conn: Kysely<Database>) => Promise<T>): Promise<T>;
   close(): Promise<void>;
 }
 
@@ -324,11 +329,13 @@ export function createSqlStore(rt: SqlRuntime): Store {
 
     counters: {
       hit: (hits, now) =>
-        guard("counters.hit", async () => {
-          const readings: CounterReading[] = [];
-          for (const h of hits) readings.push(await hitOne(db, hot.hitCounter, h, now));
-          return readings;
-        }),
+        guard("counters.hit", () =>
+          rt.write(async (conn) => {
+            const readings: CounterReading[] = [];
+            for (const h of hits) readings.push(await hitOne(conn, hot.hitCounter, h, now));
+            return readings;
+          }),
+        ),
       purgeExpired: (now) =>
         guard("counters.purgeExpired", async () => {
           const res = await db.deleteFrom("counters").where("expires_at", "<=", now).executeTakeFirst();
@@ -341,9 +348,11 @@ export function createSqlStore(rt: SqlRuntime): Store {
         guard("events.record", async (): Promise<RecordOutcome> => {
           if (!idem) {
             // One statement is atomic on its own; no transaction needed.
-            if (signal?.aborted) throw abortError();
-            await db.executeQuery(hot.insertEvent(eventToRow(event)));
-            return { kind: "recorded" };
+            return rt.write(async (conn) => {
+              if (signal?.aborted) throw abortError();
+              await conn.executeQuery(hot.insertEvent(eventToRow(event)));
+              return { kind: "recorded" } as const;
+            });
           }
           return rt.writeTransaction(async (trx): Promise<RecordOutcome> => {
             // One statement claims the key: insert, or take over a row whose retention has passed.

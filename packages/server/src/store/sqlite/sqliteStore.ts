@@ -1,12 +1,13 @@
 import fs from "node:fs";
 import path from "node:path";
 import SQLite from "better-sqlite3";
-import { Kysely, SqliteDialect, sql } from "kysely";
+import { Kysely, SqliteDialect } from "kysely";
 import type { Store } from "../interfaces.js";
 import { StoreUnavailableError } from "../interfaces.js";
 import { migrateToLatest } from "../migrations.js";
 import type { Database } from "../schema.js";
 import { createSqlStore } from "../sqlStore.js";
+import { GroupCommit } from "./groupCommit.js";
 
 export interface SqliteOptions {
   /** File path, or ":memory:". */
@@ -19,9 +20,9 @@ export interface SqliteOptions {
 }
 
 /**
- * The embedded default store. WAL mode lets readers proceed while one process writes; every write
- * transaction starts with BEGIN IMMEDIATE, so it holds the write lock from its first statement and a
- * read-then-write inside it cannot be overtaken by another process.
+ * The embedded default store. WAL mode lets readers proceed while one process writes. Writes go
+ * through group commit (groupCommit.ts): each batch starts with BEGIN IMMEDIATE, so it holds the write
+ * lock from its first statement and a read-then-write inside it cannot be overtaken by another process.
  */
 export async function openSqliteStore(opts: SqliteOptions): Promise<Store> {
   if (opts.file !== ":memory:") fs.mkdirSync(path.dirname(path.resolve(opts.file)), { recursive: true });
@@ -38,20 +39,11 @@ export async function openSqliteStore(opts: SqliteOptions): Promise<Store> {
   }
   const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(raw, 256) }) });
   await migrateToLatest(db as unknown as Kysely<unknown>);
+  const group = new GroupCommit(db, raw);
   return createSqlStore({
     db,
-    writeTransaction: (fn) =>
-      db.connection().execute(async (conn) => {
-        await sql`begin immediate`.execute(conn);
-        try {
-          const result = await fn(conn);
-          await sql`commit`.execute(conn);
-          return result;
-        } catch (err) {
-          if (raw.inTransaction) await sql`rollback`.execute(conn);
-          throw err;
-        }
-      }),
+    writeTransaction: (fn) => group.run(fn, true),
+    write: (fn) => group.run(fn, false),
     close: () => db.destroy(),
   });
 }
