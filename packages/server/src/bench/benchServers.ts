@@ -15,7 +15,7 @@ import { issueApiKey } from "../admin/apiKeys.js";
 import { buildApp } from "../app.js";
 import { loadConfig } from "../config.js";
 import { buildDeps } from "../deps.js";
-import { randomId } from "../lib/crypto.js";
+import { timeOrderedId } from "../lib/crypto.js";
 import { ALL_SCOPES } from "../store/interfaces.js";
 import { newSigningKey } from "../tokens/signingKeys.js";
 import { signVerdictToken } from "../tokens/verdictToken.js";
@@ -58,8 +58,8 @@ async function minimalServer(): Promise<{ url: string; apiKey: string }> {
   const app = Fastify({ logger: false });
   app.post("/v1/verify", async (request) => {
     const body = request.body as { action?: string; session?: string };
-    const id = randomId("evt");
     const now = Date.now();
+    const id = timeOrderedId("evt", now);
     const token = await signVerdictToken(
       signer,
       { issuer: "bench", audience: "bench", ttlSeconds: 300 },

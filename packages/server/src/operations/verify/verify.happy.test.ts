@@ -51,7 +51,7 @@ describe("the Verdict", () => {
     expect(body.confidence).toBeGreaterThanOrEqual(0);
     expect(body.confidence).toBeLessThanOrEqual(1);
     expect(body.principal).toEqual({ resolved: false, operator: "", onBehalfOf: "", identityBasis: [] });
-    expect(body.eventId).toMatch(/^evt_[A-Za-z0-9_-]{22}$/);
+    expect(body.eventId).toMatch(/^evt_[A-Za-z0-9_-]{30}$/);
     expect((body.reasons as string[]).length).toBeGreaterThan(0);
   });
 

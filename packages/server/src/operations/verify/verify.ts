@@ -1,5 +1,5 @@
 import type { ErrorCode } from "../../errors.js";
-import { canonicalJson, randomId, sha256Hex } from "../../lib/crypto.js";
+import { canonicalJson, sha256Hex, timeOrderedId } from "../../lib/crypto.js";
 import type { EventRecord, IdempotencyKey, Store } from "../../store/interfaces.js";
 import type { SigningKeyring } from "../../tokens/signingKeys.js";
 import { signVerdictToken, type TokenSettings } from "../../tokens/verdictToken.js";
@@ -141,7 +141,7 @@ async function scoreAndRecord(
     );
   }
 
-  const eventId = randomId("evt");
+  const eventId = timeOrderedId("evt", now);
   const verdictToken = await signVerdictToken(
     deps.keyring.activeSigner(),
     deps.tokens,
@@ -252,7 +252,7 @@ export async function degradedVerdict(
   req: Partial<VerifyRequest> | undefined,
 ): Promise<Verdict> {
   const now = deps.clock();
-  const eventId = randomId("evt");
+  const eventId = timeOrderedId("evt", now);
   const action = typeof req?.action === "string" ? req.action : "unknown";
   const session = typeof req?.session === "string" ? req.session : null;
   const mode = enforcementModeFor(caller, req?.context?.logOnly === true ? true : undefined);

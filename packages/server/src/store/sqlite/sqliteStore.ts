@@ -7,6 +7,7 @@ import { StoreUnavailableError } from "../interfaces.js";
 import { migrateToLatest } from "../migrations.js";
 import type { Database } from "../schema.js";
 import { createSqlStore } from "../sqlStore.js";
+import { startCheckpointer } from "./checkpointer.js";
 import { GroupCommit } from "./groupCommit.js";
 
 export interface SqliteOptions {
@@ -40,11 +41,15 @@ export async function openSqliteStore(opts: SqliteOptions): Promise<Store> {
   const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(raw, 256) }) });
   await migrateToLatest(db as unknown as Kysely<unknown>);
   const group = new GroupCommit(db, raw);
+  const checkpointer = opts.file === ":memory:" ? undefined : startCheckpointer(raw, opts.file);
   return createSqlStore({
     db,
     writeTransaction: (fn) => group.run(fn, true),
     write: (fn) => group.run(fn, false),
-    close: () => db.destroy(),
+    close: async () => {
+      await checkpointer?.stop();
+      await db.destroy();
+    },
   });
 }
 

@@ -33,10 +33,25 @@ function browserOf(ua: string): UserAgentSignal["browser"] {
   return undefined;
 }
 
+/**
+ * Parsed user agents, least recently used dropped. Real traffic repeats a small set of user agents,
+ * and parsing is most of the cost of reading a request's evidence.
+ */
+const CACHE_SIZE = 4096;
+const cache = new Map<string, UserAgentSignal>();
+
 export function readUserAgent(userAgent: string | undefined): UserAgentSignal {
   const ua = userAgent?.trim() ?? "";
   if (ua === "") return { present: false, automation: false, browser: undefined };
-  return { present: true, automation: isbot(ua), browser: browserOf(ua) };
+  let sig = cache.get(ua);
+  if (sig) {
+    cache.delete(ua);
+  } else {
+    sig = Object.freeze({ present: true, automation: isbot(ua), browser: browserOf(ua) });
+    if (cache.size >= CACHE_SIZE) cache.delete(cache.keys().next().value as string);
+  }
+  cache.set(ua, sig);
+  return sig;
 }
 
 export function userAgentFindings(
