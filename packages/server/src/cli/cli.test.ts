@@ -4,6 +4,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { afterAll, describe, expect, it } from "vitest";
+import { openSqliteStore } from "../store/sqlite/sqliteStore.js";
 import { tempDir } from "../testing/harness.js";
 
 const exec = promisify(execFile);
@@ -89,6 +90,19 @@ describe("warden CLI", () => {
       .join("");
     expect(disk).not.toContain(apiKey);
     expect(disk).not.toContain(apiKey.slice(4));
+  });
+
+  it("signing-key rotate leaves exactly one signer and keeps the retired key published", async () => {
+    expect((await warden("signing-key", "rotate")).code).toBe(0);
+    const second = await warden("signing-key", "rotate");
+    expect(second.code).toBe(0);
+    expect(second.stdout).toMatch(/new signing key sig_/);
+    const store = await openSqliteStore({ file: path.join(dir, "cli.db"), busyTimeoutMs: 5000 });
+    const published = await store.signingKeys.listPublished(Date.now());
+    await store.close();
+    expect(published).toHaveLength(2);
+    expect(published.filter((k) => k.retiredAt === null)).toHaveLength(1);
+    expect(published[0]?.kid).toBe(/new signing key (sig_\S+);/.exec(second.stdout)?.[1]);
   });
 
   it.each([

@@ -33,6 +33,8 @@ export interface SqlRuntime {
 }
 
 const bool = (v: boolean): number => (v ? 1 : 0);
+/** Integer columns may come back as strings (PostgreSQL bigint); null stays null. */
+const nullableNumber = (v: number | string | null): number | null => (v === null ? null : Number(v));
 
 function tenantFromRow(row: Database["tenants"]): Tenant {
   return {
@@ -50,7 +52,7 @@ function keyFromRow(row: Database["api_keys"]): ApiKeyRecord {
     scopes: row.scopes.split(",").filter(Boolean) as Scope[],
     logOnly: row.log_only === 1,
     createdAt: Number(row.created_at),
-    revokedAt: row.revoked_at === null ? null : Number(row.revoked_at),
+    revokedAt: nullableNumber(row.revoked_at),
   };
 }
 
@@ -60,8 +62,8 @@ function signingKeyFromRow(row: Database["signing_keys"]): SigningKeyRecord {
     privateJwk: row.private_jwk,
     publicJwk: row.public_jwk,
     createdAt: Number(row.created_at),
-    retiredAt: row.retired_at === null ? null : Number(row.retired_at),
-    publishUntil: row.publish_until === null ? null : Number(row.publish_until),
+    retiredAt: nullableNumber(row.retired_at),
+    publishUntil: nullableNumber(row.publish_until),
   };
 }
 
