@@ -1,7 +1,12 @@
-import { type Kysely, type Migration, type MigrationProvider, Migrator } from "kysely";
+import { type Kysely, type Migration, type MigrationProvider, Migrator, sql } from "kysely";
 
-/** Migrations in code (no file discovery), written with the dialect-neutral schema builder. */
-const migrations: Record<string, Migration> = {
+export type Dialect = "sqlite" | "postgres";
+
+/**
+ * Migrations in code (no file discovery), written with the dialect-neutral schema builder; the few
+ * dialect-specific table options are chosen by `dialect`.
+ */
+const migrationsFor = (dialect: Dialect): Record<string, Migration> => ({
   "0001_core": {
     async up(db: Kysely<unknown>) {
       await db.schema
@@ -31,15 +36,16 @@ const migrations: Record<string, Migration> = {
         .addColumn("retired_at", "bigint")
         .addColumn("publish_until", "bigint")
         .execute();
+      // One B-tree keyed by (expires_at, name): lookups use the whole key (expires_at follows from the
+      // bucket), purging is a range delete on its prefix, and SQLite keeps no separate rowid table.
       await db.schema
         .createTable("counters")
-        .addColumn("name", "text", (c) => c.notNull())
-        .addColumn("bucket", "bigint", (c) => c.notNull())
-        .addColumn("count", "integer", (c) => c.notNull())
         .addColumn("expires_at", "bigint", (c) => c.notNull())
-        .addPrimaryKeyConstraint("counters_pk", ["name", "bucket"])
+        .addColumn("name", "text", (c) => c.notNull())
+        .addColumn("count", "integer", (c) => c.notNull())
+        .addPrimaryKeyConstraint("counters_pk", ["expires_at", "name"])
+        .$call((t) => (dialect === "sqlite" ? t.modifyEnd(sql`without rowid`) : t))
         .execute();
-      await db.schema.createIndex("counters_expiry").on("counters").column("expires_at").execute();
       await db.schema
         .createTable("events")
         .addColumn("id", "text", (c) => c.primaryKey())
@@ -81,12 +87,11 @@ const migrations: Record<string, Migration> = {
       await db.schema.createIndex("idempotency_expiry").on("idempotency").column("expires_at").execute();
     },
   },
-};
-
-const provider: MigrationProvider = { getMigrations: async () => migrations };
+});
 
 /** Brings the schema up to date. Safe when several processes start at once (Kysely's migration lock). */
-export async function migrateToLatest(db: Kysely<unknown>): Promise<void> {
+export async function migrateToLatest(db: Kysely<unknown>, dialect: Dialect): Promise<void> {
+  const provider: MigrationProvider = { getMigrations: async () => migrationsFor(dialect) };
   const { error, results } = await new Migrator({ db, provider }).migrateToLatest();
   if (error) {
     const failed = results?.find((r) => r.status === "Error")?.migrationName ?? "unknown";

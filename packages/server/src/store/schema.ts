@@ -21,7 +21,7 @@ export interface Database {
     retired_at: number | null;
     publish_until: number | null;
   };
-  counters: { name: string; bucket: number; count: number; expires_at: number };
+  counters: { expires_at: number; name: string; count: number };
   events: {
     id: string;
     tenant_id: string;

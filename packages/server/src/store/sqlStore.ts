@@ -1,4 +1,4 @@
-import type { Kysely, Transaction } from "kysely";
+import type { CompiledQuery, Kysely, QueryResult, Transaction } from "kysely";
 import type {
   ApiKeyRecord,
   CounterHit,
@@ -29,6 +29,11 @@ export interface SqlRuntime {
    * once they are durable. SQLite batches these into group commits.
    */
   write<T>(fn: (conn: Kysely<Database>) => Promise<T>): Promise<T>;
+  /**
+   * Executes a precompiled hot-path statement on `conn` (`db`, or the connection a write job was
+   * given). An adapter may run it more directly than Kysely's executor would.
+   */
+  execute<R>(conn: Kysely<Database>, query: CompiledQuery<R>): Promise<QueryResult<R>>;
   close(): Promise<void>;
 }
 
@@ -160,20 +165,20 @@ function hotStatements(db: Kysely<Database>) {
         .where("api_keys.key_hash", "=", p.keyHash),
     ),
     // Upserts the current bucket and reads the previous one in RETURNING: one statement per hit.
-    hitCounter: precompile(["name", "bucket", "expiresAt", "previousBucket"], (p) =>
+    hitCounter: precompile(["name", "expiresAt", "previousExpiresAt"], (p) =>
       db
         .insertInto("counters")
-        .values({ name: p.name, bucket: p.bucket, count: 1, expires_at: p.expiresAt })
+        .values({ expires_at: p.expiresAt, name: p.name, count: 1 })
         .onConflict((oc) =>
-          oc.columns(["name", "bucket"]).doUpdateSet((eb) => ({ count: eb("counters.count", "+", 1) })),
+          oc.columns(["expires_at", "name"]).doUpdateSet((eb) => ({ count: eb("counters.count", "+", 1) })),
         )
         .returning((eb) => [
           "count",
           eb
             .selectFrom("counters as prev")
             .select("prev.count")
+            .where("prev.expires_at", "=", p.previousExpiresAt)
             .where("prev.name", "=", p.name)
-            .where("prev.bucket", "=", p.previousBucket)
             .as("previous"),
         ]),
     ),
@@ -253,7 +258,7 @@ export function createSqlStore(rt: SqlRuntime): Store {
         }),
       findByHash: (keyHash) =>
         guard("apiKeys.findByHash", async () => {
-          const { rows } = await db.executeQuery(hot.findKey({ keyHash }));
+          const { rows } = await rt.execute(db, hot.findKey({ keyHash }));
           const row = rows[0] as KeyWithTenantRow | undefined;
           if (!row) return undefined;
           return {
@@ -334,7 +339,7 @@ export function createSqlStore(rt: SqlRuntime): Store {
         guard("counters.hit", () =>
           rt.write(async (conn) => {
             const readings: CounterReading[] = [];
-            for (const h of hits) readings.push(await hitOne(conn, hot.hitCounter, h, now));
+            for (const h of hits) readings.push(await hitOne(rt, conn, hot.hitCounter, h, now));
             return readings;
           }),
         ),
@@ -352,7 +357,7 @@ export function createSqlStore(rt: SqlRuntime): Store {
             // One statement is atomic on its own; no transaction needed.
             return rt.write(async (conn) => {
               if (signal?.aborted) throw abortError();
-              await conn.executeQuery(hot.insertEvent(eventToRow(event)));
+              await rt.execute(conn, hot.insertEvent(eventToRow(event)));
               return { kind: "recorded" } as const;
             });
           }
@@ -395,7 +400,7 @@ export function createSqlStore(rt: SqlRuntime): Store {
               if (existing.fingerprint !== idem.response.fingerprint) return { kind: "conflict" };
               return { kind: "replay", response: responseFromRow(existing) };
             }
-            await trx.executeQuery(hot.insertEvent(eventToRow(event)));
+            await rt.execute(trx, hot.insertEvent(eventToRow(event)));
             if (signal?.aborted) throw abortError();
             return { kind: "recorded" };
           });
@@ -460,6 +465,7 @@ function responseFromRow(row: {
 }
 
 async function hitOne(
+  rt: SqlRuntime,
   db: Kysely<Database>,
   statement: ReturnType<typeof hotStatements>["hitCounter"],
   h: CounterHit,
@@ -468,8 +474,10 @@ async function hitOne(
   const bucket = Math.floor(now / h.windowMs);
   // The width is part of the row's name, so one name can be counted over several windows.
   const name = `${h.name}|${h.windowMs}`;
-  const { rows } = await db.executeQuery(
-    statement({ name, bucket, expiresAt: (bucket + 2) * h.windowMs, previousBucket: bucket - 1 }),
+  // A bucket's row lives until the end of the next bucket, the last moment it is read as "previous".
+  const { rows } = await rt.execute(
+    db,
+    statement({ name, expiresAt: (bucket + 2) * h.windowMs, previousExpiresAt: (bucket + 1) * h.windowMs }),
   );
   const row = rows[0] as { count: number; previous: number | null };
   return {

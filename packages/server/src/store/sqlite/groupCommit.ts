@@ -23,6 +23,8 @@ interface Job {
 export class GroupCommit {
   private queue: Job[] = [];
   private scheduled = false;
+  /** A batch holds the connection (its transaction is open). */
+  active = false;
 
   constructor(
     private readonly db: Kysely<Database>,
@@ -48,38 +50,47 @@ export class GroupCommit {
     this.queue = [];
     this.scheduled = false;
     await this.db.connection().execute(async (conn) => {
+      this.active = true;
       try {
-        await sql`begin immediate`.execute(conn);
-      } catch (err) {
-        for (const job of jobs) job.reject(err);
+        await this.runBatch(conn, jobs);
+      } finally {
+        this.active = false;
+      }
+    });
+  }
+
+  private async runBatch(conn: Conn, jobs: Job[]): Promise<void> {
+    try {
+      await sql`begin immediate`.execute(conn);
+    } catch (err) {
+      for (const job of jobs) job.reject(err);
+      return;
+    }
+    const outcomes: { ok: boolean; value: unknown }[] = [];
+    for (const job of jobs) {
+      outcomes.push(await this.runJob(conn, job));
+      // Some errors (disk full, I/O) make SQLite roll the whole transaction back: then nothing
+      // in this batch is stored, and every job must fail, including those that ran before.
+      if (!this.raw.inTransaction) {
+        const rolledBack = new Error("SQLite rolled the batch back after an error");
+        jobs.forEach((j, i) => {
+          const o = outcomes[i];
+          j.reject(o && !o.ok ? o.value : rolledBack);
+        });
         return;
       }
-      const outcomes: { ok: boolean; value: unknown }[] = [];
-      for (const job of jobs) {
-        outcomes.push(await this.runJob(conn, job));
-        // Some errors (disk full, I/O) make SQLite roll the whole transaction back: then nothing
-        // in this batch is stored, and every job must fail, including those that ran before.
-        if (!this.raw.inTransaction) {
-          const rolledBack = new Error("SQLite rolled the batch back after an error");
-          jobs.forEach((j, i) => {
-            const o = outcomes[i];
-            j.reject(o && !o.ok ? o.value : rolledBack);
-          });
-          return;
-        }
-      }
-      try {
-        await sql`commit`.execute(conn);
-      } catch (err) {
-        if (this.raw.inTransaction) await sql`rollback`.execute(conn).catch(() => undefined);
-        for (const job of jobs) job.reject(err);
-        return;
-      }
-      jobs.forEach((job, i) => {
-        const o = outcomes[i] as { ok: boolean; value: unknown };
-        if (o.ok) job.resolve(o.value);
-        else job.reject(o.value);
-      });
+    }
+    try {
+      await sql`commit`.execute(conn);
+    } catch (err) {
+      if (this.raw.inTransaction) await sql`rollback`.execute(conn).catch(() => undefined);
+      for (const job of jobs) job.reject(err);
+      return;
+    }
+    jobs.forEach((job, i) => {
+      const o = outcomes[i] as { ok: boolean; value: unknown };
+      if (o.ok) job.resolve(o.value);
+      else job.reject(o.value);
     });
   }
 

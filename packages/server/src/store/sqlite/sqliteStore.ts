@@ -1,7 +1,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import SQLite from "better-sqlite3";
-import { Kysely, SqliteDialect } from "kysely";
+import { type CompiledQuery, Kysely, type QueryResult, SqliteDialect } from "kysely";
 import type { Store } from "../interfaces.js";
 import { StoreUnavailableError } from "../interfaces.js";
 import { migrateToLatest } from "../migrations.js";
@@ -38,14 +38,20 @@ export async function openSqliteStore(opts: SqliteOptions): Promise<Store> {
       cause: err,
     });
   }
-  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(raw, 256) }) });
-  await migrateToLatest(db as unknown as Kysely<unknown>);
+  const cached = withStatementCache(raw, 256);
+  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: cached }) });
+  await migrateToLatest(db as unknown as Kysely<unknown>, "sqlite");
   const group = new GroupCommit(db, raw);
   const checkpointer = opts.file === ":memory:" ? undefined : startCheckpointer(raw, opts.file);
   return createSqlStore({
     db,
     writeTransaction: (fn) => group.run(fn, true),
     write: (fn) => group.run(fn, false),
+    // One synchronous connection: inside a write job the batch holds it, and outside one a direct
+    // call cannot interleave with anything. Only while a batch is open must outside reads wait for
+    // it (through Kysely's connection lock), so they never see its uncommitted writes.
+    execute: (conn, query) =>
+      conn === db && group.active ? conn.executeQuery(query) : Promise.resolve(runDirect(cached, query)),
     close: async () => {
       await checkpointer?.stop();
       await db.destroy();
@@ -77,6 +83,14 @@ function withStatementCache(raw: SQLite.Database, max: number): SQLite.Database 
       };
     },
   });
+}
+
+function runDirect<R>(handle: SQLite.Database, query: CompiledQuery<R>): QueryResult<R> {
+  const stmt = handle.prepare(query.sql);
+  const params = query.parameters as unknown[];
+  if (stmt.reader) return { rows: stmt.all(params) as R[] };
+  const { changes } = stmt.run(params);
+  return { rows: [], numAffectedRows: BigInt(changes) };
 }
 
 /** `sqlite:<path>` to a file path. */
