@@ -7,6 +7,7 @@ import { authenticator } from "./http/auth.js";
 import { errorHandler, notFoundHandler } from "./http/errorHandler.js";
 import { registerHealth } from "./http/healthRoutes.js";
 import { rateLimiter } from "./http/rateLimit.js";
+import { registerFeedback } from "./operations/feedback/route.js";
 import { registerVerify } from "./operations/verify/route.js";
 import type { VerifyRequest } from "./operations/verify/schema.js";
 import { degradedVerdict, type VerifyDeps } from "./operations/verify/verify.js";
@@ -96,6 +97,7 @@ export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<Fa
   registerHealth(app, store);
   registerJwks(app, keyring);
   registerVerify(app, verifyDeps, { onRequest });
+  registerFeedback(app, { store, clock, idempotencyTtlMs: verifyDeps.idempotencyTtlMs }, { onRequest });
   app.get("/openapi.json", { schema: { hide: true } }, async () => app.swagger());
 
   return app;

@@ -17,7 +17,22 @@ export const ERROR_CATALOGUE = {
     status: 403,
     message: "Raw email or IP needs the tenant's opt-in; send emailSha256 or ipTrunc instead.",
   },
+  invalid_outcome: { status: 400, message: "outcome is not one of the known outcome values." },
+  invalid_value: { status: 400, message: "value must be a number from 0 to 1000000." },
+  invalid_unit: { status: 400, message: "unit must be usd, credits or count." },
+  unit_without_value: { status: 400, message: "unit needs a value." },
+  invalid_source: {
+    status: 400,
+    message:
+      "source must be billing, usage_metering, trust_queue, manual_review, customer_system or automated_detector.",
+  },
+  invalid_observed_at: {
+    status: 400,
+    message: "observedAt must be an ISO 8601 date-time with an offset, not in the future.",
+  },
+  invalid_query: { status: 400, message: "A query parameter is invalid." },
   route_not_found: { status: 404, message: "No such route." },
+  unknown_event_id: { status: 404, message: "No event with this eventId for this tenant." },
   idempotency_conflict: {
     status: 409,
     message: "This idempotency key was used with a different payload; create a new key.",
@@ -33,6 +48,15 @@ export const ERROR_CATALOGUE = {
   },
   internal_error: { status: 500, message: "An internal error occurred." },
   store_unavailable: { status: 503, message: "The store is unavailable; retry with backoff." },
+  feedback_lookup_failed: {
+    status: 503,
+    message: "The ledger could not look up the event; retry with backoff.",
+  },
+  feedback_ingest_failed: {
+    status: 503,
+    message:
+      "The ledger could not store the observation; nothing was stored; retry with the same Idempotency-Key.",
+  },
 } as const satisfies Record<string, { status: number; message: string }>;
 
 export type ErrorCode = keyof typeof ERROR_CATALOGUE;

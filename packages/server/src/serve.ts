@@ -36,7 +36,7 @@ export async function startServer(config: Config, print: (line: string) => void)
     print(
       [
         "",
-        "First run: created tenant 'demo' and an API key with verify:write, challenge:write, feedback:write.",
+        `First run: created tenant 'demo' and an API key with ${demo.scopes.join(", ")}.`,
         "It is shown once; store it now:",
         "",
         `  ${demo.apiKey}`,

@@ -105,6 +105,69 @@ describe("warden CLI", () => {
     expect(published[0]?.kid).toBe(/new signing key (sig_\S+);/.exec(second.stdout)?.[1]);
   });
 
+  it("ledger summary prints the tenant's totals as text or JSON and validates its dates", async () => {
+    const store = await openSqliteStore({ file: path.join(dir, "cli.db"), busyTimeoutMs: 5000 });
+    await store.events.record(
+      {
+        id: "evt_cli",
+        tenantId: "acme",
+        keyId: "key_x",
+        createdAt: 1,
+        action: "signup",
+        surface: null,
+        session: null,
+        decision: "allow",
+        wouldBeDecision: "allow",
+        actorType: "unknown",
+        confidence: 0,
+        reasons: ["r"],
+        degraded: false,
+        enforcementMode: "enforce",
+        costs: { falseAllow: 1, falseChallenge: 1, falseDeny: 3 },
+        signals: {},
+        engineVersion: "e",
+        policyVersion: "p",
+      },
+      undefined,
+    );
+    const base = {
+      tenantId: "acme",
+      eventId: "evt_cli",
+      source: null,
+      observedAt: Date.parse("2026-11-01T00:00:00Z"),
+      receivedAt: 2,
+    };
+    await store.feedback.append(
+      { ...base, feedbackId: "fb_a", outcome: "credit_burn", value: 42, unit: "usd", identity: "a" },
+      [],
+      undefined,
+    );
+    await store.feedback.append(
+      { ...base, feedbackId: "fb_b", outcome: "false_positive", value: null, unit: null, identity: "b" },
+      ["credit_burn"],
+      undefined,
+    );
+    await store.close();
+
+    const text = await warden("ledger", "summary", "--tenant", "acme");
+    expect(text.code).toBe(0);
+    expect(text.stdout).toMatch(/ledger dollar total \(effective credit_burn, usd\): 42/);
+    expect(text.stdout).toMatch(/fb_b false_positive on evt_cli, conflicts with credit_burn fb_a/);
+    const json = JSON.parse((await warden("ledger", "summary", "--tenant", "acme", "--json")).stdout);
+    expect(json).toMatchObject({
+      tenantId: "acme",
+      ledgerUsdTotal: 42,
+      outcomes: { false_positive: { quarantined: 1 } },
+    });
+    const later = JSON.parse(
+      (await warden("ledger", "summary", "--tenant", "acme", "--since", "2026-11-02", "--json")).stdout,
+    );
+    expect(later.ledgerUsdTotal).toBe(0);
+    const bad = await warden("ledger", "summary", "--tenant", "acme", "--since", "last week");
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(/--since must be an ISO 8601 date/);
+  });
+
   it.each([
     [["key", "create", "--tenant", "acme"], /--scopes is required/],
     [["key", "create", "--tenant", "acme", "--scopes", "verify:write,admin"], /unknown scope "admin"/],
@@ -132,6 +195,7 @@ describe("warden CLI", () => {
     ["key", "create"],
     ["key", "list"],
     ["key", "revoke"],
+    ["ledger", "summary"],
     ["signing-key", "rotate"],
   ])("%s %s --help prints usage and exits 0", async (...words) => {
     const res = await warden(...words.filter(Boolean), "--help");

@@ -2,6 +2,7 @@ import { parseArgs } from "node:util";
 import { issueApiKey, parseScopes, validateTenantId } from "../admin/apiKeys.js";
 import { type Config, ConfigError, loadConfig } from "../config.js";
 import { openStore } from "../deps.js";
+import { ledgerSummary } from "../operations/feedback/ledger.js";
 import { serve } from "../serve.js";
 import type { Store } from "../store/interfaces.js";
 import { keepPublishedMs, newSigningKey } from "../tokens/signingKeys.js";
@@ -162,6 +163,71 @@ const COMMANDS: Record<string, Command> = {
         return 1;
       }
       ctx.io.out(`revoked ${keyId}`);
+      return 0;
+    },
+  },
+  "ledger summary": {
+    usage:
+      "warden ledger summary --tenant <tenantId> [--since <date-time>] [--until <date-time>] [--action <action>] [--json]",
+    summary:
+      "Effective outcomes, the ledger dollar total (credit_burn in usd), first-year ARR (converted in usd) and quarantined observations, over observedAt in [since, until).",
+    options: {
+      tenant: { type: "string" },
+      since: { type: "string" },
+      until: { type: "string" },
+      action: { type: "string" },
+      json: { type: "boolean" },
+    },
+    positionals: 0,
+    run: async ({ values }, ctx) => {
+      const tenantId = requireTenant(str(values.tenant));
+      const time = (name: "since" | "until"): number | undefined => {
+        const raw = str(values[name]);
+        if (raw === undefined) return undefined;
+        const ms = Date.parse(raw);
+        if (!Number.isFinite(ms))
+          throw new UsageError(`--${name} must be an ISO 8601 date or date-time, got "${raw}"`);
+        return ms;
+      };
+      const since = time("since");
+      const until = time("until");
+      const action = str(values.action);
+      const summary = await ctx.withStore((store) =>
+        ledgerSummary(store, tenantId, {
+          ...(since === undefined ? {} : { since }),
+          ...(until === undefined ? {} : { until }),
+          ...(action === undefined ? {} : { action }),
+        }),
+      );
+      if (values.json) {
+        ctx.io.out(JSON.stringify(summary));
+        return 0;
+      }
+      const range = `${summary.since ?? "the beginning"} to ${summary.until ?? "now"}${action ? `, action ${action}` : ""}`;
+      ctx.io.out(`Ledger for ${tenantId}, observed from ${range}`);
+      ctx.io.out(`  ledger dollar total (effective credit_burn, usd): ${summary.ledgerUsdTotal}`);
+      for (const [unit, total] of Object.entries(summary.creditBurnOtherUnits)) {
+        ctx.io.out(`  credit_burn in ${unit} (not converted): ${total}`);
+      }
+      ctx.io.out(`  first-year ARR (effective converted, usd): ${summary.firstYearArrUsd}`);
+      ctx.io.out("  outcome                  effective  quarantined  totals");
+      for (const [outcome, o] of Object.entries(summary.outcomes).sort()) {
+        const totals = Object.entries(o.totals)
+          .map(([u, v]) => `${v} ${u}`)
+          .join(", ");
+        ctx.io.out(
+          `  ${outcome.padEnd(24)} ${String(o.effective).padStart(9)}  ${String(o.quarantined).padStart(11)}  ${totals}`,
+        );
+      }
+      if (summary.quarantined.length > 0) ctx.io.out("Quarantined (newest first):");
+      for (const q of summary.quarantined) {
+        const other = q.conflictsWith
+          ? `${q.conflictsWith.outcome} ${q.conflictsWith.feedbackId}`
+          : "unknown";
+        ctx.io.out(
+          `  ${q.observation.feedbackId} ${q.observation.outcome} on ${q.observation.eventId}, conflicts with ${other}`,
+        );
+      }
       return 0;
     },
   },

@@ -29,14 +29,21 @@ function fieldName(issue: ValidationIssue): string {
   return path || "body";
 }
 
-/** JSON Schema failures: an absent (or null) required member is missing_required_field, the rest invalid_field. */
-export function validationError(issues: readonly ValidationIssue[], body: unknown): ApiError {
+/**
+ * JSON Schema failures: an absent (or null) required member is missing_required_field; the rest take
+ * the route's code for that field, or invalid_field.
+ */
+export function validationError(
+  issues: readonly ValidationIssue[],
+  body: unknown,
+  fieldCodes: Readonly<Record<string, ErrorCode>> = {},
+): ApiError {
   const issue = issues[0];
   if (!issue) return new ApiError("invalid_field");
   const field = fieldName(issue);
   if (issue.keyword === "required") return new ApiError("missing_required_field", `${field} is required.`);
   if (issue.instancePath === "" && (body === undefined || body === null)) {
-    return new ApiError("missing_required_field", "A JSON body with action and subject is required.");
+    return new ApiError("missing_required_field", "A JSON body with the required fields is required.");
   }
   const value = issue.instancePath
     .split("/")
@@ -47,20 +54,24 @@ export function validationError(issues: readonly ValidationIssue[], body: unknow
     );
   if (value === null && issue.keyword === "type")
     return new ApiError("missing_required_field", `${field} is required.`);
-  return new ApiError("invalid_field", `${field} ${issue.message ?? "is invalid"}.`);
+  return new ApiError(fieldCodes[field] ?? "invalid_field", `${field} ${issue.message ?? "is invalid"}.`);
 }
 
 /** Turns any failure into an ApiError; unexpected ones keep no internal message. */
-export function toApiError(err: unknown, body: unknown): ApiError {
+export function toApiError(err: unknown, body: unknown, settings?: RouteSettings): ApiError {
   if (err instanceof ApiError) return err;
   const fe = err as Partial<FastifyError> & { validation?: ValidationIssue[] };
-  if (Array.isArray(fe.validation)) return validationError(fe.validation, body);
+  if (Array.isArray(fe.validation)) return validationError(fe.validation, body, settings?.fieldCodes);
   const mapped = fe.code ? FASTIFY_CODES[fe.code] : undefined;
   if (mapped) return new ApiError(mapped);
   if (err instanceof SyntaxError || (typeof fe.statusCode === "number" && fe.statusCode === 400)) {
     return new ApiError("invalid_json");
   }
-  if (err instanceof StoreUnavailableError) return new ApiError("store_unavailable");
+  if (err instanceof StoreUnavailableError) {
+    const code =
+      settings && settings.onStoreFault !== "degrade" ? settings.onStoreFault : "store_unavailable";
+    return new ApiError(code);
+  }
   return new ApiError("internal_error");
 }
 
@@ -70,8 +81,8 @@ export function toApiError(err: unknown, body: unknown): ApiError {
  */
 export function errorHandler(degrade: (request: FastifyRequest) => Promise<unknown>) {
   return async function handle(err: unknown, request: FastifyRequest, reply: FastifyReply) {
-    const apiError = toApiError(err, request.body);
     const settings = request.routeOptions.config?.warden as RouteSettings | undefined;
+    const apiError = toApiError(err, request.body, settings);
     if (apiError.status >= 500) {
       request.log.error({ err }, "request failed");
       if (settings?.onStoreFault === "degrade") return reply.code(200).send(await degrade(request));

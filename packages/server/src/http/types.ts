@@ -1,3 +1,4 @@
+import type { ErrorCode } from "../errors.js";
 import type { Caller } from "../operations/caller.js";
 import type { Scope } from "../store/interfaces.js";
 
@@ -8,10 +9,12 @@ export interface RouteSettings {
   /** Name used for rate-limit and idempotency scoping. */
   operation: string;
   /**
-   * What a store fault on the way in becomes: "degrade" lets the handler answer (verify's degraded
-   * challenge); otherwise the error code to answer with (503).
+   * What a store fault becomes: "degrade" lets the handler answer (verify's degraded challenge);
+   * otherwise the 503 error code to answer with.
    */
-  onStoreFault: "degrade" | "store_unavailable";
+  onStoreFault: "degrade" | ErrorCode;
+  /** Error codes for invalid fields, by field path (e.g. value → invalid_value); default invalid_field. */
+  fieldCodes?: Readonly<Record<string, ErrorCode>>;
 }
 
 declare module "fastify" {

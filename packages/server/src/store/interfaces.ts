@@ -16,8 +16,13 @@ export class StoreUnavailableError extends Error {
   }
 }
 
-export type Scope = "verify:write" | "challenge:write" | "feedback:write";
-export const ALL_SCOPES: readonly Scope[] = ["verify:write", "challenge:write", "feedback:write"];
+export type Scope = "verify:write" | "challenge:write" | "feedback:write" | "ledger:read";
+export const ALL_SCOPES: readonly Scope[] = [
+  "verify:write",
+  "challenge:write",
+  "feedback:write",
+  "ledger:read",
+];
 
 export interface Tenant {
   id: string;
@@ -169,6 +174,72 @@ export interface IdempotencyStore {
   purgeExpired(now: number): Promise<number>;
 }
 
+export type ObservationStatus = "effective" | "quarantined";
+
+/** One feedback observation as the ledger keeps it (append-only). */
+export interface Observation {
+  feedbackId: string;
+  tenantId: string;
+  eventId: string;
+  outcome: string;
+  value: number | null;
+  /** usd, credits or count; null when there is no value. */
+  unit: string | null;
+  source: string | null;
+  observedAt: number;
+  receivedAt: number;
+  /** SHA-256 of the observation's identity (spec, Feedback observation). */
+  identity: string;
+  status: ObservationStatus;
+  /** The effective observation this one conflicted with, when quarantined. */
+  conflictsWith: string | null;
+}
+
+export type AppendOutcome =
+  | { kind: "appended"; observation: Observation }
+  | { kind: "duplicate"; feedbackId: string }
+  | { kind: "replay"; response: IdempotentResponse }
+  | { kind: "conflict" };
+
+export interface LedgerFilter {
+  since?: number;
+  until?: number;
+  action?: string;
+}
+
+/** One aggregate row: observations of one outcome, unit and status. */
+export interface LedgerRow {
+  outcome: string;
+  unit: string | null;
+  status: ObservationStatus;
+  count: number;
+  total: number;
+}
+
+export interface FeedbackStore {
+  /**
+   * Atomic, and serialized per eventId across processes: claims the idempotency key (replay or
+   * conflict when it is taken), returns "duplicate" when an observation with the same identity exists,
+   * otherwise inserts the observation, quarantined (with a reference) when an *effective* observation
+   * on the same event has one of `conflictingOutcomes`, effective otherwise. Nothing is half-written.
+   */
+  append(
+    observation: Omit<Observation, "status" | "conflictsWith">,
+    conflictingOutcomes: readonly string[],
+    idempotency: (IdempotencyKey & { response: IdempotentResponse; expiresAt: number }) | undefined,
+  ): Promise<AppendOutcome>;
+  /** All observations of one event, in the order the ledger accepted them. */
+  listForEvent(tenantId: string, eventId: string): Promise<Observation[]>;
+  /** Aggregates by outcome, unit and status over observedAt in [since, until), joined to the event's action. */
+  aggregate(tenantId: string, filter: LedgerFilter): Promise<LedgerRow[]>;
+  /** Quarantined observations (newest first) with the observation each conflicted with. */
+  quarantined(
+    tenantId: string,
+    filter: LedgerFilter,
+    limit: number,
+  ): Promise<{ observation: Observation; conflictsWith: Observation | undefined }[]>;
+}
+
 export interface Store {
   readonly tenants: TenantStore;
   readonly apiKeys: ApiKeyStore;
@@ -176,6 +247,7 @@ export interface Store {
   readonly counters: CounterStore;
   readonly events: EventStore;
   readonly idempotency: IdempotencyStore;
+  readonly feedback: FeedbackStore;
   /** Resolves when the database answers a trivial query. */
   ping(): Promise<void>;
   close(): Promise<void>;

@@ -87,6 +87,34 @@ const migrationsFor = (dialect: Dialect): Record<string, Migration> => ({
       await db.schema.createIndex("idempotency_expiry").on("idempotency").column("expires_at").execute();
     },
   },
+  "0002_feedback": {
+    async up(db: Kysely<unknown>) {
+      await db.schema
+        .createTable("feedback")
+        .addColumn("feedback_id", "text", (c) => c.primaryKey())
+        .addColumn("tenant_id", "text", (c) => c.notNull())
+        .addColumn("event_id", "text", (c) => c.notNull())
+        .addColumn("identity", "text", (c) => c.notNull())
+        .addColumn("outcome", "text", (c) => c.notNull())
+        .addColumn("value", "double precision")
+        .addColumn("unit", "text")
+        .addColumn("source", "text")
+        .addColumn("observed_at", "bigint", (c) => c.notNull())
+        .addColumn("received_at", "bigint", (c) => c.notNull())
+        .addColumn("status", "text", (c) => c.notNull())
+        .addColumn("conflicts_with", "text")
+        // Acceptance order within the event, assigned inside the serialized append transaction.
+        .addColumn("seq", "integer", (c) => c.notNull())
+        .addUniqueConstraint("feedback_identity", ["tenant_id", "event_id", "identity"])
+        .addUniqueConstraint("feedback_order", ["tenant_id", "event_id", "seq"])
+        .execute();
+      await db.schema
+        .createIndex("feedback_tenant_observed")
+        .on("feedback")
+        .columns(["tenant_id", "observed_at"])
+        .execute();
+    },
+  },
 });
 
 /** Brings the schema up to date. Safe when several processes start at once (Kysely's migration lock). */

@@ -42,6 +42,21 @@ export interface Database {
     engine_version: string;
     policy_version: string;
   };
+  feedback: {
+    feedback_id: string;
+    tenant_id: string;
+    event_id: string;
+    identity: string;
+    outcome: string;
+    value: number | null;
+    unit: string | null;
+    source: string | null;
+    observed_at: number;
+    received_at: number;
+    status: string;
+    conflicts_with: string | null;
+    seq: number;
+  };
   idempotency: {
     tenant_id: string;
     operation: string;

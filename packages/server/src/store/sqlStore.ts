@@ -1,10 +1,15 @@
 import type { CompiledQuery, Kysely, QueryResult, Transaction } from "kysely";
 import type {
   ApiKeyRecord,
+  AppendOutcome,
   CounterHit,
   CounterReading,
   EventRecord,
+  IdempotencyKey,
   IdempotentResponse,
+  LedgerFilter,
+  LedgerRow,
+  Observation,
   RecordOutcome,
   Scope,
   SigningKeyRecord,
@@ -115,6 +120,23 @@ function eventFromRow(r: Database["events"]): EventRecord {
     signals: JSON.parse(r.signals) as Record<string, unknown>,
     engineVersion: r.engine_version,
     policyVersion: r.policy_version,
+  };
+}
+
+function observationFromRow(r: Database["feedback"]): Observation {
+  return {
+    feedbackId: r.feedback_id,
+    tenantId: r.tenant_id,
+    eventId: r.event_id,
+    outcome: r.outcome,
+    value: r.value === null ? null : Number(r.value),
+    unit: r.unit,
+    source: r.source,
+    observedAt: Number(r.observed_at),
+    receivedAt: Number(r.received_at),
+    identity: r.identity,
+    status: r.status as Observation["status"],
+    conflictsWith: r.conflicts_with,
   };
 }
 
@@ -362,44 +384,8 @@ export function createSqlStore(rt: SqlRuntime): Store {
             });
           }
           return rt.writeTransaction(async (trx): Promise<RecordOutcome> => {
-            // One statement claims the key: insert, or take over a row whose retention has passed.
-            const claimed = await trx
-              .insertInto("idempotency")
-              .values({
-                tenant_id: idem.tenantId,
-                operation: idem.operation,
-                key: idem.key,
-                fingerprint: idem.response.fingerprint,
-                status_code: idem.response.statusCode,
-                body: JSON.stringify(idem.response.body),
-                created_at: event.createdAt,
-                expires_at: idem.expiresAt,
-              })
-              .onConflict((oc) =>
-                oc
-                  .columns(["tenant_id", "operation", "key"])
-                  .doUpdateSet((eb) => ({
-                    fingerprint: eb.ref("excluded.fingerprint"),
-                    status_code: eb.ref("excluded.status_code"),
-                    body: eb.ref("excluded.body"),
-                    created_at: eb.ref("excluded.created_at"),
-                    expires_at: eb.ref("excluded.expires_at"),
-                  }))
-                  .where("idempotency.expires_at", "<=", event.createdAt),
-              )
-              .returning("key")
-              .executeTakeFirst();
-            if (!claimed) {
-              const existing = await trx
-                .selectFrom("idempotency")
-                .select(["fingerprint", "status_code", "body"])
-                .where("tenant_id", "=", idem.tenantId)
-                .where("operation", "=", idem.operation)
-                .where("key", "=", idem.key)
-                .executeTakeFirstOrThrow();
-              if (existing.fingerprint !== idem.response.fingerprint) return { kind: "conflict" };
-              return { kind: "replay", response: responseFromRow(existing) };
-            }
+            const claim = await claimIdempotencyKey(trx, idem, event.createdAt);
+            if (claim) return claim;
             await rt.execute(trx, hot.insertEvent(eventToRow(event)));
             if (signal?.aborted) throw abortError();
             return { kind: "recorded" };
@@ -437,12 +423,211 @@ export function createSqlStore(rt: SqlRuntime): Store {
         }),
     },
 
+    feedback: {
+      append: (obs, conflictingOutcomes, idem) =>
+        guard("feedback.append", () =>
+          // One write transaction; SQLite's BEGIN IMMEDIATE serializes it with every other writer, so
+          // the quarantine decision below sees every observation accepted before it.
+          rt.writeTransaction(async (trx): Promise<AppendOutcome> => {
+            if (idem) {
+              const claim = await claimIdempotencyKey(trx, idem, obs.receivedAt);
+              if (claim) return claim;
+            }
+            const same = await trx
+              .selectFrom("feedback")
+              .select("feedback_id")
+              .where("tenant_id", "=", obs.tenantId)
+              .where("event_id", "=", obs.eventId)
+              .where("identity", "=", obs.identity)
+              .executeTakeFirst();
+            if (same) return { kind: "duplicate", feedbackId: same.feedback_id };
+            const conflict =
+              conflictingOutcomes.length === 0
+                ? undefined
+                : await trx
+                    .selectFrom("feedback")
+                    .select("feedback_id")
+                    .where("tenant_id", "=", obs.tenantId)
+                    .where("event_id", "=", obs.eventId)
+                    .where("status", "=", "effective")
+                    .where("outcome", "in", [...conflictingOutcomes])
+                    .orderBy("seq")
+                    .executeTakeFirst();
+            const last = await trx
+              .selectFrom("feedback")
+              .select((eb) => eb.fn.max("seq").as("seq"))
+              .where("tenant_id", "=", obs.tenantId)
+              .where("event_id", "=", obs.eventId)
+              .executeTakeFirst();
+            const observation: Observation = {
+              ...obs,
+              status: conflict ? "quarantined" : "effective",
+              conflictsWith: conflict?.feedback_id ?? null,
+            };
+            await trx
+              .insertInto("feedback")
+              .values({
+                feedback_id: observation.feedbackId,
+                tenant_id: observation.tenantId,
+                event_id: observation.eventId,
+                identity: observation.identity,
+                outcome: observation.outcome,
+                value: observation.value,
+                unit: observation.unit,
+                source: observation.source,
+                observed_at: observation.observedAt,
+                received_at: observation.receivedAt,
+                status: observation.status,
+                conflicts_with: observation.conflictsWith,
+                seq: Number(last?.seq ?? 0) + 1,
+              })
+              .execute();
+            return { kind: "appended", observation };
+          }),
+        ),
+      listForEvent: (tenantId, eventId) =>
+        guard("feedback.listForEvent", async () =>
+          (
+            await db
+              .selectFrom("feedback")
+              .selectAll()
+              .where("tenant_id", "=", tenantId)
+              .where("event_id", "=", eventId)
+              .orderBy("seq")
+              .execute()
+          ).map(observationFromRow),
+        ),
+      aggregate: (tenantId, filter) =>
+        guard("feedback.aggregate", async () => {
+          const rows = await ledgerScope(db, tenantId, filter)
+            .select((eb) => [
+              "f.outcome",
+              "f.unit",
+              "f.status",
+              eb.fn.countAll<number>().as("count"),
+              eb.fn.coalesce(eb.fn.sum<number>("f.value"), eb.lit(0)).as("total"),
+            ])
+            .groupBy(["f.outcome", "f.unit", "f.status"])
+            .execute();
+          return rows.map(
+            (r): LedgerRow => ({
+              outcome: r.outcome,
+              unit: r.unit,
+              status: r.status as LedgerRow["status"],
+              count: Number(r.count),
+              total: Number(r.total),
+            }),
+          );
+        }),
+      quarantined: (tenantId, filter, limit) =>
+        guard("feedback.quarantined", async () => {
+          const rows = await ledgerScope(db, tenantId, filter)
+            .selectAll("f")
+            .where("f.status", "=", "quarantined")
+            .orderBy("f.received_at", "desc")
+            .orderBy("f.feedback_id", "desc")
+            .limit(limit)
+            .execute();
+          const refs = [
+            ...new Set(rows.map((r) => r.conflicts_with).filter((id): id is string => id !== null)),
+          ];
+          const others =
+            refs.length === 0
+              ? []
+              : await db
+                  .selectFrom("feedback")
+                  .selectAll()
+                  .where("tenant_id", "=", tenantId)
+                  .where("feedback_id", "in", refs)
+                  .execute();
+          const byId = new Map(others.map((o) => [o.feedback_id, observationFromRow(o)]));
+          return rows.map((r) => ({
+            observation: observationFromRow(r),
+            conflictsWith: r.conflicts_with === null ? undefined : byId.get(r.conflicts_with),
+          }));
+        }),
+    },
+
     ping: () =>
       guard("ping", async () => {
         await db.selectFrom("tenants").select("id").limit(1).execute();
       }),
     close: () => rt.close(),
   };
+}
+
+type IdempotencyClaim = IdempotencyKey & { response: IdempotentResponse; expiresAt: number };
+
+/**
+ * Claims an idempotency key inside the caller's transaction: inserts it, or takes over a row whose
+ * retention has passed. Undefined when claimed; otherwise the replay or conflict outcome.
+ */
+async function claimIdempotencyKey(
+  trx: Kysely<Database>,
+  idem: IdempotencyClaim,
+  now: number,
+): Promise<{ kind: "replay"; response: IdempotentResponse } | { kind: "conflict" } | undefined> {
+  const claimed = await trx
+    .insertInto("idempotency")
+    .values({
+      tenant_id: idem.tenantId,
+      operation: idem.operation,
+      key: idem.key,
+      fingerprint: idem.response.fingerprint,
+      status_code: idem.response.statusCode,
+      body: JSON.stringify(idem.response.body),
+      created_at: now,
+      expires_at: idem.expiresAt,
+    })
+    .onConflict((oc) =>
+      oc
+        .columns(["tenant_id", "operation", "key"])
+        .doUpdateSet((eb) => ({
+          fingerprint: eb.ref("excluded.fingerprint"),
+          status_code: eb.ref("excluded.status_code"),
+          body: eb.ref("excluded.body"),
+          created_at: eb.ref("excluded.created_at"),
+          expires_at: eb.ref("excluded.expires_at"),
+        }))
+        .where("idempotency.expires_at", "<=", now),
+    )
+    .returning("key")
+    .executeTakeFirst();
+  if (claimed) return undefined;
+  const existing = await trx
+    .selectFrom("idempotency")
+    .select(["fingerprint", "status_code", "body"])
+    .where("tenant_id", "=", idem.tenantId)
+    .where("operation", "=", idem.operation)
+    .where("key", "=", idem.key)
+    .executeTakeFirstOrThrow();
+  if (existing.fingerprint !== idem.response.fingerprint) return { kind: "conflict" };
+  return { kind: "replay", response: responseFromRow(existing) };
+}
+
+/**
+ * Observations of a tenant with observedAt in [since, until) and, when asked, whose event has the
+ * action. Observations always belong to an existing event (feedback never creates one), so the
+ * event table is read only for the action filter.
+ */
+function ledgerScope(db: Kysely<Database>, tenantId: string, filter: LedgerFilter) {
+  let qb = db.selectFrom("feedback as f").where("f.tenant_id", "=", tenantId);
+  if (filter.since !== undefined) qb = qb.where("f.observed_at", ">=", filter.since);
+  if (filter.until !== undefined) qb = qb.where("f.observed_at", "<", filter.until);
+  const { action } = filter;
+  if (action !== undefined) {
+    qb = qb.where((eb) =>
+      eb.exists(
+        eb
+          .selectFrom("events as e")
+          .select("e.id")
+          .whereRef("e.id", "=", "f.event_id")
+          .whereRef("e.tenant_id", "=", "f.tenant_id")
+          .where("e.action", "=", action),
+      ),
+    );
+  }
+  return qb;
 }
 
 function signingKeyToRow(k: SigningKeyRecord): Database["signing_keys"] {

@@ -109,6 +109,7 @@ export function faultyStore(
     counters: wrap("counters", inner.counters),
     events: wrap("events", inner.events),
     idempotency: wrap("idempotency", inner.idempotency),
+    feedback: wrap("feedback", inner.feedback),
     ping: () => inner.ping(),
     close: () => inner.close(),
   };

@@ -1,19 +1,9 @@
 import type { FastifyInstance, preHandlerHookHandler } from "fastify";
 import { ApiError } from "../../errors.js";
+import { IDEMPOTENCY_HEADER_SCHEMA, idempotencyKeyOf } from "../../http/idempotencyKey.js";
 import type { RouteSettings } from "../../http/types.js";
 import { ErrorResponse, Verdict, VerifyRequest } from "./schema.js";
 import { degradedVerdict, type VerifyDeps, verify } from "./verify.js";
-
-/** Idempotency keys: 1..255 printable ASCII characters. */
-const IDEMPOTENCY_KEY = /^[\x21-\x7e][\x20-\x7e]{0,254}$/;
-
-/** The header wins over the body member (spec, verify). */
-export function idempotencyKeyOf(header: unknown, body: unknown): string | undefined {
-  const key = typeof header === "string" ? header : typeof body === "string" ? body : undefined;
-  if (header !== undefined && typeof header !== "string") throw new ApiError("invalid_idempotency_key");
-  if (key !== undefined && !IDEMPOTENCY_KEY.test(key)) throw new ApiError("invalid_idempotency_key");
-  return key;
-}
 
 const settings: RouteSettings = { scope: "verify:write", operation: "verify", onStoreFault: "degrade" };
 
@@ -30,12 +20,7 @@ export function registerVerify(
       schema: {
         summary: "Decide allow, challenge or deny for an attempted action",
         tags: ["verify"],
-        headers: {
-          type: "object",
-          properties: {
-            "idempotency-key": { type: "string", description: "Wins over body idempotencyKey." },
-          },
-        },
+        headers: IDEMPOTENCY_HEADER_SCHEMA,
         body: VerifyRequest,
         response: { 200: Verdict, "4xx": ErrorResponse },
         security: [{ bearer: [] }],

@@ -1,0 +1,41 @@
+/**
+ * The outcome vocabulary and which outcomes conflict: the one place these rules live (spec, feedback
+ * rules 3 and 4; the spec names these values and leaves the full matrix open).
+ */
+export const OUTCOMES = [
+  "credit_burn",
+  "multi_account_cluster",
+  "abuse_confirmed",
+  "converted",
+  "false_positive",
+  "chargeback",
+] as const;
+export type Outcome = (typeof OUTCOMES)[number];
+
+export const UNITS = ["usd", "credits", "count"] as const;
+export const SOURCES = [
+  "billing",
+  "usage_metering",
+  "trust_queue",
+  "manual_review",
+  "customer_system",
+  "automated_detector",
+] as const;
+
+/**
+ * Conflicting pairs, symmetric: whichever arrives second is quarantined while the first is effective.
+ * - false_positive (an abuse signal was reviewed and found not to be abuse) against every abuse label;
+ * - converted against abuse_confirmed (so converted, then abuse_confirmed, leaves converted effective).
+ * Everything else coexists, e.g. credit_burn with converted, or chargeback with converted.
+ */
+const CONFLICTS: readonly (readonly [Outcome, Outcome])[] = [
+  ["false_positive", "abuse_confirmed"],
+  ["false_positive", "multi_account_cluster"],
+  ["false_positive", "credit_burn"],
+  ["false_positive", "chargeback"],
+  ["converted", "abuse_confirmed"],
+];
+
+export function conflictingOutcomes(outcome: Outcome): Outcome[] {
+  return CONFLICTS.flatMap(([a, b]) => (a === outcome ? [b] : b === outcome ? [a] : []));
+}

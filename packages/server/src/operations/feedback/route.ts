@@ -1,0 +1,115 @@
+import type { FastifyInstance, preHandlerHookHandler } from "fastify";
+import { ApiError } from "../../errors.js";
+import { IDEMPOTENCY_HEADER_SCHEMA, idempotencyKeyOf } from "../../http/idempotencyKey.js";
+import type { RouteSettings } from "../../http/types.js";
+import type { Caller } from "../caller.js";
+import { ErrorResponse } from "../verify/schema.js";
+import { type FeedbackDeps, ingestFeedback } from "./ingest.js";
+import { eventWithObservations, ledgerSummary } from "./ledger.js";
+import { EventView, FeedbackAck, FeedbackRequest, LedgerQuery, LedgerSummary } from "./schema.js";
+
+const ingestSettings: RouteSettings = {
+  scope: "feedback:write",
+  operation: "feedback",
+  onStoreFault: "feedback_lookup_failed",
+  fieldCodes: {
+    outcome: "invalid_outcome",
+    value: "invalid_value",
+    unit: "invalid_unit",
+    source: "invalid_source",
+    observedAt: "invalid_observed_at",
+  },
+};
+const readSettings: RouteSettings = {
+  scope: "ledger:read",
+  operation: "ledger",
+  onStoreFault: "store_unavailable",
+  fieldCodes: { since: "invalid_query", until: "invalid_query", action: "invalid_query" },
+};
+
+const callerOf = (caller: Caller | null): Caller => {
+  // The authentication hook always sets it on these routes (they never degrade).
+  if (!caller) throw new ApiError("invalid_api_key");
+  return caller;
+};
+
+export function registerFeedback(
+  app: FastifyInstance,
+  deps: FeedbackDeps,
+  hooks: { onRequest: preHandlerHookHandler[] },
+): void {
+  app.post<{ Body: FeedbackRequest }>(
+    "/v1/feedback",
+    {
+      config: { warden: ingestSettings },
+      onRequest: hooks.onRequest,
+      schema: {
+        summary: "Attach a business outcome to an earlier verify event",
+        tags: ["feedback"],
+        headers: IDEMPOTENCY_HEADER_SCHEMA,
+        body: FeedbackRequest,
+        response: { 200: FeedbackAck, "4xx": ErrorResponse, "5xx": ErrorResponse },
+        security: [{ bearer: [] }],
+      },
+    },
+    async (request, reply) => {
+      const key = idempotencyKeyOf(request.headers["idempotency-key"], request.body.idempotencyKey);
+      const result = await ingestFeedback(deps, callerOf(request.caller), request.body, key);
+      if (!result.ok) throw new ApiError(result.code, result.message);
+      if (result.replayed) reply.header("idempotent-replayed", "true");
+      return result.ack;
+    },
+  );
+
+  app.get<{ Querystring: LedgerQuery }>(
+    "/v1/ledger/summary",
+    {
+      config: { warden: readSettings },
+      onRequest: hooks.onRequest,
+      schema: {
+        summary:
+          "Ledger totals for the tenant: effective outcomes, dollar total, ARR, quarantined observations",
+        tags: ["ledger"],
+        querystring: LedgerQuery,
+        response: { 200: LedgerSummary, "4xx": ErrorResponse, "5xx": ErrorResponse },
+        security: [{ bearer: [] }],
+      },
+    },
+    async (request) => {
+      const { since, until, action } = request.query;
+      return ledgerSummary(deps.store, callerOf(request.caller).tenant.id, {
+        ...(since === undefined ? {} : { since: Date.parse(since) }),
+        ...(until === undefined ? {} : { until: Date.parse(until) }),
+        ...(action === undefined ? {} : { action }),
+      });
+    },
+  );
+
+  app.get<{ Params: { eventId: string } }>(
+    "/v1/events/:eventId",
+    {
+      config: { warden: readSettings },
+      onRequest: hooks.onRequest,
+      schema: {
+        summary: "One event with its verdict and all its observations, effective and quarantined",
+        tags: ["ledger"],
+        params: {
+          type: "object",
+          properties: { eventId: { type: "string", maxLength: 128 } },
+          required: ["eventId"],
+        },
+        response: { 200: EventView, "4xx": ErrorResponse, "5xx": ErrorResponse },
+        security: [{ bearer: [] }],
+      },
+    },
+    async (request) => {
+      const view = await eventWithObservations(
+        deps.store,
+        callerOf(request.caller).tenant.id,
+        request.params.eventId,
+      );
+      if (!view) throw new ApiError("unknown_event_id");
+      return view;
+    },
+  );
+}

@@ -1,0 +1,100 @@
+import { type Static, Type } from "@sinclair/typebox";
+import { OUTCOMES, SOURCES, UNITS } from "./conflicts.js";
+
+/** A string enum that keeps its literal type (TypeBox's union of mapped literals would widen it). */
+const literals = <T extends readonly string[]>(values: T) =>
+  Type.Unsafe<T[number]>({ type: "string", enum: [...values] });
+
+export const FeedbackRequest = Type.Object(
+  {
+    eventId: Type.String({
+      minLength: 1,
+      maxLength: 128,
+      description: "From an earlier verify of this tenant.",
+    }),
+    outcome: literals(OUTCOMES),
+    value: Type.Optional(Type.Number({ minimum: 0, maximum: 1_000_000, description: "Magnitude in unit." })),
+    unit: Type.Optional(literals(UNITS)),
+    source: Type.Optional(literals(SOURCES)),
+    observedAt: Type.Optional(Type.String({ format: "date-time", description: "ISO 8601 with an offset." })),
+    idempotencyKey: Type.Optional(Type.String()),
+  },
+  { additionalProperties: true },
+);
+export type FeedbackRequest = Static<typeof FeedbackRequest>;
+
+export const FeedbackAck = Type.Object({ ok: Type.Boolean(), eventId: Type.String() });
+export type FeedbackAck = Static<typeof FeedbackAck>;
+
+const ObservationView = Type.Object({
+  feedbackId: Type.String(),
+  eventId: Type.String(),
+  outcome: Type.String(),
+  value: Type.Union([Type.Number(), Type.Null()]),
+  unit: Type.Union([Type.String(), Type.Null()]),
+  source: Type.Union([Type.String(), Type.Null()]),
+  observedAt: Type.String(),
+  receivedAt: Type.String(),
+  status: Type.Union([Type.Literal("effective"), Type.Literal("quarantined")]),
+  conflictsWith: Type.Union([Type.String(), Type.Null()]),
+});
+export type ObservationView = Static<typeof ObservationView>;
+
+const Totals = Type.Record(Type.String(), Type.Number(), {
+  description: "Sums of values by unit, never converted.",
+});
+
+export const LedgerSummary = Type.Object({
+  tenantId: Type.String(),
+  since: Type.Union([Type.String(), Type.Null()]),
+  until: Type.Union([Type.String(), Type.Null()]),
+  action: Type.Union([Type.String(), Type.Null()]),
+  outcomes: Type.Record(
+    Type.String(),
+    Type.Object({ effective: Type.Integer(), quarantined: Type.Integer(), totals: Totals }),
+  ),
+  ledgerUsdTotal: Type.Number({ description: "Effective credit_burn values in usd." }),
+  creditBurnOtherUnits: Totals,
+  firstYearArrUsd: Type.Number({ description: "Effective converted values in usd." }),
+  quarantined: Type.Array(
+    Type.Object({
+      observation: ObservationView,
+      conflictsWith: Type.Union([ObservationView, Type.Null()]),
+    }),
+  ),
+});
+export type LedgerSummary = Static<typeof LedgerSummary>;
+
+export const LedgerQuery = Type.Object({
+  since: Type.Optional(Type.String({ format: "date-time" })),
+  until: Type.Optional(Type.String({ format: "date-time" })),
+  action: Type.Optional(Type.String({ minLength: 1, maxLength: 128 })),
+});
+export type LedgerQuery = Static<typeof LedgerQuery>;
+
+export const EventView = Type.Object({
+  event: Type.Object({
+    eventId: Type.String(),
+    createdAt: Type.String(),
+    action: Type.String(),
+    surface: Type.Union([Type.String(), Type.Null()]),
+    session: Type.Union([Type.String(), Type.Null()]),
+    decision: Type.String(),
+    wouldBeDecision: Type.String(),
+    actorType: Type.String(),
+    confidence: Type.Number(),
+    reasons: Type.Array(Type.String()),
+    degraded: Type.Boolean(),
+    enforcementMode: Type.String(),
+    costs: Type.Object({
+      falseAllow: Type.Number(),
+      falseChallenge: Type.Number(),
+      falseDeny: Type.Number(),
+    }),
+    signals: Type.Record(Type.String(), Type.Unknown()),
+    engineVersion: Type.String(),
+    policyVersion: Type.String(),
+  }),
+  observations: Type.Array(ObservationView),
+});
+export type EventView = Static<typeof EventView>;
