@@ -30,6 +30,13 @@ for (let i = 0; i < 40; i++) {
     { tenantId: "t", operation: "verify", key: "key-" + (i % 10), response: { fingerprint: "f", statusCode: 200, body: { by: me } }, expiresAt: 9e12 },
   );
   outcomes.push(o.kind);
+  const outcome = i % 2 ? "false_positive" : "abuse_confirmed";
+  await store.feedback.append(
+    { feedbackId: "fb_" + me + "_" + i, tenantId: "t", eventId: "evt_contested", outcome, value: null, unit: null,
+      source: null, observedAt: 1000, receivedAt: 1000, identity: me + i },
+    [outcome === "false_positive" ? "abuse_confirmed" : "false_positive"],
+    undefined,
+  );
 }
 await store.close();
 process.stdout.write(JSON.stringify({ counts, outcomes }));
@@ -39,10 +46,33 @@ describe("sqlite across processes", () => {
   const dir = tempDir();
   afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
 
-  it("loses no counter hit and records each idempotency key once when four processes share one file", async () => {
+  it("loses no counter hit, records each idempotency key once and keeps one side of a feedback conflict effective when four processes share one file", async () => {
     const db = path.join(dir, "shared.db");
     const setup = await openSqliteStore({ file: db, busyTimeoutMs: 5000 });
     await setup.tenants.create({ id: "t", rawPii: false, logOnly: false, createdAt: 0 });
+    await setup.events.record(
+      {
+        id: "evt_contested",
+        tenantId: "t",
+        keyId: "k",
+        createdAt: 0,
+        action: "signup",
+        surface: null,
+        session: null,
+        decision: "allow",
+        wouldBeDecision: "allow",
+        actorType: "unknown",
+        confidence: 0,
+        reasons: ["r"],
+        degraded: false,
+        enforcementMode: "enforce",
+        costs: { falseAllow: 1, falseChallenge: 1, falseDeny: 3 },
+        signals: {},
+        engineVersion: "e",
+        policyVersion: "p",
+      },
+      undefined,
+    );
     await setup.close();
 
     const workers = await Promise.all(
@@ -61,6 +91,11 @@ describe("sqlite across processes", () => {
     const check = await openSqliteStore({ file: db, busyTimeoutMs: 5000 });
     const [after] = await check.counters.hit([{ name: "shared", windowMs: 3600000 }], 1000);
     expect(after?.current).toBe(161);
+    // 160 conflicting observations from four processes on one event: one side effective, in order.
+    const contested = await check.feedback.listForEvent("t", "evt_contested");
+    expect(contested).toHaveLength(160);
+    const winner = contested[0]?.outcome;
+    for (const o of contested) expect(o.status).toBe(o.outcome === winner ? "effective" : "quarantined");
     await check.close();
   }, 60_000);
 });
