@@ -5,7 +5,7 @@ import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { afterAll, describe, expect, it } from "vitest";
 import { openSqliteStore } from "../store/sqlite/sqliteStore.js";
-import { tempDir } from "../testing/harness.js";
+import { tempDir, testEvent } from "../testing/harness.js";
 
 const exec = promisify(execFile);
 const bin = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../bin/warden.js");
@@ -108,26 +108,7 @@ describe("warden CLI", () => {
   it("ledger summary prints the tenant's totals as text or JSON and validates its dates", async () => {
     const store = await openSqliteStore({ file: path.join(dir, "cli.db"), busyTimeoutMs: 5000 });
     await store.events.record(
-      {
-        id: "evt_cli",
-        tenantId: "acme",
-        keyId: "key_x",
-        createdAt: 1,
-        action: "signup",
-        surface: null,
-        session: null,
-        decision: "allow",
-        wouldBeDecision: "allow",
-        actorType: "unknown",
-        confidence: 0,
-        reasons: ["r"],
-        degraded: false,
-        enforcementMode: "enforce",
-        costs: { falseAllow: 1, falseChallenge: 1, falseDeny: 3 },
-        signals: {},
-        engineVersion: "e",
-        policyVersion: "p",
-      },
+      testEvent("evt_cli", { tenantId: "acme", createdAt: 1, session: null, signals: {} }),
       undefined,
     );
     const base = {

@@ -1,9 +1,9 @@
 import fs from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { tempDir } from "../testing/harness.js";
+import { tempDir, testEvent } from "../testing/harness.js";
 import { newSigningKey } from "../tokens/signingKeys.js";
-import type { EventRecord, Store } from "./interfaces.js";
+import type { Store } from "./interfaces.js";
 import { openSqliteStore } from "./sqlite/sqliteStore.js";
 
 /**
@@ -31,26 +31,7 @@ export function storeContract(
       if (b !== a) await b.close();
     });
 
-    const event = (id: string, tenantId = "t1"): EventRecord => ({
-      id,
-      tenantId,
-      keyId: "key_x",
-      createdAt: 1000,
-      action: "signup",
-      surface: null,
-      session: "s1",
-      decision: "allow",
-      wouldBeDecision: "allow",
-      actorType: "unknown",
-      confidence: 0.5,
-      reasons: ["r"],
-      degraded: false,
-      enforcementMode: "enforce",
-      costs: { falseAllow: 1, falseChallenge: 1, falseDeny: 3 },
-      signals: { ipNetwork: "203.0.113.0/24" },
-      engineVersion: "e",
-      policyVersion: "p",
-    });
+    const event = (id: string) => testEvent(id);
 
     it("creates a tenant once; a second create of the same id changes nothing", async () => {
       expect(await b.tenants.create({ id: "t1", rawPii: true, logOnly: true, createdAt: 9 })).toBe(false);

@@ -2,11 +2,13 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import type { FastifyInstance } from "fastify";
+import { expect } from "vitest";
 import { issueApiKey } from "../admin/apiKeys.js";
 import { buildApp } from "../app.js";
 import { loadConfig } from "../config.js";
 import { buildDeps, closeDeps, type Deps } from "../deps.js";
-import type { Scope, Store } from "../store/interfaces.js";
+import { ERROR_LABELS } from "../errors.js";
+import type { EventRecord, Scope, Store } from "../store/interfaces.js";
 import { ALL_SCOPES } from "../store/interfaces.js";
 import { openSqliteStore } from "../store/sqlite/sqliteStore.js";
 
@@ -131,4 +133,43 @@ export const CHROME_HEADERS: Record<string, string> = {
 
 export function bearer(apiKey: string): Record<string, string> {
   return { authorization: `Bearer ${apiKey}`, "content-type": "application/json" };
+}
+
+/** A minimal event record for store-level tests. */
+export function testEvent(id: string, overrides: Partial<EventRecord> = {}): EventRecord {
+  return {
+    id,
+    tenantId: "t1",
+    keyId: "key_x",
+    createdAt: 1000,
+    action: "signup",
+    surface: null,
+    session: "s1",
+    decision: "allow",
+    wouldBeDecision: "allow",
+    actorType: "unknown",
+    confidence: 0.5,
+    reasons: ["r"],
+    degraded: false,
+    enforcementMode: "enforce",
+    costs: { falseAllow: 1, falseChallenge: 1, falseDeny: 3 },
+    signals: { ipNetwork: "203.0.113.0/24" },
+    engineVersion: "e",
+    policyVersion: "p",
+    ...overrides,
+  };
+}
+
+/** Every error answer is the spec's Error schema: exactly error, message and code, with the label of its status. */
+export function expectError(
+  res: { statusCode: number; json(): unknown },
+  status: number,
+  code: string,
+): void {
+  expect(res.statusCode).toBe(status);
+  const body = res.json() as Record<string, unknown>;
+  expect(Object.keys(body).sort()).toEqual(["code", "error", "message"]);
+  expect(body.code).toBe(code);
+  expect(body.error).toBe(ERROR_LABELS[status]);
+  expect(typeof body.message).toBe("string");
 }

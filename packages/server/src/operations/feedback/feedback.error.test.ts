@@ -1,6 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ERROR_LABELS } from "../../errors.js";
-import { bearer, makeTestApp, type TestApp } from "../../testing/harness.js";
+import { bearer, expectError, makeTestApp, type TestApp } from "../../testing/harness.js";
 
 let t: TestApp;
 let key: string;
@@ -28,13 +27,6 @@ const post = (payload: unknown, headers: Record<string, string> = bearer(key)) =
     headers,
     payload: typeof payload === "string" ? payload : JSON.stringify(payload),
   });
-
-function expectError(res: { statusCode: number; json(): unknown }, status: number, code: string) {
-  expect(res.statusCode).toBe(status);
-  const body = res.json() as Record<string, unknown>;
-  expect(Object.keys(body).sort()).toEqual(["code", "error", "message"]);
-  expect(body).toMatchObject({ code, error: ERROR_LABELS[status] });
-}
 
 describe("feedback errors", () => {
   it.each([

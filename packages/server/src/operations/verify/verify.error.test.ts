@@ -1,6 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ERROR_LABELS } from "../../errors.js";
-import { bearer, makeTestApp, type TestApp } from "../../testing/harness.js";
+import { bearer, expectError, makeTestApp, type TestApp } from "../../testing/harness.js";
 
 let t: TestApp;
 let key: string;
@@ -21,16 +20,6 @@ async function post(payload: unknown, headers: Record<string, string> = bearer(k
     headers,
     payload: typeof payload === "string" ? payload : JSON.stringify(payload),
   });
-}
-
-/** Every error answer is the spec's Error schema with the label of its status. */
-function expectError(res: { statusCode: number; json(): unknown }, status: number, code: string) {
-  expect(res.statusCode).toBe(status);
-  const err = res.json() as Record<string, unknown>;
-  expect(Object.keys(err).sort()).toEqual(["code", "error", "message"]);
-  expect(err.code).toBe(code);
-  expect(err.error).toBe(ERROR_LABELS[status]);
-  expect(typeof err.message).toBe("string");
 }
 
 describe("400 missing_required_field: action and subject are required", () => {

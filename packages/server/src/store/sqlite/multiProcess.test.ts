@@ -4,7 +4,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { afterAll, describe, expect, it } from "vitest";
-import { tempDir } from "../../testing/harness.js";
+import { tempDir, testEvent } from "../../testing/harness.js";
 import { openSqliteStore } from "./sqliteStore.js";
 
 const run = promisify(execFile);
@@ -50,29 +50,7 @@ describe("sqlite across processes", () => {
     const db = path.join(dir, "shared.db");
     const setup = await openSqliteStore({ file: db, busyTimeoutMs: 5000 });
     await setup.tenants.create({ id: "t", rawPii: false, logOnly: false, createdAt: 0 });
-    await setup.events.record(
-      {
-        id: "evt_contested",
-        tenantId: "t",
-        keyId: "k",
-        createdAt: 0,
-        action: "signup",
-        surface: null,
-        session: null,
-        decision: "allow",
-        wouldBeDecision: "allow",
-        actorType: "unknown",
-        confidence: 0,
-        reasons: ["r"],
-        degraded: false,
-        enforcementMode: "enforce",
-        costs: { falseAllow: 1, falseChallenge: 1, falseDeny: 3 },
-        signals: {},
-        engineVersion: "e",
-        policyVersion: "p",
-      },
-      undefined,
-    );
+    await setup.events.record(testEvent("evt_contested", { tenantId: "t" }), undefined);
     await setup.close();
 
     const workers = await Promise.all(
