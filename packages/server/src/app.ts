@@ -7,6 +7,7 @@ import { authenticator } from "./http/auth.js";
 import { errorHandler, notFoundHandler } from "./http/errorHandler.js";
 import { registerHealth } from "./http/healthRoutes.js";
 import { rateLimiter } from "./http/rateLimit.js";
+import { registerChallenge } from "./operations/challenge/route.js";
 import { registerFeedback } from "./operations/feedback/route.js";
 import { registerVerify } from "./operations/verify/route.js";
 import type { VerifyRequest } from "./operations/verify/schema.js";
@@ -76,6 +77,7 @@ export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<Fa
     },
     deadlineMs: config.verifyDeadlineMs,
     idempotencyTtlMs: config.idempotencyTtlHours * 3_600_000,
+    clearWindowMs: config.clearWindowSeconds * 1000,
     report: (err, what) => app.log.warn({ err }, what),
   };
   const onRequest = [
@@ -97,6 +99,7 @@ export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<Fa
   registerHealth(app, store);
   registerJwks(app, keyring);
   registerVerify(app, verifyDeps, { onRequest });
+  registerChallenge(app, { store, clock, ttlMs: config.challengeTtlSeconds * 1000 }, { onRequest });
   registerFeedback(app, { store, clock, idempotencyTtlMs: verifyDeps.idempotencyTtlMs }, { onRequest });
   app.get("/openapi.json", { schema: { hide: true } }, async () => app.swagger());
 

@@ -26,6 +26,10 @@ export interface Config {
   readonly idempotencyTtlHours: number;
   /** How often a process reloads the published signing keys (rotation by another process). */
   readonly signingKeyRefreshSeconds: number;
+  /** Lifetime of an issued challenge (expiresAt − issue time). */
+  readonly challengeTtlSeconds: number;
+  /** How long after a clear a re-verify may redeem it. */
+  readonly clearWindowSeconds: number;
 }
 
 export class ConfigError extends Error {
@@ -102,5 +106,7 @@ export function loadConfig(env: Env = process.env): Config {
     storeTimeoutMs,
     idempotencyTtlHours: integer(env, "WARDEN_IDEMPOTENCY_TTL_HOURS", 24, 24, 24 * 30),
     signingKeyRefreshSeconds: integer(env, "WARDEN_SIGNING_KEY_REFRESH_SECONDS", 10, 1, 3600),
+    challengeTtlSeconds: integer(env, "WARDEN_CHALLENGE_TTL_SECONDS", 300, 10, 86_400),
+    clearWindowSeconds: integer(env, "WARDEN_CLEAR_WINDOW_SECONDS", 600, 10, 86_400),
   });
 }

@@ -31,6 +31,25 @@ export const ERROR_CATALOGUE = {
     message: "observedAt must be an ISO 8601 date-time with an offset, not in the future.",
   },
   invalid_query: { status: 400, message: "A query parameter is invalid." },
+  session_required: { status: 400, message: "session is required (the session the challenge is bound to)." },
+  session_too_long: { status: 400, message: "session must be at most 128 characters." },
+  invalid_risk_tier: { status: 400, message: "context.riskTier must be default, elevated or severe." },
+  invalid_challenge_proof: {
+    status: 400,
+    message: "The proof does not solve this challenge; it stays issued.",
+  },
+  challenge_method_mismatch: {
+    status: 400,
+    message: "The proof is for another method than the challenge's.",
+  },
+  event_denied: {
+    status: 403,
+    message: "The event's verdict was deny; a deny cannot be escaped through a challenge.",
+  },
+  challenge_session_mismatch: { status: 403, message: "The challenge is bound to another session." },
+  unknown_challenge: { status: 404, message: "No such challenge for this tenant." },
+  challenge_already_solved: { status: 409, message: "The challenge was already solved." },
+  challenge_expired: { status: 410, message: "The challenge has expired; issue a fresh one." },
   route_not_found: { status: 404, message: "No such route." },
   unknown_event_id: { status: 404, message: "No event with this eventId for this tenant." },
   idempotency_conflict: {
@@ -48,6 +67,8 @@ export const ERROR_CATALOGUE = {
   },
   internal_error: { status: 500, message: "An internal error occurred." },
   store_unavailable: { status: 503, message: "The store is unavailable; retry with backoff." },
+  challenge_issue_failed: { status: 503, message: "The challenge could not be issued; retry with backoff." },
+  challenge_unavailable: { status: 503, message: "The challenge could not be checked; retry with backoff." },
   feedback_lookup_failed: {
     status: 503,
     message: "The ledger could not look up the event; retry with backoff.",

@@ -4,6 +4,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { afterAll, describe, expect, it } from "vitest";
+import { powDigest } from "../operations/challenge/proofOfWork.js";
 import { openSqliteStore } from "../store/sqlite/sqliteStore.js";
 import { tempDir, testEvent } from "../testing/harness.js";
 
@@ -149,6 +150,23 @@ describe("warden CLI", () => {
     expect(bad.stderr).toMatch(/--since must be an ISO 8601 date/);
   });
 
+  it("pow solve prints a nonce that solves the seed at the difficulty", async () => {
+    const res = await warden(
+      "pow",
+      "solve",
+      "--seed",
+      "0123456789abcdef0123456789abcdef",
+      "--difficulty",
+      "4",
+    );
+    expect(res.code).toBe(0);
+    const nonce = res.stdout.trim();
+    expect(powDigest("0123456789abcdef0123456789abcdef", nonce)).toMatch(/^0000/);
+    const bad = await warden("pow", "solve", "--seed", "x", "--difficulty", "12");
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(/--difficulty must be a whole number from 1 to 8/);
+  });
+
   it.each([
     [["key", "create", "--tenant", "acme"], /--scopes is required/],
     [["key", "create", "--tenant", "acme", "--scopes", "verify:write,admin"], /unknown scope "admin"/],
@@ -177,6 +195,7 @@ describe("warden CLI", () => {
     ["key", "list"],
     ["key", "revoke"],
     ["ledger", "summary"],
+    ["pow", "solve"],
     ["signing-key", "rotate"],
   ])("%s %s --help prints usage and exits 0", async (...words) => {
     const res = await warden(...words.filter(Boolean), "--help");

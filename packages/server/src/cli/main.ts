@@ -2,6 +2,7 @@ import { parseArgs } from "node:util";
 import { issueApiKey, parseScopes, validateTenantId } from "../admin/apiKeys.js";
 import { type Config, ConfigError, loadConfig } from "../config.js";
 import { openStore } from "../deps.js";
+import { solvePow } from "../operations/challenge/proofOfWork.js";
 import { ledgerSummary } from "../operations/feedback/ledger.js";
 import { serve } from "../serve.js";
 import type { Store } from "../store/interfaces.js";
@@ -228,6 +229,27 @@ const COMMANDS: Record<string, Command> = {
           `  ${q.observation.feedbackId} ${q.observation.outcome} on ${q.observation.eventId}, conflicts with ${other}`,
         );
       }
+      return 0;
+    },
+  },
+  "pow solve": {
+    usage: "warden pow solve --seed <seed> --difficulty <1-8> [--json]",
+    summary:
+      'Solve a proof_of_work challenge: print a nonce such that sha256_hex(seed + nonce) starts with <difficulty> zeros. Complete with proof {"nonce": …}.',
+    options: { seed: { type: "string" }, difficulty: { type: "string" }, json: { type: "boolean" } },
+    positionals: 0,
+    run: async ({ values }, ctx) => {
+      const seed = str(values.seed);
+      if (seed === undefined || seed === "") throw new UsageError("--seed is required");
+      const raw = str(values.difficulty);
+      const difficulty = Number(raw);
+      if (raw === undefined || !Number.isInteger(difficulty) || difficulty < 1 || difficulty > 8) {
+        throw new UsageError("--difficulty must be a whole number from 1 to 8");
+      }
+      const started = performance.now();
+      const { nonce, attempts } = solvePow(seed, difficulty);
+      const ms = Math.round(performance.now() - started);
+      ctx.io.out(values.json ? JSON.stringify({ nonce, attempts, ms }) : nonce);
       return 0;
     },
   },

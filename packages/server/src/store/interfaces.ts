@@ -240,6 +240,48 @@ export interface FeedbackStore {
   ): Promise<{ observation: Observation; conflictsWith: Observation | undefined }[]>;
 }
 
+export type ChallengeMethod =
+  | "payment_preauth"
+  | "proof_of_work"
+  | "device_attestation"
+  | "web_bot_auth_stepup"
+  | "email_otp";
+
+/** One issued challenge. Method, difficulty and seed are sealed at issue and never change. */
+export interface ChallengeRecord {
+  id: string;
+  tenantId: string;
+  eventId: string;
+  /** The session the challenge clears (boundTo). */
+  session: string;
+  method: ChallengeMethod;
+  difficulty: number | null;
+  seed: string | null;
+  /** Method-specific instructions as returned at issue. */
+  instructions: Record<string, unknown>;
+  issuedAt: number;
+  expiresAt: number;
+  clearedAt: number | null;
+  redeemedAt: number | null;
+}
+
+export interface ChallengeStore {
+  insert(challenge: ChallengeRecord): Promise<void>;
+  get(tenantId: string, id: string): Promise<ChallengeRecord | undefined>;
+  /**
+   * Atomic and once only: marks the challenge cleared at `now` if it belongs to the tenant, is bound
+   * to `session`, is not cleared yet and has not expired. Resolves the cleared record, or undefined
+   * when any condition failed (of concurrent calls, exactly one succeeds).
+   */
+  clear(tenantId: string, id: string, session: string, now: number): Promise<ChallengeRecord | undefined>;
+  /**
+   * Atomic and once only: marks a clear redeemed by a re-verify if it belongs to the tenant, is bound
+   * to `session`, was cleared at or after `clearedSince` and was never redeemed. Resolves whether it
+   * was redeemed now.
+   */
+  redeem(tenantId: string, id: string, session: string, clearedSince: number, now: number): Promise<boolean>;
+}
+
 export interface Store {
   readonly tenants: TenantStore;
   readonly apiKeys: ApiKeyStore;
@@ -248,6 +290,7 @@ export interface Store {
   readonly events: EventStore;
   readonly idempotency: IdempotencyStore;
   readonly feedback: FeedbackStore;
+  readonly challenges: ChallengeStore;
   /** Resolves when the database answers a trivial query. */
   ping(): Promise<void>;
   close(): Promise<void>;

@@ -115,6 +115,25 @@ const migrationsFor = (dialect: Dialect): Record<string, Migration> => ({
         .execute();
     },
   },
+  "0003_challenges": {
+    async up(db: Kysely<unknown>) {
+      await db.schema
+        .createTable("challenges")
+        .addColumn("id", "text", (c) => c.primaryKey())
+        .addColumn("tenant_id", "text", (c) => c.notNull())
+        .addColumn("event_id", "text", (c) => c.notNull())
+        .addColumn("session", "text", (c) => c.notNull())
+        .addColumn("method", "text", (c) => c.notNull())
+        .addColumn("difficulty", "integer")
+        .addColumn("seed", "text")
+        .addColumn("instructions", "text", (c) => c.notNull())
+        .addColumn("issued_at", "bigint", (c) => c.notNull())
+        .addColumn("expires_at", "bigint", (c) => c.notNull())
+        .addColumn("cleared_at", "bigint")
+        .addColumn("redeemed_at", "bigint")
+        .execute();
+    },
+  },
 });
 
 /** Brings the schema up to date. Safe when several processes start at once (Kysely's migration lock). */

@@ -57,6 +57,20 @@ export interface Database {
     conflicts_with: string | null;
     seq: number;
   };
+  challenges: {
+    id: string;
+    tenant_id: string;
+    event_id: string;
+    session: string;
+    method: string;
+    difficulty: number | null;
+    seed: string | null;
+    instructions: string;
+    issued_at: number;
+    expires_at: number;
+    cleared_at: number | null;
+    redeemed_at: number | null;
+  };
   idempotency: {
     tenant_id: string;
     operation: string;

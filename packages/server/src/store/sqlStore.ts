@@ -2,6 +2,8 @@ import type { CompiledQuery, Kysely, QueryResult, Transaction } from "kysely";
 import type {
   ApiKeyRecord,
   AppendOutcome,
+  ChallengeMethod,
+  ChallengeRecord,
   CounterHit,
   CounterReading,
   EventRecord,
@@ -137,6 +139,23 @@ function observationFromRow(r: Database["feedback"]): Observation {
     identity: r.identity,
     status: r.status as Observation["status"],
     conflictsWith: r.conflicts_with,
+  };
+}
+
+function challengeFromRow(r: Database["challenges"]): ChallengeRecord {
+  return {
+    id: r.id,
+    tenantId: r.tenant_id,
+    eventId: r.event_id,
+    session: r.session,
+    method: r.method as ChallengeMethod,
+    difficulty: r.difficulty === null ? null : Number(r.difficulty),
+    seed: r.seed,
+    instructions: JSON.parse(r.instructions) as Record<string, unknown>,
+    issuedAt: Number(r.issued_at),
+    expiresAt: Number(r.expires_at),
+    clearedAt: nullableNumber(r.cleared_at),
+    redeemedAt: nullableNumber(r.redeemed_at),
   };
 }
 
@@ -546,6 +565,73 @@ export function createSqlStore(rt: SqlRuntime): Store {
             conflictsWith: r.conflicts_with === null ? undefined : byId.get(r.conflicts_with),
           }));
         }),
+    },
+
+    challenges: {
+      insert: (c) =>
+        guard("challenges.insert", () =>
+          rt.write(async (conn) => {
+            await conn
+              .insertInto("challenges")
+              .values({
+                id: c.id,
+                tenant_id: c.tenantId,
+                event_id: c.eventId,
+                session: c.session,
+                method: c.method,
+                difficulty: c.difficulty,
+                seed: c.seed,
+                instructions: JSON.stringify(c.instructions),
+                issued_at: c.issuedAt,
+                expires_at: c.expiresAt,
+                cleared_at: c.clearedAt,
+                redeemed_at: c.redeemedAt,
+              })
+              .execute();
+          }),
+        ),
+      get: (tenantId, id) =>
+        guard("challenges.get", async () => {
+          const row = await db
+            .selectFrom("challenges")
+            .selectAll()
+            .where("tenant_id", "=", tenantId)
+            .where("id", "=", id)
+            .executeTakeFirst();
+          return row ? challengeFromRow(row) : undefined;
+        }),
+      // One conditional UPDATE each: the conditions and the change are one atomic statement.
+      clear: (tenantId, id, session, now) =>
+        guard("challenges.clear", () =>
+          rt.write(async (conn) => {
+            const row = await conn
+              .updateTable("challenges")
+              .set({ cleared_at: now })
+              .where("tenant_id", "=", tenantId)
+              .where("id", "=", id)
+              .where("session", "=", session)
+              .where("cleared_at", "is", null)
+              .where("expires_at", ">", now)
+              .returningAll()
+              .executeTakeFirst();
+            return row ? challengeFromRow(row) : undefined;
+          }),
+        ),
+      redeem: (tenantId, id, session, clearedSince, now) =>
+        guard("challenges.redeem", () =>
+          rt.write(async (conn) => {
+            const res = await conn
+              .updateTable("challenges")
+              .set({ redeemed_at: now })
+              .where("tenant_id", "=", tenantId)
+              .where("id", "=", id)
+              .where("session", "=", session)
+              .where("cleared_at", ">=", clearedSince)
+              .where("redeemed_at", "is", null)
+              .executeTakeFirst();
+            return Number(res.numUpdatedRows) === 1;
+          }),
+        ),
     },
 
     ping: () =>

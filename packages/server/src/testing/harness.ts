@@ -112,6 +112,7 @@ export function faultyStore(
     events: wrap("events", inner.events),
     idempotency: wrap("idempotency", inner.idempotency),
     feedback: wrap("feedback", inner.feedback),
+    challenges: wrap("challenges", inner.challenges),
     ping: () => inner.ping(),
     close: () => inner.close(),
   };

@@ -21,6 +21,8 @@ export interface VerifyDeps {
   /** Overall deadline; past it the answer is the degraded challenge. */
   deadlineMs: number;
   idempotencyTtlMs: number;
+  /** How long after a clear a re-verify may redeem it. */
+  clearWindowMs: number;
   clock: () => number;
   /** Reports faults that were turned into degraded verdicts or happened after the response. */
   report: (err: unknown, what: string) => void;
@@ -119,6 +121,18 @@ async function scoreAndRecord(
   }
 
   const now = deps.clock();
+  let clearNote: string | undefined;
+  const challengeId = req.context?.challengeId;
+  if (challengeId !== undefined) {
+    const window = { since: now - deps.clearWindowMs, minutes: Math.round(deps.clearWindowMs / 60_000) };
+    if (
+      req.session !== undefined &&
+      (await store.challenges.redeem(tenantId, challengeId, req.session, window.since, now))
+    ) {
+      return recordCleared(deps, caller, req, challengeId, idem, now, signal);
+    }
+    clearNote = await whyClearNotHonored(store, tenantId, challengeId, req.session, window);
+  }
   const hits = velocityHits(tenantId, req.action, obs.velocityKeys, policy.velocity);
   const readings = hits.length > 0 ? await store.counters.hit(hits, now) : [];
   const findings = [
@@ -135,6 +149,7 @@ async function scoreAndRecord(
   const mode = enforcementModeFor(caller, req.context?.logOnly);
   const decision = mode === "log_only" ? "allow" : assessment.decision;
   const reasons = reasonsFor(assessment, costs, obs.channels);
+  if (clearNote) reasons.unshift(clearNote);
   if (mode === "log_only") {
     reasons.unshift(
       `Log-only mode: observed, not enforced; the decision would have been ${assessment.decision}.`,
@@ -181,6 +196,101 @@ async function scoreAndRecord(
     event,
     idem && {
       tenantId,
+      operation: idem.operation,
+      key: idem.key,
+      response: { fingerprint: idem.fingerprint, statusCode: 200, body: verdict },
+      expiresAt: now + deps.idempotencyTtlMs,
+    },
+    signal,
+  );
+  if (outcome.kind === "replay") return replayOrConflict(true, outcome.response.body);
+  if (outcome.kind === "conflict") return replayOrConflict(false, undefined);
+  return { ok: true, verdict, replayed: false };
+}
+
+/** Why a re-verify's challengeId was not honored, as a display sentence. */
+async function whyClearNotHonored(
+  store: Store,
+  tenantId: string,
+  challengeId: string,
+  session: string | undefined,
+  window: { since: number; minutes: number },
+): Promise<string> {
+  const c = await store.challenges.get(tenantId, challengeId);
+  const why =
+    session === undefined
+      ? "the request carries no session"
+      : !c
+        ? "no such challenge for this tenant"
+        : c.session !== session
+          ? "it is bound to another session"
+          : c.clearedAt === null
+            ? "it has not been solved"
+            : c.redeemedAt !== null
+              ? "its clear was already used by an earlier verify"
+              : c.clearedAt < window.since
+                ? `it was cleared more than ${window.minutes} minutes ago`
+                : "it could not be redeemed";
+  return `The challenge was not honored (${why}); the attempt was scored.`;
+}
+
+export const CLEARED_REASON =
+  "A challenge bound to this session was solved; scoring was skipped. The clear covers this session only and is now used.";
+
+/** The allow of a re-verify whose challenge clear was honored (spec, States and transitions). */
+async function recordCleared(
+  deps: VerifyDeps,
+  caller: Caller,
+  req: VerifyRequest,
+  challengeId: string,
+  idem: (IdempotencyKey & { fingerprint: string }) | undefined,
+  now: number,
+  signal: AbortSignal,
+): Promise<VerifyResult> {
+  const eventId = timeOrderedId("evt", now);
+  const mode = enforcementModeFor(caller, req.context?.logOnly);
+  const verdict: Verdict = {
+    decision: "allow",
+    actorType: "unknown",
+    confidence: 0,
+    reasons: [CLEARED_REASON],
+    principal: NO_PRINCIPAL,
+    verdictToken: await signVerdictToken(
+      deps.keyring.activeSigner(),
+      deps.tokens,
+      {
+        tenantId: caller.tenant.id,
+        eventId,
+        session: req.session ?? null,
+        action: req.action,
+        decision: "allow",
+        actorType: "unknown",
+        degraded: false,
+        challengeCleared: true,
+      },
+      now,
+    ),
+    eventId,
+    degraded: false,
+    enforcementMode: mode,
+    challengeCleared: true,
+  };
+  const event = eventRecord(
+    caller,
+    req,
+    now,
+    verdict,
+    "allow",
+    resolveCosts(req.context?.decisionCosts),
+    deps.policy.version,
+    {
+      challengeId,
+    },
+  );
+  const outcome = await deps.store.events.record(
+    event,
+    idem && {
+      tenantId: caller.tenant.id,
       operation: idem.operation,
       key: idem.key,
       response: { fingerprint: idem.fingerprint, statusCode: 200, body: verdict },

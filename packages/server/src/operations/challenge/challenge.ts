@@ -1,0 +1,149 @@
+import type { ErrorCode } from "../../errors.js";
+import { timeOrderedId } from "../../lib/crypto.js";
+import { type ChallengeRecord, type Store, StoreUnavailableError } from "../../store/interfaces.js";
+import type { Caller } from "../caller.js";
+import { selectMethod } from "./methods.js";
+import {
+  DIFFICULTY_BY_TIER,
+  newSeed,
+  POW_ALGORITHM,
+  RISK_TIERS,
+  type RiskTier,
+  solvesPow,
+} from "./proofOfWork.js";
+import type { ChallengeRequest, ChallengeResponse } from "./schema.js";
+
+export const MAX_SESSION_LENGTH = 128;
+
+export interface ChallengeDeps {
+  store: Store;
+  clock: () => number;
+  ttlMs: number;
+}
+
+export type ChallengeResult =
+  | { ok: true; challenge: ChallengeResponse }
+  | { ok: false; code: ErrorCode; message?: string };
+
+/** An expected failure; without a message the catalogue's message for the code is used. */
+const fail = (code: ErrorCode, message?: string): ChallengeResult =>
+  message === undefined ? { ok: false, code } : { ok: false, code, message };
+
+function view(c: ChallengeRecord): ChallengeResponse {
+  const base: ChallengeResponse = {
+    challengeId: c.id,
+    method: c.method,
+    instructions: c.instructions,
+    boundTo: c.session,
+    expiresAt: new Date(c.expiresAt).toISOString(),
+  };
+  return c.clearedAt === null ? base : { ...base, ok: true, clearedAt: new Date(c.clearedAt).toISOString() };
+}
+
+/** POST /v1/challenge: issue mode without challengeId and proof, completion mode with both. */
+export async function challenge(
+  deps: ChallengeDeps,
+  caller: Caller,
+  req: ChallengeRequest,
+): Promise<ChallengeResult> {
+  if (req.session === undefined || req.session === "") return fail("session_required");
+  if (req.session.length > MAX_SESSION_LENGTH) return fail("session_too_long");
+  const hasId = req.challengeId !== undefined;
+  const hasProof = req.proof !== undefined;
+  if (hasId !== hasProof) {
+    return fail(
+      "missing_required_field",
+      hasId ? "proof is required to complete a challenge." : "challengeId is required with a proof.",
+    );
+  }
+  return hasId ? complete(deps, caller, req, req.session) : issue(deps, caller, req, req.session);
+}
+
+async function issue(
+  deps: ChallengeDeps,
+  caller: Caller,
+  req: ChallengeRequest,
+  session: string,
+): Promise<ChallengeResult> {
+  if (req.eventId === undefined)
+    return fail("missing_required_field", "eventId is required to issue a challenge.");
+  const tier = (req.context?.riskTier ?? "default") as RiskTier;
+  if (!RISK_TIERS.includes(tier)) return fail("invalid_risk_tier");
+  const tenantId = caller.tenant.id;
+  try {
+    const event = await deps.store.events.get(tenantId, req.eventId);
+    if (!event) return fail("unknown_event_id", "No event with this eventId for this tenant.");
+    // A deny must not be escaped through friction.
+    if (event.decision === "deny") return fail("event_denied");
+    const method = selectMethod(req.prefer);
+    const now = deps.clock();
+    const difficulty = DIFFICULTY_BY_TIER[tier];
+    const seed = newSeed();
+    const record: ChallengeRecord = {
+      id: timeOrderedId("chl", now),
+      tenantId,
+      eventId: event.id,
+      session,
+      method,
+      difficulty,
+      seed,
+      instructions: { type: "pow", difficulty, seed, algorithm: POW_ALGORITHM },
+      issuedAt: now,
+      expiresAt: now + deps.ttlMs,
+      clearedAt: null,
+      redeemedAt: null,
+    };
+    await deps.store.challenges.insert(record);
+    return { ok: true, challenge: view(record) };
+  } catch (err) {
+    if (err instanceof StoreUnavailableError) return fail("challenge_issue_failed");
+    throw err;
+  }
+}
+
+/** The proof's method: named explicitly, or recognised by its keys. */
+function proofMethod(proof: NonNullable<ChallengeRequest["proof"]>): string | undefined {
+  if (proof.method === "provider_setup_intent" || proof.setupIntentId !== undefined) return "payment_preauth";
+  if (proof.method !== undefined) return proof.method;
+  if (proof.nonce !== undefined) return "proof_of_work";
+  return undefined;
+}
+
+/**
+ * Completion. When several failures apply, the first in this order answers:
+ * 1. 404 unknown_challenge (also another tenant's, or one issued for another eventId);
+ * 2. 403 challenge_session_mismatch; 3. 409 challenge_already_solved; 4. 410 challenge_expired;
+ * 5. 400 challenge_method_mismatch; 6. 400 invalid_challenge_proof.
+ * The session is checked first so that another session learns nothing about the challenge's state.
+ * A failed attempt leaves the challenge issued; the clear itself is one atomic, once-only update.
+ */
+async function complete(
+  deps: ChallengeDeps,
+  caller: Caller,
+  req: ChallengeRequest,
+  session: string,
+): Promise<ChallengeResult> {
+  const tenantId = caller.tenant.id;
+  const proof = req.proof ?? {};
+  try {
+    const c = await deps.store.challenges.get(tenantId, req.challengeId ?? "");
+    if (!c || (req.eventId !== undefined && req.eventId !== c.eventId)) return fail("unknown_challenge");
+    if (c.session !== session) return fail("challenge_session_mismatch");
+    if (c.clearedAt !== null) return fail("challenge_already_solved");
+    const now = deps.clock();
+    if (now >= c.expiresAt) return fail("challenge_expired");
+    if (proofMethod(proof) !== c.method) return fail("challenge_method_mismatch");
+    const nonce = typeof proof.nonce === "string" ? proof.nonce : "";
+    // Completion checks the difficulty sealed at issue, never a current tier or policy.
+    if (c.seed === null || c.difficulty === null || !solvesPow(c.seed, nonce, c.difficulty)) {
+      return fail("invalid_challenge_proof");
+    }
+    const cleared = await deps.store.challenges.clear(tenantId, c.id, session, now);
+    // Lost the race to a concurrent valid completion (or it expired in between).
+    if (!cleared) return fail(now >= c.expiresAt ? "challenge_expired" : "challenge_already_solved");
+    return { ok: true, challenge: view(cleared) };
+  } catch (err) {
+    if (err instanceof StoreUnavailableError) return fail("challenge_unavailable");
+    throw err;
+  }
+}

@@ -1,0 +1,43 @@
+import { type Static, Type } from "@sinclair/typebox";
+
+export const ChallengeRequest = Type.Object(
+  {
+    eventId: Type.Optional(
+      Type.String({ minLength: 1, maxLength: 128, description: "From verify; required to issue." }),
+    ),
+    session: Type.Optional(Type.String({ description: "Required; at most 128 characters." })),
+    prefer: Type.Optional(
+      Type.Array(Type.String({ maxLength: 64 }), { maxItems: 16, description: "Ordered method hints." }),
+    ),
+    challengeId: Type.Optional(Type.String({ minLength: 1, maxLength: 128 })),
+    proof: Type.Optional(
+      Type.Object(
+        {
+          method: Type.Optional(Type.String({ maxLength: 64 })),
+          nonce: Type.Optional(Type.String()),
+          setupIntentId: Type.Optional(Type.String({ maxLength: 255 })),
+        },
+        { additionalProperties: true, description: "proof_of_work: { nonce } (at most 64 characters)." },
+      ),
+    ),
+    context: Type.Optional(
+      Type.Object(
+        { riskTier: Type.Optional(Type.String({ description: "default, elevated or severe." })) },
+        { additionalProperties: true },
+      ),
+    ),
+  },
+  { additionalProperties: true },
+);
+export type ChallengeRequest = Static<typeof ChallengeRequest>;
+
+export const ChallengeResponse = Type.Object({
+  challengeId: Type.String(),
+  method: Type.String(),
+  instructions: Type.Record(Type.String(), Type.Unknown()),
+  boundTo: Type.String(),
+  expiresAt: Type.String({ format: "date-time" }),
+  ok: Type.Optional(Type.Boolean()),
+  clearedAt: Type.Optional(Type.String({ format: "date-time" })),
+});
+export type ChallengeResponse = Static<typeof ChallengeResponse>;
