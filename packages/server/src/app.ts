@@ -99,7 +99,16 @@ export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<Fa
   registerHealth(app, store);
   registerJwks(app, keyring);
   registerVerify(app, verifyDeps, { onRequest });
-  registerChallenge(app, { store, clock, ttlMs: config.challengeTtlSeconds * 1000 }, { onRequest });
+  registerChallenge(
+    app,
+    {
+      store,
+      clock,
+      ttlMs: config.challengeTtlSeconds * 1000,
+      payment: { apiBase: config.paymentApiBase, timeoutMs: config.paymentTimeoutMs },
+    },
+    { onRequest },
+  );
   registerFeedback(app, { store, clock, idempotencyTtlMs: verifyDeps.idempotencyTtlMs }, { onRequest });
   app.get("/openapi.json", { schema: { hide: true } }, async () => app.swagger());
 

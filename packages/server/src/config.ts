@@ -30,6 +30,10 @@ export interface Config {
   readonly challengeTtlSeconds: number;
   /** How long after a clear a re-verify may redeem it. */
   readonly clearWindowSeconds: number;
+  /** Base URL of the payment provider's API (Stripe); tests point it at a local server. */
+  readonly paymentApiBase: URL;
+  /** Deadline of one call to the payment provider. */
+  readonly paymentTimeoutMs: number;
 }
 
 export class ConfigError extends Error {
@@ -60,6 +64,20 @@ function text(env: Env, name: string, fallback: string): string {
   const value = raw.trim();
   if (value === "") throw new ConfigError(name, "must not be empty");
   return value;
+}
+
+function url(env: Env, name: string, fallback: string): URL {
+  const value = text(env, name, fallback);
+  let parsed: URL;
+  try {
+    parsed = new URL(value);
+  } catch {
+    throw new ConfigError(name, `must be an absolute URL, got "${value}"`);
+  }
+  if (parsed.protocol !== "https:" && parsed.protocol !== "http:") {
+    throw new ConfigError(name, `must be an http(s) URL, got "${value}"`);
+  }
+  return parsed;
 }
 
 const LOG_LEVELS = ["fatal", "error", "warn", "info", "debug", "trace", "silent"];
@@ -108,5 +126,7 @@ export function loadConfig(env: Env = process.env): Config {
     signingKeyRefreshSeconds: integer(env, "WARDEN_SIGNING_KEY_REFRESH_SECONDS", 10, 1, 3600),
     challengeTtlSeconds: integer(env, "WARDEN_CHALLENGE_TTL_SECONDS", 300, 10, 86_400),
     clearWindowSeconds: integer(env, "WARDEN_CLEAR_WINDOW_SECONDS", 600, 10, 86_400),
+    paymentApiBase: url(env, "WARDEN_STRIPE_API_BASE", "https://api.stripe.com"),
+    paymentTimeoutMs: integer(env, "WARDEN_STRIPE_TIMEOUT_MS", 3000, 100, 30_000),
   });
 }

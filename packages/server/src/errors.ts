@@ -38,6 +38,10 @@ export const ERROR_CATALOGUE = {
     status: 400,
     message: "The proof does not solve this challenge; it stays issued.",
   },
+  payment_not_succeeded: {
+    status: 400,
+    message: "The payment provider's result does not prove this challenge; it stays issued.",
+  },
   challenge_method_mismatch: {
     status: 400,
     message: "The proof is for another method than the challenge's.",
@@ -69,6 +73,10 @@ export const ERROR_CATALOGUE = {
   store_unavailable: { status: 503, message: "The store is unavailable; retry with backoff." },
   challenge_issue_failed: { status: 503, message: "The challenge could not be issued; retry with backoff." },
   challenge_unavailable: { status: 503, message: "The challenge could not be checked; retry with backoff." },
+  payment_verification_unavailable: {
+    status: 503,
+    message: "The payment provider could not be reached to verify the proof; retry with backoff.",
+  },
   feedback_lookup_failed: {
     status: 503,
     message: "The ledger could not look up the event; retry with backoff.",

@@ -150,6 +150,23 @@ describe("warden CLI", () => {
     expect(bad.stderr).toMatch(/--since must be an ISO 8601 date/);
   });
 
+  it("tenant update stores a Stripe key without printing it, and removes it", async () => {
+    const key = "sk_test_51Abcdefghijklmnopqrstuv";
+    const set = await warden("tenant", "update", "acme", "--stripe-secret-key", key);
+    expect(set.code).toBe(0);
+    expect(set.stdout).toMatch(/Stripe test key stored/);
+    expect(set.stdout + set.stderr).not.toContain(key);
+    const store = await openSqliteStore({ file: path.join(dir, "cli.db"), busyTimeoutMs: 5000 });
+    expect(await store.tenants.paymentKey("acme")).toBe(key);
+    await store.close();
+    expect((await warden("tenant", "update", "acme", "--remove-stripe-secret-key")).code).toBe(0);
+    const bad = await warden("tenant", "update", "acme", "--stripe-secret-key", "pk_live_nope");
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(/must be a Stripe secret key/);
+    expect((await warden("tenant", "update", "acme")).code).toBe(2);
+    expect((await warden("tenant", "update", "ghost", "--remove-stripe-secret-key")).code).toBe(1);
+  });
+
   it("pow solve prints a nonce that solves the seed at the difficulty", async () => {
     const res = await warden(
       "pow",
@@ -196,6 +213,7 @@ describe("warden CLI", () => {
     ["key", "revoke"],
     ["ledger", "summary"],
     ["pow", "solve"],
+    ["tenant", "update"],
     ["signing-key", "rotate"],
   ])("%s %s --help prints usage and exits 0", async (...words) => {
     const res = await warden(...words.filter(Boolean), "--help");

@@ -3,6 +3,7 @@ import { issueApiKey, parseScopes, validateTenantId } from "../admin/apiKeys.js"
 import { type Config, ConfigError, loadConfig } from "../config.js";
 import { openStore } from "../deps.js";
 import { solvePow } from "../operations/challenge/proofOfWork.js";
+import { isStripeSecretKey } from "../operations/challenge/stripeSetupIntents.js";
 import { ledgerSummary } from "../operations/feedback/ledger.js";
 import { serve } from "../serve.js";
 import type { Store } from "../store/interfaces.js";
@@ -72,6 +73,35 @@ const COMMANDS: Record<string, Command> = {
         return 1;
       }
       ctx.io.out(`created tenant ${id}`);
+      return 0;
+    },
+  },
+  "tenant update": {
+    usage: "warden tenant update <tenantId> (--stripe-secret-key <sk_…> | --remove-stripe-secret-key)",
+    summary:
+      "Configure the tenant's payment provider for payment_preauth challenges (the key is stored in the database and never printed).",
+    options: { "stripe-secret-key": { type: "string" }, "remove-stripe-secret-key": { type: "boolean" } },
+    positionals: 1,
+    run: async ({ values, positionals }, ctx) => {
+      const id = requireTenant(positionals[0]);
+      const key = str(values["stripe-secret-key"]);
+      const remove = values["remove-stripe-secret-key"] === true;
+      if ((key === undefined) === !remove) {
+        throw new UsageError("give exactly one of --stripe-secret-key or --remove-stripe-secret-key");
+      }
+      if (key !== undefined && !isStripeSecretKey(key)) {
+        throw new UsageError("--stripe-secret-key must be a Stripe secret key (sk_test_… or sk_live_…)");
+      }
+      const updated = await ctx.withStore((store) => store.tenants.setPaymentKey(id, key ?? null));
+      if (!updated) {
+        ctx.io.err(`unknown tenant "${id}"`);
+        return 1;
+      }
+      ctx.io.out(
+        key === undefined
+          ? `tenant ${id}: payment provider removed`
+          : `tenant ${id}: Stripe ${key.startsWith("sk_live_") ? "live" : "test"} key stored; payment_preauth can be issued`,
+      );
       return 0;
     },
   },

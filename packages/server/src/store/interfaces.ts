@@ -46,6 +46,10 @@ export interface TenantStore {
   get(id: string): Promise<Tenant | undefined>;
   list(): Promise<Tenant[]>;
   count(): Promise<number>;
+  /** Sets (or with null removes) the tenant's payment-provider secret key; false for an unknown tenant. */
+  setPaymentKey(id: string, secretKey: string | null): Promise<boolean>;
+  /** The tenant's payment-provider secret key, if one is configured. */
+  paymentKey(id: string): Promise<string | undefined>;
 }
 
 export interface ApiKeyStore {
@@ -263,6 +267,8 @@ export interface ChallengeRecord {
   expiresAt: number;
   clearedAt: number | null;
   redeemedAt: number | null;
+  /** The provider object that proved the clear (a SetupIntent id); unique across challenges. */
+  proofRef: string | null;
 }
 
 export interface ChallengeStore {
@@ -273,7 +279,13 @@ export interface ChallengeStore {
    * to `session`, is not cleared yet and has not expired. Resolves the cleared record, or undefined
    * when any condition failed (of concurrent calls, exactly one succeeds).
    */
-  clear(tenantId: string, id: string, session: string, now: number): Promise<ChallengeRecord | undefined>;
+  clear(
+    tenantId: string,
+    id: string,
+    session: string,
+    now: number,
+    proofRef?: string,
+  ): Promise<ChallengeRecord | undefined>;
   /**
    * Atomic and once only: marks a clear redeemed by a re-verify if it belongs to the tenant, is bound
    * to `session`, was cleared at or after `clearedSince` and was never redeemed. Resolves whether it

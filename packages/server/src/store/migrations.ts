@@ -134,6 +134,19 @@ const migrationsFor = (dialect: Dialect): Record<string, Migration> => ({
         .execute();
     },
   },
+  "0004_payment_preauth": {
+    async up(db: Kysely<unknown>) {
+      await db.schema.alterTable("tenants").addColumn("payment_secret_key", "text").execute();
+      await db.schema.alterTable("challenges").addColumn("proof_ref", "text").execute();
+      // A provider object proves at most one clear.
+      await db.schema
+        .createIndex("challenges_proof_ref")
+        .on("challenges")
+        .column("proof_ref")
+        .unique()
+        .execute();
+    },
+  },
 });
 
 /** Brings the schema up to date. Safe when several processes start at once (Kysely's migration lock). */

@@ -3,7 +3,13 @@
  * and JSON is text, so one set of migrations serves SQLite and PostgreSQL.
  */
 export interface Database {
-  tenants: { id: string; raw_pii: number; log_only: number; created_at: number };
+  tenants: {
+    id: string;
+    raw_pii: number;
+    log_only: number;
+    created_at: number;
+    payment_secret_key: string | null;
+  };
   api_keys: {
     id: string;
     tenant_id: string;
@@ -70,6 +76,7 @@ export interface Database {
     expires_at: number;
     cleared_at: number | null;
     redeemed_at: number | null;
+    proof_ref: string | null;
   };
   idempotency: {
     tenant_id: string;

@@ -48,7 +48,7 @@ const bool = (v: boolean): number => (v ? 1 : 0);
 /** Integer columns may come back as strings (PostgreSQL bigint); null stays null. */
 const nullableNumber = (v: number | string | null): number | null => (v === null ? null : Number(v));
 
-function tenantFromRow(row: Database["tenants"]): Tenant {
+function tenantFromRow(row: Omit<Database["tenants"], "payment_secret_key">): Tenant {
   return {
     id: row.id,
     rawPii: row.raw_pii === 1,
@@ -156,6 +156,7 @@ function challengeFromRow(r: Database["challenges"]): ChallengeRecord {
     expiresAt: Number(r.expires_at),
     clearedAt: nullableNumber(r.cleared_at),
     redeemedAt: nullableNumber(r.redeemed_at),
+    proofRef: r.proof_ref,
   };
 }
 
@@ -264,13 +265,41 @@ export function createSqlStore(rt: SqlRuntime): Store {
         }),
       get: (id) =>
         guard("tenants.get", async () => {
-          const row = await db.selectFrom("tenants").selectAll().where("id", "=", id).executeTakeFirst();
+          const row = await db
+            .selectFrom("tenants")
+            .select(["id", "raw_pii", "log_only", "created_at"])
+            .where("id", "=", id)
+            .executeTakeFirst();
           return row ? tenantFromRow(row) : undefined;
         }),
       list: () =>
         guard("tenants.list", async () =>
-          (await db.selectFrom("tenants").selectAll().orderBy("id").execute()).map(tenantFromRow),
+          (
+            await db
+              .selectFrom("tenants")
+              .select(["id", "raw_pii", "log_only", "created_at"])
+              .orderBy("id")
+              .execute()
+          ).map(tenantFromRow),
         ),
+      setPaymentKey: (id, secretKey) =>
+        guard("tenants.setPaymentKey", async () => {
+          const res = await db
+            .updateTable("tenants")
+            .set({ payment_secret_key: secretKey })
+            .where("id", "=", id)
+            .executeTakeFirst();
+          return Number(res.numUpdatedRows) === 1;
+        }),
+      paymentKey: (id) =>
+        guard("tenants.paymentKey", async () => {
+          const row = await db
+            .selectFrom("tenants")
+            .select("payment_secret_key")
+            .where("id", "=", id)
+            .executeTakeFirst();
+          return row?.payment_secret_key ?? undefined;
+        }),
       count: () =>
         guard("tenants.count", async () => {
           const row = await db
@@ -586,6 +615,7 @@ export function createSqlStore(rt: SqlRuntime): Store {
                 expires_at: c.expiresAt,
                 cleared_at: c.clearedAt,
                 redeemed_at: c.redeemedAt,
+                proof_ref: c.proofRef,
               })
               .execute();
           }),
@@ -601,12 +631,12 @@ export function createSqlStore(rt: SqlRuntime): Store {
           return row ? challengeFromRow(row) : undefined;
         }),
       // One conditional UPDATE each: the conditions and the change are one atomic statement.
-      clear: (tenantId, id, session, now) =>
+      clear: (tenantId, id, session, now, proofRef) =>
         guard("challenges.clear", () =>
           rt.write(async (conn) => {
             const row = await conn
               .updateTable("challenges")
-              .set({ cleared_at: now })
+              .set({ cleared_at: now, proof_ref: proofRef ?? null })
               .where("tenant_id", "=", tenantId)
               .where("id", "=", id)
               .where("session", "=", session)

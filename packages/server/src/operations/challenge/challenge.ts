@@ -1,6 +1,11 @@
 import type { ErrorCode } from "../../errors.js";
 import { timeOrderedId } from "../../lib/crypto.js";
-import { type ChallengeRecord, type Store, StoreUnavailableError } from "../../store/interfaces.js";
+import {
+  type ChallengeMethod,
+  type ChallengeRecord,
+  type Store,
+  StoreUnavailableError,
+} from "../../store/interfaces.js";
 import type { Caller } from "../caller.js";
 import { selectMethod } from "./methods.js";
 import {
@@ -12,6 +17,7 @@ import {
   solvesPow,
 } from "./proofOfWork.js";
 import type { ChallengeRequest, ChallengeResponse } from "./schema.js";
+import { CHALLENGE_METADATA_KEY, checkSetupIntent, type PaymentSettings } from "./stripeSetupIntents.js";
 
 export const MAX_SESSION_LENGTH = 128;
 
@@ -19,6 +25,7 @@ export interface ChallengeDeps {
   store: Store;
   clock: () => number;
   ttlMs: number;
+  payment: PaymentSettings;
 }
 
 export type ChallengeResult =
@@ -75,23 +82,27 @@ async function issue(
     if (!event) return fail("unknown_event_id", "No event with this eventId for this tenant.");
     // A deny must not be escaped through friction.
     if (event.decision === "deny") return fail("event_denied");
-    const method = selectMethod(req.prefer);
+    const issuable = new Set<ChallengeMethod>(["proof_of_work"]);
+    // Only look the provider key up when the caller would take a payment challenge.
+    if (req.prefer?.includes("payment_preauth") && (await deps.store.tenants.paymentKey(tenantId))) {
+      issuable.add("payment_preauth");
+    }
+    const method = selectMethod(req.prefer, issuable);
     const now = deps.clock();
-    const difficulty = DIFFICULTY_BY_TIER[tier];
-    const seed = newSeed();
+    const id = timeOrderedId("chl", now);
+    const sealed = method === "proof_of_work" ? powChallenge(tier) : paymentChallenge(id);
     const record: ChallengeRecord = {
-      id: timeOrderedId("chl", now),
+      id,
       tenantId,
       eventId: event.id,
       session,
       method,
-      difficulty,
-      seed,
-      instructions: { type: "pow", difficulty, seed, algorithm: POW_ALGORITHM },
+      ...sealed,
       issuedAt: now,
       expiresAt: now + deps.ttlMs,
       clearedAt: null,
       redeemedAt: null,
+      proofRef: null,
     };
     await deps.store.challenges.insert(record);
     return { ok: true, challenge: view(record) };
@@ -99,6 +110,26 @@ async function issue(
     if (err instanceof StoreUnavailableError) return fail("challenge_issue_failed");
     throw err;
   }
+}
+
+function powChallenge(tier: RiskTier): Pick<ChallengeRecord, "difficulty" | "seed" | "instructions"> {
+  const difficulty = DIFFICULTY_BY_TIER[tier];
+  const seed = newSeed();
+  return { difficulty, seed, instructions: { type: "pow", difficulty, seed, algorithm: POW_ALGORITHM } };
+}
+
+/** Instructions for payment_preauth: a Stripe SetupIntent, confirmed by the client, naming this challenge. */
+function paymentChallenge(id: string): Pick<ChallengeRecord, "difficulty" | "seed" | "instructions"> {
+  return {
+    difficulty: null,
+    seed: null,
+    instructions: {
+      type: "stripe_setup_intent",
+      metadata: { [CHALLENGE_METADATA_KEY]: id },
+      steps:
+        "Create and confirm a Stripe SetupIntent with this metadata (no charge is made), then complete with proof { method: provider_setup_intent, setupIntentId }.",
+    },
+  };
 }
 
 /** The proof's method: named explicitly, or recognised by its keys. */
@@ -113,7 +144,8 @@ function proofMethod(proof: NonNullable<ChallengeRequest["proof"]>): string | un
  * Completion. When several failures apply, the first in this order answers:
  * 1. 404 unknown_challenge (also another tenant's, or one issued for another eventId);
  * 2. 403 challenge_session_mismatch; 3. 409 challenge_already_solved; 4. 410 challenge_expired;
- * 5. 400 challenge_method_mismatch; 6. 400 invalid_challenge_proof.
+ * 5. 400 challenge_method_mismatch; 6. 400 invalid_challenge_proof or payment_not_succeeded
+ *    (503 payment_verification_unavailable when the provider cannot answer).
  * The session is checked first so that another session learns nothing about the challenge's state.
  * A failed attempt leaves the challenge issued; the clear itself is one atomic, once-only update.
  */
@@ -133,12 +165,23 @@ async function complete(
     const now = deps.clock();
     if (now >= c.expiresAt) return fail("challenge_expired");
     if (proofMethod(proof) !== c.method) return fail("challenge_method_mismatch");
-    const nonce = typeof proof.nonce === "string" ? proof.nonce : "";
-    // Completion checks the difficulty sealed at issue, never a current tier or policy.
-    if (c.seed === null || c.difficulty === null || !solvesPow(c.seed, nonce, c.difficulty)) {
-      return fail("invalid_challenge_proof");
+    let proofRef: string | undefined;
+    if (c.method === "payment_preauth") {
+      const secretKey = await deps.store.tenants.paymentKey(tenantId);
+      if (!secretKey) {
+        return fail("payment_verification_unavailable", "No payment provider is configured for this tenant.");
+      }
+      proofRef = typeof proof.setupIntentId === "string" ? proof.setupIntentId : "";
+      const check = await checkSetupIntent(secretKey, deps.payment, proofRef, c);
+      if (!check.ok) return fail(check.code, `The payment proof was not accepted: ${check.why}.`);
+    } else {
+      const nonce = typeof proof.nonce === "string" ? proof.nonce : "";
+      // Completion checks the difficulty sealed at issue, never a current tier or policy.
+      if (c.seed === null || c.difficulty === null || !solvesPow(c.seed, nonce, c.difficulty)) {
+        return fail("invalid_challenge_proof");
+      }
     }
-    const cleared = await deps.store.challenges.clear(tenantId, c.id, session, now);
+    const cleared = await deps.store.challenges.clear(tenantId, c.id, session, now, proofRef);
     // Lost the race to a concurrent valid completion (or it expired in between).
     if (!cleared) return fail(now >= c.expiresAt ? "challenge_expired" : "challenge_already_solved");
     return { ok: true, challenge: view(cleared) };

@@ -9,17 +9,18 @@ export const CHALLENGE_METHODS: readonly ChallengeMethod[] = [
 ];
 
 /**
- * Methods this release can issue. payment_preauth (a configured payment provider), web_bot_auth_stepup
- * (a verified Web Bot Auth identity) and device_attestation are not issuable yet; email_otp is never
- * selected (spec). Skipped entries are simply passed over.
+ * Spec, challenge: the first entry of `prefer` that can be issued for this tenant wins; the floor is
+ * proof_of_work, and email_otp is never selected. `issuable` is what this tenant can be issued now:
+ * proof_of_work always, payment_preauth when the tenant has a payment provider configured.
+ * web_bot_auth_stepup and device_attestation are not issuable in this release.
  */
-const ISSUABLE: ReadonlySet<ChallengeMethod> = new Set(["proof_of_work"]);
-
-/** Spec, challenge: the first issuable entry of `prefer` wins; the floor is proof_of_work. */
-export function selectMethod(prefer: readonly string[] | undefined): ChallengeMethod {
+export function selectMethod(
+  prefer: readonly string[] | undefined,
+  issuable: ReadonlySet<ChallengeMethod>,
+): ChallengeMethod {
   for (const m of prefer ?? []) {
     if (m === "email_otp") continue;
-    if (ISSUABLE.has(m as ChallengeMethod)) return m as ChallengeMethod;
+    if (issuable.has(m as ChallengeMethod)) return m as ChallengeMethod;
   }
   return "proof_of_work";
 }
