@@ -1,0 +1,141 @@
+/**
+ * Challenge figures (part of npm run bench):
+ *   1. proof verification cost (solvesPow) in microseconds;
+ *   2. issue throughput and completion throughput through the real app on SQLite;
+ *   3. median time to solve each difficulty with the reference solver (warden pow solve).
+ * Settings: BENCH_SECONDS (default 10), BENCH_CONNECTIONS (default 16), BENCH_SOLVES_D6 (default 3).
+ */
+import { type ChildProcess, spawn } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import autocannon from "autocannon";
+import { newSeed, solvePow, solvesPow } from "../operations/challenge/proofOfWork.js";
+
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
+const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 16);
+const here = path.dirname(fileURLToPath(import.meta.url));
+const out = (line = "") => process.stdout.write(`${line}\n`);
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? 0;
+
+function verificationCost(): void {
+  const seed = newSeed();
+  const nonces = Array.from({ length: 1000 }, (_, i) => `n${i}`);
+  const rounds = 200;
+  const started = performance.now();
+  let valid = 0;
+  for (let r = 0; r < rounds; r++) for (const n of nonces) if (solvesPow(seed, n, 4)) valid++;
+  const us = ((performance.now() - started) * 1000) / (rounds * nonces.length);
+  out(
+    `proof verification (solvesPow, difficulty 4): ${us.toFixed(2)} µs per proof (${rounds * nonces.length} checks, ${valid} valid)`,
+  );
+}
+
+async function startServer(): Promise<{ child: ChildProcess; url: string; apiKey: string }> {
+  const child = spawn(process.execPath, [path.join(here, "benchServers.js"), "verify"], {
+    stdio: ["ignore", "pipe", "inherit"],
+  });
+  return new Promise((resolve, reject) => {
+    let buf = "";
+    child.stdout?.on("data", (d) => {
+      buf += d;
+      if (buf.includes("\n"))
+        resolve({ child, ...(JSON.parse(buf.split("\n")[0] as string) as { url: string; apiKey: string }) });
+    });
+    child.once("exit", (code) => reject(new Error(`server exited with ${code}`)));
+  });
+}
+
+async function throughput(): Promise<void> {
+  const server = await startServer();
+  const headers = { authorization: `Bearer ${server.apiKey}`, "content-type": "application/json" };
+  const post = async (p: string, body: unknown) =>
+    (
+      await fetch(`${server.url}${p}`, { method: "POST", headers, body: JSON.stringify(body) })
+    ).json() as Promise<Record<string, unknown>>;
+  try {
+    const events: string[] = [];
+    for (let i = 0; i < 200; i++)
+      events.push((await post("/v1/verify", { action: "signup", subject: {} })).eventId as string);
+    const issue = await autocannon({
+      url: `${server.url}/v1/challenge`,
+      connections: CONNECTIONS,
+      duration: SECONDS,
+      method: "POST",
+      headers,
+      requests: [
+        {
+          setupRequest: (req) => ({
+            ...req,
+            body: JSON.stringify({
+              eventId: events[Math.floor(Math.random() * events.length)],
+              session: randomBytes(12).toString("base64url"),
+            }),
+          }),
+        },
+      ],
+    });
+    out();
+    out("| challenge | req/s | p50 ms | p99 ms | non-2xx |");
+    out("|---|---:|---:|---:|---:|");
+    out(
+      `| issue (${CONNECTIONS} connections) | ${Math.round(issue.requests.average)} | ${issue.latency.p50} | ${issue.latency.p99} | ${issue.non2xx} |`,
+    );
+
+    // Completion: pre-issue and pre-solve challenges, then send each valid completion once.
+    const solved: string[] = [];
+    for (let i = 0; i < 2000; i++) {
+      const session = `s${i}`;
+      const c = await post("/v1/challenge", { eventId: events[i % events.length], session });
+      const { seed, difficulty } = c.instructions as { seed: string; difficulty: number };
+      solved.push(
+        JSON.stringify({
+          challengeId: c.challengeId,
+          session,
+          proof: { nonce: solvePow(seed, difficulty).nonce },
+        }),
+      );
+    }
+    let next = 0;
+    const started = performance.now();
+    const complete = await autocannon({
+      url: `${server.url}/v1/challenge`,
+      connections: CONNECTIONS,
+      amount: solved.length,
+      method: "POST",
+      headers,
+      requests: [{ setupRequest: (req) => ({ ...req, body: solved[next++ % solved.length] as string }) }],
+    });
+    out(
+      `| complete (valid proofs, ${solved.length} challenges) | ${Math.round((complete.requests.total / (performance.now() - started)) * 1000)} | ${complete.latency.p50} | ${complete.latency.p99} | ${complete.non2xx} |`,
+    );
+  } finally {
+    server.child.kill("SIGTERM");
+  }
+}
+
+function solveTimes(): void {
+  out();
+  out("| difficulty | expected hashes | samples | median solve ms | median hashes |");
+  out("|---:|---:|---:|---:|---:|");
+  for (const [difficulty, samples] of [
+    [4, 21],
+    [5, 9],
+    [6, Number(process.env.BENCH_SOLVES_D6 ?? 3)],
+  ] as const) {
+    const ms: number[] = [];
+    const attempts: number[] = [];
+    for (let i = 0; i < samples; i++) {
+      const started = performance.now();
+      attempts.push(solvePow(newSeed(), difficulty).attempts);
+      ms.push(performance.now() - started);
+    }
+    out(
+      `| ${difficulty} | ${16 ** difficulty} | ${samples} | ${Math.round(median(ms))} | ${median(attempts)} |`,
+    );
+  }
+}
+
+verificationCost();
+await throughput();
+solveTimes();
