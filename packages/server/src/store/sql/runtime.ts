@@ -1,0 +1,25 @@
+import type { CompiledQuery, Kysely, QueryResult, Transaction } from "kysely";
+import type { Database } from "../schema.js";
+
+/**
+ * What an SQL adapter supplies to the shared queries (sqlStore.ts and sql/*): how a write transaction
+ * starts (SQLite takes the write lock up front with BEGIN IMMEDIATE; PostgreSQL relies on row locks
+ * and unique constraints), how independent writes are made durable, how hot statements run, and how
+ * the connection closes.
+ */
+export interface SqlRuntime {
+  readonly db: Kysely<Database>;
+  /** Runs `fn` in one write transaction: committed when it resolves, rolled back when it throws. */
+  writeTransaction<T>(fn: (trx: Kysely<Database> | Transaction<Database>) => Promise<T>): Promise<T>;
+  /**
+   * Runs write statements that are each atomic on their own (no all-or-nothing across them); resolves
+   * once they are durable. SQLite batches these into group commits.
+   */
+  write<T>(fn: (conn: Kysely<Database>) => Promise<T>): Promise<T>;
+  /**
+   * Executes a precompiled hot-path statement on `conn` (`db`, or the connection a write job was
+   * given). An adapter may run it more directly than Kysely's executor would.
+   */
+  execute<R>(conn: Kysely<Database>, query: CompiledQuery<R>): Promise<QueryResult<R>>;
+  close(): Promise<void>;
+}
