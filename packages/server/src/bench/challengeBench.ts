@@ -1,20 +1,13 @@
-/**
- * Challenge figures (part of npm run bench):
- *   1. proof verification cost (solvesPow) in microseconds;
- *   2. issue throughput and completion throughput through the real app on SQLite;
- *   3. median time to solve each difficulty with the reference solver (warden pow solve).
- * Settings: BENCH_SECONDS (default 10), BENCH_CONNECTIONS (default 16), BENCH_SOLVES_D6 (default 3).
- */
-import { type ChildProcess, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import autocannon from "autocannon";
 import { newSeed, solvePow, solvesPow } from "../operations/challenge/proofOfWork.js";
+import { startBenchServer } from "./startBenchServer.js";
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 16);
-const here = path.dirname(fileURLToPath(import.meta.url));
+const _here = path.dirname(fileURLToPath(import.meta.url));
 const out = (line = "") => process.stdout.write(`${line}\n`);
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? 0;
 
@@ -31,23 +24,8 @@ function verificationCost(): void {
   );
 }
 
-async function startServer(): Promise<{ child: ChildProcess; url: string; apiKey: string }> {
-  const child = spawn(process.execPath, [path.join(here, "benchServers.js"), "verify"], {
-    stdio: ["ignore", "pipe", "inherit"],
-  });
-  return new Promise((resolve, reject) => {
-    let buf = "";
-    child.stdout?.on("data", (d) => {
-      buf += d;
-      if (buf.includes("\n"))
-        resolve({ child, ...(JSON.parse(buf.split("\n")[0] as string) as { url: string; apiKey: string }) });
-    });
-    child.once("exit", (code) => reject(new Error(`server exited with ${code}`)));
-  });
-}
-
 async function throughput(): Promise<void> {
-  const server = await startServer();
+  const server = await startBenchServer("verify");
   const headers = { authorization: `Bearer ${server.apiKey}`, "content-type": "application/json" };
   const post = async (p: string, body: unknown) =>
     (

@@ -1,10 +1,3 @@
-/**
- * Feedback figures (part of npm run bench):
- *   1. ingest: POST /v1/feedback against the real app on SQLite, peak and at half of peak;
- *   2. summary: the tenant ledger summary over 1,000,000 observations (10,000 events).
- * Settings: BENCH_SECONDS (default 10), BENCH_CONNECTIONS (default 16), BENCH_OBSERVATIONS (1000000).
- */
-import { type ChildProcess, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import fs from "node:fs";
 import os from "node:os";
@@ -14,11 +7,12 @@ import autocannon from "autocannon";
 import SQLite from "better-sqlite3";
 import { ledgerSummary } from "../operations/feedback/ledger.js";
 import { openSqliteStore } from "../store/sqlite/sqliteStore.js";
+import { startBenchServer } from "./startBenchServer.js";
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 16);
 const OBSERVATIONS = Number(process.env.BENCH_OBSERVATIONS ?? 1_000_000);
-const here = path.dirname(fileURLToPath(import.meta.url));
+const _here = path.dirname(fileURLToPath(import.meta.url));
 const OUTCOMES = [
   "credit_burn",
   "converted",
@@ -28,23 +22,8 @@ const OUTCOMES = [
   "multi_account_cluster",
 ];
 
-async function startServer(): Promise<{ child: ChildProcess; url: string; apiKey: string }> {
-  const child = spawn(process.execPath, [path.join(here, "benchServers.js"), "verify"], {
-    stdio: ["ignore", "pipe", "inherit"],
-  });
-  return new Promise((resolve, reject) => {
-    let out = "";
-    child.stdout?.on("data", (d) => {
-      out += d;
-      if (out.includes("\n"))
-        resolve({ child, ...(JSON.parse(out.split("\n")[0] as string) as { url: string; apiKey: string }) });
-    });
-    child.once("exit", (code) => reject(new Error(`server exited with ${code}`)));
-  });
-}
-
 async function ingest(): Promise<void> {
-  const server = await startServer();
+  const server = await startBenchServer("verify");
   try {
     const headers = { authorization: `Bearer ${server.apiKey}`, "content-type": "application/json" };
     const events: string[] = [];

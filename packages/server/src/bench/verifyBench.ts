@@ -1,20 +1,13 @@
-/**
- * npm run bench: verify throughput and latency next to a minimal handler, measured side by side in one
- * run on this machine (ratios, not absolute numbers, are what carry across machines).
- *   1. peak: each server under closed-loop load (CONNECTIONS connections) for SECONDS, alternating;
- *   2. latency: verify at half of its own peak rate, p50/p99.
- * Settings: BENCH_SECONDS (default 10), BENCH_CONNECTIONS (default 16).
- */
-import { type ChildProcess, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import autocannon from "autocannon";
+import { type BenchServer, startBenchServer } from "./startBenchServer.js";
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 16);
-const here = path.dirname(fileURLToPath(import.meta.url));
+const _here = path.dirname(fileURLToPath(import.meta.url));
 
 const CHROME_UA =
   "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36";
@@ -43,31 +36,6 @@ function body(): string {
   });
 }
 
-interface Target {
-  name: string;
-  child: ChildProcess;
-  url: string;
-  apiKey: string;
-}
-
-function startServer(mode: string): Promise<Target> {
-  const child = spawn(process.execPath, [path.join(here, "benchServers.js"), mode], {
-    stdio: ["ignore", "pipe", "inherit"],
-  });
-  return new Promise((resolve, reject) => {
-    let out = "";
-    child.stdout?.on("data", (d) => {
-      out += d;
-      const line = out.split("\n")[0];
-      if (out.includes("\n") && line) {
-        const { url, apiKey } = JSON.parse(line) as { url: string; apiKey: string };
-        resolve({ name: mode, child, url, apiKey });
-      }
-    });
-    child.once("exit", (code) => reject(new Error(`${mode} server exited with ${code}`)));
-  });
-}
-
 interface Run {
   rps: number;
   p50: number;
@@ -76,7 +44,7 @@ interface Run {
   errors: number;
 }
 
-async function load(target: Target, seconds: number, rate?: number): Promise<Run> {
+async function load(target: BenchServer, seconds: number, rate?: number): Promise<Run> {
   const result = await autocannon({
     url: `${target.url}/v1/verify`,
     connections: CONNECTIONS,
@@ -98,8 +66,8 @@ async function load(target: Target, seconds: number, rate?: number): Promise<Run
 const fmt = (n: number, digits = 0) => n.toFixed(digits);
 
 async function main(): Promise<void> {
-  const verify = await startServer("verify");
-  const minimal = await startServer("minimal");
+  const verify = await startBenchServer("verify");
+  const minimal = await startBenchServer("minimal");
   try {
     process.stdout.write(`warming up (${CONNECTIONS} connections)…\n`);
     await load(verify, 3);

@@ -192,20 +192,7 @@ async function scoreAndRecord(
       high: round(assessment.risk.high),
     },
   });
-  const outcome = await store.events.record(
-    event,
-    idem && {
-      tenantId,
-      operation: idem.operation,
-      key: idem.key,
-      response: { fingerprint: idem.fingerprint, statusCode: 200, body: verdict },
-      expiresAt: now + deps.idempotencyTtlMs,
-    },
-    signal,
-  );
-  if (outcome.kind === "replay") return replayOrConflict(true, outcome.response.body);
-  if (outcome.kind === "conflict") return replayOrConflict(false, undefined);
-  return { ok: true, verdict, replayed: false };
+  return recordVerdict(deps, event, verdict, idem, now, signal);
 }
 
 /** Why a re-verify's challengeId was not honored, as a display sentence. */
@@ -287,10 +274,25 @@ async function recordCleared(
       challengeId,
     },
   );
+  return recordVerdict(deps, event, verdict, idem, now, signal);
+}
+
+/**
+ * Writes the event and, with an idempotency key, the answer stored under it (one atomic store call);
+ * a concurrent request that claimed the key first is replayed instead.
+ */
+async function recordVerdict(
+  deps: VerifyDeps,
+  event: EventRecord,
+  verdict: Verdict,
+  idem: (IdempotencyKey & { fingerprint: string }) | undefined,
+  now: number,
+  signal: AbortSignal,
+): Promise<VerifyResult> {
   const outcome = await deps.store.events.record(
     event,
     idem && {
-      tenantId: caller.tenant.id,
+      tenantId: idem.tenantId,
       operation: idem.operation,
       key: idem.key,
       response: { fingerprint: idem.fingerprint, statusCode: 200, body: verdict },
