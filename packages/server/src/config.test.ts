@@ -26,8 +26,8 @@ describe("configuration", () => {
     ["WARDEN_VERIFY_DEADLINE_MS", "100", /WARDEN_VERIFY_DEADLINE_MS: must be between 5 and 45/],
     ["WARDEN_IDEMPOTENCY_TTL_HOURS", "1", /at least|between 24/],
     ["WARDEN_LOG_LEVEL", "loud", /WARDEN_LOG_LEVEL: must be one of/],
-    ["WARDEN_DATABASE_URL", "mysql://x", /WARDEN_DATABASE_URL: must start with sqlite:/],
-    ["WARDEN_DATABASE_URL", "postgres://localhost/test", /PostgreSQL store is not available/],
+    ["WARDEN_DATABASE_URL", "mysql://x", /WARDEN_DATABASE_URL: must start with sqlite: or postgres:\/\//],
+    ["WARDEN_PG_POOL_SIZE", "0", /WARDEN_PG_POOL_SIZE: must be between 1 and 200/],
     ["WARDEN_TOKEN_ISSUER", "  ", /WARDEN_TOKEN_ISSUER: must not be empty/],
   ])("rejects %s=%j naming the variable", (name, value, message) => {
     expect(() => loadConfig({ [name]: value })).toThrow(ConfigError);

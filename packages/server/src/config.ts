@@ -24,6 +24,8 @@ export interface Config {
   /** Deadline of one store call made on a request path (SQLite: busy timeout). */
   readonly storeTimeoutMs: number;
   readonly idempotencyTtlHours: number;
+  /** Connections per process to PostgreSQL (ignored for SQLite). */
+  readonly pgPoolSize: number;
   /** How often a process reloads the published signing keys (rotation by another process). */
   readonly signingKeyRefreshSeconds: number;
   /** Lifetime of an issued challenge (expiresAt − issue time). */
@@ -93,13 +95,8 @@ function databaseUrl(env: Env): string {
       throw new ConfigError("WARDEN_DATABASE_URL", "sqlite: needs a file path");
     return value;
   }
-  if (value.startsWith("postgres://") || value.startsWith("postgresql://")) {
-    throw new ConfigError(
-      "WARDEN_DATABASE_URL",
-      "the PostgreSQL store is not available in this release; use sqlite:<path> (the default)",
-    );
-  }
-  throw new ConfigError("WARDEN_DATABASE_URL", `must start with sqlite: (got "${value}")`);
+  if (value.startsWith("postgres://") || value.startsWith("postgresql://")) return value;
+  throw new ConfigError("WARDEN_DATABASE_URL", `must start with sqlite: or postgres:// (got "${value}")`);
 }
 
 export function loadConfig(env: Env = process.env): Config {
@@ -123,6 +120,7 @@ export function loadConfig(env: Env = process.env): Config {
     verifyDeadlineMs,
     storeTimeoutMs,
     idempotencyTtlHours: integer(env, "WARDEN_IDEMPOTENCY_TTL_HOURS", 24, 24, 24 * 30),
+    pgPoolSize: integer(env, "WARDEN_PG_POOL_SIZE", 10, 1, 200),
     signingKeyRefreshSeconds: integer(env, "WARDEN_SIGNING_KEY_REFRESH_SECONDS", 10, 1, 3600),
     challengeTtlSeconds: integer(env, "WARDEN_CHALLENGE_TTL_SECONDS", 300, 10, 86_400),
     clearWindowSeconds: integer(env, "WARDEN_CLEAR_WINDOW_SECONDS", 600, 10, 86_400),

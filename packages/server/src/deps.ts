@@ -1,6 +1,7 @@
 import type { Config } from "./config.js";
 import { DEFAULT_POLICY, type DecisionPolicy } from "./operations/verify/policy.js";
 import type { Store } from "./store/interfaces.js";
+import { openPostgresStore } from "./store/postgres/postgresStore.js";
 import { openSqliteStore, sqliteFileFromUrl } from "./store/sqlite/sqliteStore.js";
 import { SigningKeyring } from "./tokens/signingKeys.js";
 
@@ -15,7 +16,14 @@ export interface Deps {
 
 /** Opens the store named by the configuration. `storeTimeoutMs` overrides the request-path deadline (CLI). */
 export async function openStore(config: Config, storeTimeoutMs = config.storeTimeoutMs): Promise<Store> {
-  return openSqliteStore({ file: sqliteFileFromUrl(config.databaseUrl), busyTimeoutMs: storeTimeoutMs });
+  if (config.databaseUrl.startsWith("sqlite:")) {
+    return openSqliteStore({ file: sqliteFileFromUrl(config.databaseUrl), busyTimeoutMs: storeTimeoutMs });
+  }
+  return openPostgresStore({
+    url: config.databaseUrl,
+    statementTimeoutMs: storeTimeoutMs,
+    poolSize: config.pgPoolSize,
+  });
 }
 
 export async function buildDeps(

@@ -157,6 +157,7 @@ export function createSqlStore(rt: SqlRuntime): Store {
       rotate: (next, keepPublishedMs) =>
         guard("signingKeys.rotate", () =>
           rt.writeTransaction(async (trx) => {
+            await rt.serialize(trx, "signing-keys");
             await trx
               .updateTable("signing_keys")
               .set({ retired_at: next.createdAt, publish_until: next.createdAt + keepPublishedMs })
@@ -168,6 +169,7 @@ export function createSqlStore(rt: SqlRuntime): Store {
       insertIfNone: (first) =>
         guard("signingKeys.insertIfNone", () =>
           rt.writeTransaction(async (trx) => {
+            await rt.serialize(trx, "signing-keys");
             const active = await trx
               .selectFrom("signing_keys")
               .select("kid")

@@ -14,6 +14,8 @@ export function createFeedbackStore(rt: SqlRuntime): FeedbackStore {
         // One write transaction; SQLite's BEGIN IMMEDIATE serializes it with every other writer, so
         // the quarantine decision below sees every observation accepted before it.
         rt.writeTransaction(async (trx): Promise<AppendOutcome> => {
+          // Quarantine decisions on one event are serialized across processes.
+          await rt.serialize(trx, `feedback:${obs.tenantId}:${obs.eventId}`);
           if (idem) {
             const claim = await claimIdempotencyKey(trx, idem, obs.receivedAt);
             if (claim) return claim;

@@ -21,5 +21,11 @@ export interface SqlRuntime {
    * given). An adapter may run it more directly than Kysely's executor would.
    */
   execute<R>(conn: Kysely<Database>, query: CompiledQuery<R>): Promise<QueryResult<R>>;
+  /**
+   * Inside a write transaction: waits until no other transaction holding the same `key` is running,
+   * across processes. SQLite needs nothing (BEGIN IMMEDIATE already serializes every writer);
+   * PostgreSQL takes a transaction-scoped advisory lock.
+   */
+  serialize(trx: Kysely<Database>, key: string): Promise<void>;
   close(): Promise<void>;
 }

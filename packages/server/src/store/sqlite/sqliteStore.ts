@@ -47,6 +47,9 @@ export async function openSqliteStore(opts: SqliteOptions): Promise<Store> {
     db,
     writeTransaction: (fn) => group.run(fn, true),
     write: (fn) => group.run(fn, false),
+    serialize: async () => {
+      // Every write batch already holds SQLite's single write lock (BEGIN IMMEDIATE).
+    },
     // One synchronous connection: inside a write job the batch holds it, and outside one a direct
     // call cannot interleave with anything. Only while a batch is open must outside reads wait for
     // it (through Kysely's connection lock), so they never see its uncommitted writes.

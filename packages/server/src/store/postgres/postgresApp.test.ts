@@ -1,0 +1,114 @@
+import { randomBytes } from "node:crypto";
+import pg from "pg";
+import { afterAll, describe, expect, it } from "vitest";
+import { issueApiKey } from "../../admin/apiKeys.js";
+import { buildApp } from "../../app.js";
+import { loadConfig } from "../../config.js";
+import { buildDeps, closeDeps } from "../../deps.js";
+import { solvePow } from "../../operations/challenge/proofOfWork.js";
+import { bearer } from "../../testing/harness.js";
+import { ALL_SCOPES } from "../interfaces.js";
+import { openPostgresStore } from "./postgresStore.js";
+
+const url = process.env.WARDEN_TEST_POSTGRES_URL ?? "postgres://postgres@127.0.0.1:5432/test";
+
+async function reachable(): Promise<boolean> {
+  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 2000 });
+  try {
+    await client.connect();
+    return true;
+  } catch {
+    return false;
+  } finally {
+    await client.end().catch(() => undefined);
+  }
+}
+
+if (await reachable()) {
+  const schema = `warden_app_${randomBytes(6).toString("hex")}`;
+  const admin = new pg.Client({ connectionString: url });
+  await admin.connect();
+  await admin.query(`create schema ${schema}`);
+  afterAll(async () => {
+    await admin.query(`drop schema ${schema} cascade`);
+    await admin.end();
+  });
+
+  describe("the service on PostgreSQL", () => {
+    it("verifies, records feedback, issues and completes a challenge, and honors the clear once", async () => {
+      const config = loadConfig({
+        WARDEN_DATABASE_URL: url,
+        WARDEN_LOG_LEVEL: "silent",
+        WARDEN_STORE_TIMEOUT_MS: "2000",
+      });
+      const store = await openPostgresStore({ url, statementTimeoutMs: 2000, poolSize: 4, schema });
+      const deps = await buildDeps(config, store);
+      const app = await buildApp(deps, { logger: false });
+      try {
+        await store.tenants.create({ id: "acme", rawPii: false, logOnly: false, createdAt: Date.now() });
+        const { apiKey } = await issueApiKey(store, {
+          tenantId: "acme",
+          scopes: [...ALL_SCOPES],
+          logOnly: false,
+          now: Date.now(),
+        });
+        const post = async (route: string, payload: unknown, extra: Record<string, string> = {}) => {
+          const res = await app.inject({
+            method: "POST",
+            url: route,
+            headers: { ...bearer(apiKey), ...extra },
+            payload: JSON.stringify(payload),
+          });
+          return { status: res.statusCode, body: res.json() };
+        };
+        const attempt = {
+          action: "signup",
+          session: "pg-1",
+          subject: { userAgent: "curl/8.5.0", ipTrunc: "203.0.113.0/24" },
+        };
+        const v = await post("/v1/verify", attempt, { "idempotency-key": "pg-k" });
+        expect(v.body).toMatchObject({ decision: "challenge", degraded: false });
+        expect((await post("/v1/verify", attempt, { "idempotency-key": "pg-k" })).body.eventId).toBe(
+          v.body.eventId,
+        );
+
+        expect(
+          (await post("/v1/feedback", { eventId: v.body.eventId, outcome: "converted", value: 100 })).body,
+        ).toEqual({
+          ok: true,
+          eventId: v.body.eventId,
+        });
+        await post("/v1/feedback", { eventId: v.body.eventId, outcome: "abuse_confirmed" });
+        const view = await app.inject({
+          method: "GET",
+          url: `/v1/events/${v.body.eventId}`,
+          headers: bearer(apiKey),
+        });
+        expect(view.json().observations.map((o: { status: string }) => o.status)).toEqual([
+          "effective",
+          "quarantined",
+        ]);
+
+        const c = (await post("/v1/challenge", { eventId: v.body.eventId, session: "pg-1" })).body;
+        const { nonce } = solvePow(c.instructions.seed, c.instructions.difficulty);
+        expect(
+          (await post("/v1/challenge", { challengeId: c.challengeId, session: "pg-1", proof: { nonce } }))
+            .status,
+        ).toBe(200);
+        const cleared = await post("/v1/verify", { ...attempt, context: { challengeId: c.challengeId } });
+        expect(cleared.body).toMatchObject({ decision: "allow", challengeCleared: true });
+        const again = await post("/v1/verify", { ...attempt, context: { challengeId: c.challengeId } });
+        expect(again.body).not.toHaveProperty("challengeCleared");
+      } finally {
+        await app.close();
+        await closeDeps(deps);
+      }
+    });
+  });
+} else {
+  const banner = `PostgreSQL is not reachable at ${url}: the service-on-PostgreSQL test is SKIPPED`;
+  process.stderr.write(`\n${"!".repeat(banner.length)}\n${banner}\n${"!".repeat(banner.length)}\n\n`);
+  describe("the service on PostgreSQL", () => {
+    it.skip(`SKIPPED: ${banner}`, () => undefined);
+  });
+}

@@ -1,0 +1,61 @@
+import { Kysely, PostgresDialect, sql } from "kysely";
+import pg from "pg";
+import type { Store } from "../interfaces.js";
+import { StoreUnavailableError } from "../interfaces.js";
+import { migrateToLatest } from "../migrations.js";
+import type { Database } from "../schema.js";
+import { createSqlStore } from "../sqlStore.js";
+
+// Epoch milliseconds and counts are int8; they fit a JavaScript number, so parse them as numbers.
+pg.types.setTypeParser(pg.types.builtins.INT8, (v) => Number(v));
+
+export interface PostgresOptions {
+  url: string;
+  /** Deadline of one statement (statement_timeout) and of acquiring a connection. */
+  statementTimeoutMs: number;
+  poolSize: number;
+  /** A schema to use instead of public (tests run each suite in its own schema). */
+  schema?: string;
+}
+
+function pool(opts: PostgresOptions, statementTimeoutMs: number | undefined): pg.Pool {
+  return new pg.Pool({
+    connectionString: opts.url,
+    max: opts.poolSize,
+    // No unbounded waits: a request that cannot get a connection in time fails like a slow statement.
+    connectionTimeoutMillis: Math.max(opts.statementTimeoutMs, 50),
+    ...(statementTimeoutMs === undefined ? {} : { statement_timeout: statementTimeoutMs }),
+    ...(opts.schema === undefined ? {} : { options: `-c search_path=${opts.schema}` }),
+  });
+}
+
+/**
+ * The scale-out store: many Warden processes on one PostgreSQL. Transactions run at READ COMMITTED;
+ * the atomic guarantees come from single conditional statements, unique constraints and, where a
+ * decision reads before it writes (feedback quarantine, signing-key rotation), a transaction-scoped
+ * advisory lock per key.
+ */
+export async function openPostgresStore(opts: PostgresOptions): Promise<Store> {
+  // Migrations run without the request-path statement timeout, on their own short-lived pool.
+  const migrator = new Kysely<Database>({ dialect: new PostgresDialect({ pool: pool(opts, undefined) }) });
+  try {
+    await migrateToLatest(migrator as unknown as Kysely<unknown>, "postgres");
+  } catch (err) {
+    throw new StoreUnavailableError(`cannot migrate PostgreSQL: ${(err as Error).message}`, { cause: err });
+  } finally {
+    await migrator.destroy();
+  }
+  const db = new Kysely<Database>({
+    dialect: new PostgresDialect({ pool: pool(opts, opts.statementTimeoutMs) }),
+  });
+  return createSqlStore({
+    db,
+    writeTransaction: (fn) => db.transaction().execute(fn),
+    write: (fn) => fn(db),
+    execute: (conn, query) => conn.executeQuery(query),
+    serialize: async (trx, key) => {
+      await sql`select pg_advisory_xact_lock(hashtextextended(${key}, 0))`.execute(trx);
+    },
+    close: () => db.destroy(),
+  });
+}

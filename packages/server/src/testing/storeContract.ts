@@ -1,0 +1,352 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Store } from "../store/interfaces.js";
+import { newSigningKey } from "../tokens/signingKeys.js";
+import { testEvent } from "./harness.js";
+
+/**
+ * The store contract: every adapter must pass this suite against its real database.
+ * `openSecond` opens another handle on the same database where the adapter allows several in one
+ * process (a pool); SQLite's cross-process behaviour is proven with real processes in
+ * sqlite/multiProcess.test.ts, because two synchronous connections in one thread block each other.
+ */
+export function storeContract(
+  name: string,
+  open: () => Promise<Store>,
+  openSecond?: () => Promise<Store>,
+): void {
+  describe(`store contract: ${name}`, () => {
+    let a: Store;
+    let b: Store;
+    beforeAll(async () => {
+      a = await open();
+      b = openSecond ? await openSecond() : a;
+      await a.tenants.create({ id: "t1", rawPii: false, logOnly: false, createdAt: 1 });
+      await a.tenants.create({ id: "t2", rawPii: true, logOnly: true, createdAt: 2 });
+    });
+    afterAll(async () => {
+      await a.close();
+      if (b !== a) await b.close();
+    });
+
+    const event = (id: string) => testEvent(id);
+
+    it("creates a tenant once; a second create of the same id changes nothing", async () => {
+      expect(await b.tenants.create({ id: "t1", rawPii: true, logOnly: true, createdAt: 9 })).toBe(false);
+      expect(await a.tenants.get("t1")).toEqual({ id: "t1", rawPii: false, logOnly: false, createdAt: 1 });
+      expect(await a.tenants.get("nope")).toBeUndefined();
+      expect((await a.tenants.list()).map((t) => t.id)).toEqual(["t1", "t2"]);
+    });
+
+    it("finds a key with its tenant by hash, and sees a revocation at once", async () => {
+      const rec = {
+        id: "key_1",
+        tenantId: "t2",
+        scopes: ["verify:write" as const],
+        logOnly: true,
+        createdAt: 5,
+        revokedAt: null,
+      };
+      await a.apiKeys.create(rec, "hash-1");
+      const found = await b.apiKeys.findByHash("hash-1");
+      expect(found?.key).toEqual(rec);
+      expect(found?.tenant.id).toBe("t2");
+      expect(found?.tenant.rawPii).toBe(true);
+      expect(await b.apiKeys.findByHash("hash-unknown")).toBeUndefined();
+      expect(await a.apiKeys.revoke("key_1", 77)).toBe(true);
+      expect(await b.apiKeys.revoke("key_1", 78)).toBe(false);
+      expect((await b.apiKeys.findByHash("hash-1"))?.key.revokedAt).toBe(77);
+      expect((await a.apiKeys.list("t2")).map((k) => k.id)).toEqual(["key_1"]);
+      expect(await a.apiKeys.list("t1")).toEqual([]);
+    });
+
+    it("keeps exactly one active signing key through concurrent first inserts and rotations", async () => {
+      const firsts = await Promise.all(
+        [a, b, a, b].map(async (s) => s.signingKeys.insertIfNone(await newSigningKey(10))),
+      );
+      expect(firsts.filter(Boolean)).toHaveLength(1);
+      await Promise.all([a, b].map(async (s) => s.signingKeys.rotate(await newSigningKey(20), 1000)));
+      const published = await a.signingKeys.listPublished(21);
+      expect(published.filter((k) => k.retiredAt === null)).toHaveLength(1);
+      expect(published).toHaveLength(3);
+      // Retired keys stop being published once publishUntil has passed.
+      const later = await a.signingKeys.listPublished(20 + 1000 + 1);
+      expect(later).toHaveLength(1);
+      expect(later[0]?.retiredAt).toBeNull();
+    });
+
+    it("counts concurrent hits without losing any", async () => {
+      const now = 1_000_000;
+      const hits = Array.from({ length: 60 }, (_, i) =>
+        (i % 2 ? a : b).counters.hit([{ name: "c1", windowMs: 60_000 }], now),
+      );
+      const readings = (await Promise.all(hits)).map((r) => r[0]?.current);
+      expect(readings.sort((x, y) => (x ?? 0) - (y ?? 0))).toEqual(
+        Array.from({ length: 60 }, (_, i) => i + 1),
+      );
+    });
+
+    it("reads the previous bucket and the elapsed share of the current one", async () => {
+      const w = 10_000;
+      await a.counters.hit([{ name: "c2", windowMs: w }], 5 * w + 1);
+      await a.counters.hit([{ name: "c2", windowMs: w }], 5 * w + 2);
+      const [r] = await b.counters.hit([{ name: "c2", windowMs: w }], 6 * w + w / 4);
+      expect(r).toEqual({ current: 1, previous: 2, elapsed: 0.25 });
+      // The same name over another window width is a separate counter.
+      const [other] = await b.counters.hit([{ name: "c2", windowMs: w * 2 }], 6 * w + w / 4);
+      expect(other?.current).toBe(1);
+      expect(await a.counters.purgeExpired(100 * w)).toBeGreaterThan(0);
+      const [fresh] = await a.counters.hit([{ name: "c2", windowMs: w }], 100 * w);
+      expect(fresh).toEqual({ current: 1, previous: 0, elapsed: 0 });
+    });
+
+    it("records an event and reads it back only for its tenant", async () => {
+      expect(await a.events.record(event("evt_a"), undefined)).toEqual({ kind: "recorded" });
+      expect(await b.events.get("t1", "evt_a")).toEqual(event("evt_a"));
+      expect(await b.events.get("t2", "evt_a")).toBeUndefined();
+    });
+
+    it("of concurrent records with one idempotency key exactly one is recorded; the rest replay it", async () => {
+      const idem = (body: unknown, fingerprint = "fp1") => ({
+        tenantId: "t1",
+        operation: "verify",
+        key: "k-concurrent",
+        response: { fingerprint, statusCode: 200, body },
+        expiresAt: 10_000,
+      });
+      const outcomes = await Promise.all(
+        Array.from({ length: 10 }, (_, i) =>
+          (i % 2 ? a : b).events.record(event(`evt_c${i}`), idem({ n: i })),
+        ),
+      );
+      const recorded = outcomes.flatMap((o, i) => (o.kind === "recorded" ? [i] : []));
+      expect(recorded).toHaveLength(1);
+      const winner = recorded[0] as number;
+      for (const o of outcomes) if (o.kind === "replay") expect(o.response.body).toEqual({ n: winner });
+      for (let i = 0; i < 10; i++) {
+        expect(await a.events.get("t1", `evt_c${i}`)).toEqual(i === winner ? event(`evt_c${i}`) : undefined);
+      }
+      const conflict = await a.events.record(event("evt_c_other"), idem({ n: 99 }, "fp2"));
+      expect(conflict).toEqual({ kind: "conflict" });
+      expect(await a.events.get("t1", "evt_c_other")).toBeUndefined();
+      expect(
+        await b.idempotency.find({ tenantId: "t1", operation: "verify", key: "k-concurrent" }, 1000),
+      ).toEqual({
+        fingerprint: "fp1",
+        statusCode: 200,
+        body: { n: winner },
+      });
+      // Keys are scoped per tenant and operation.
+      expect(
+        await b.idempotency.find({ tenantId: "t2", operation: "verify", key: "k-concurrent" }, 1000),
+      ).toBeUndefined();
+    });
+
+    it("lets an expired idempotency key be used afresh", async () => {
+      const idem = (fingerprint: string, expiresAt: number) => ({
+        tenantId: "t1",
+        operation: "verify",
+        key: "k-expiring",
+        response: { fingerprint, statusCode: 200, body: { fingerprint } },
+        expiresAt,
+      });
+      expect(await a.events.record({ ...event("evt_e1"), createdAt: 100 }, idem("old", 500))).toEqual({
+        kind: "recorded",
+      });
+      expect(
+        await a.idempotency.find({ tenantId: "t1", operation: "verify", key: "k-expiring" }, 600),
+      ).toBeUndefined();
+      expect(await b.events.record({ ...event("evt_e2"), createdAt: 600 }, idem("new", 5000))).toEqual({
+        kind: "recorded",
+      });
+      expect(await a.idempotency.purgeExpired(4000)).toBeGreaterThanOrEqual(0);
+      expect(
+        (await a.idempotency.find({ tenantId: "t1", operation: "verify", key: "k-expiring" }, 700))
+          ?.fingerprint,
+      ).toBe("new");
+    });
+
+    it("writes nothing when aborted before commit", async () => {
+      const controller = new AbortController();
+      controller.abort();
+      await expect(
+        a.events.record(
+          event("evt_aborted"),
+          {
+            tenantId: "t1",
+            operation: "verify",
+            key: "k-abort",
+            response: { fingerprint: "f", statusCode: 200, body: {} },
+            expiresAt: 9e12,
+          },
+          controller.signal,
+        ),
+      ).rejects.toThrow(/aborted/);
+      expect(await a.events.get("t1", "evt_aborted")).toBeUndefined();
+      expect(
+        await a.idempotency.find({ tenantId: "t1", operation: "verify", key: "k-abort" }, 0),
+      ).toBeUndefined();
+    });
+
+    describe("feedback ledger", () => {
+      const obs = (
+        id: string,
+        outcome: string,
+        extra: Partial<{
+          value: number;
+          unit: string;
+          eventId: string;
+          identity: string;
+          receivedAt: number;
+        }> = {},
+      ) => ({
+        feedbackId: id,
+        tenantId: "t1",
+        eventId: extra.eventId ?? "evt_fb",
+        outcome,
+        value: extra.value ?? null,
+        unit: extra.unit ?? (extra.value === undefined ? null : "usd"),
+        source: null,
+        observedAt: 5000,
+        receivedAt: extra.receivedAt ?? 6000,
+        identity: extra.identity ?? `identity-${id}`,
+      });
+      beforeAll(async () => {
+        await a.events.record({ ...event("evt_fb"), action: "signup" }, undefined);
+        await a.events.record({ ...event("evt_fb2"), action: "api_key" }, undefined);
+        await a.events.record({ ...event("evt_race"), action: "signup" }, undefined);
+      });
+
+      it("appends effective observations; compatible labels coexist", async () => {
+        const burn = await a.feedback.append(obs("fb_1", "credit_burn", { value: 40 }), [], undefined);
+        expect(burn).toMatchObject({
+          kind: "appended",
+          observation: { status: "effective", conflictsWith: null },
+        });
+        const conv = await b.feedback.append(
+          obs("fb_2", "converted", { value: 1200 }),
+          ["abuse_confirmed"],
+          undefined,
+        );
+        expect(conv).toMatchObject({ kind: "appended", observation: { status: "effective" } });
+      });
+
+      it("quarantines an observation that conflicts with an effective earlier one, keeping a reference", async () => {
+        const late = await a.feedback.append(
+          obs("fb_3", "abuse_confirmed"),
+          ["converted", "false_positive"],
+          undefined,
+        );
+        expect(late).toMatchObject({
+          kind: "appended",
+          observation: { status: "quarantined", conflictsWith: "fb_2" },
+        });
+        // A quarantined observation never causes another quarantine.
+        const fp = await a.feedback.append(
+          obs("fb_4", "false_positive"),
+          ["abuse_confirmed", "credit_burn"],
+          undefined,
+        );
+        expect(fp).toMatchObject({
+          kind: "appended",
+          observation: { status: "quarantined", conflictsWith: "fb_1" },
+        });
+        const list = await b.feedback.listForEvent("t1", "evt_fb");
+        expect(list.map((o) => [o.feedbackId, o.status])).toEqual([
+          ["fb_1", "effective"],
+          ["fb_2", "effective"],
+          ["fb_3", "quarantined"],
+          ["fb_4", "quarantined"],
+        ]);
+        expect(await b.feedback.listForEvent("t2", "evt_fb")).toEqual([]);
+      });
+
+      it("returns duplicate for the same identity and stores it once", async () => {
+        const dup = await a.feedback.append(
+          obs("fb_5", "credit_burn", { value: 40, identity: "identity-fb_1" }),
+          [],
+          undefined,
+        );
+        expect(dup).toEqual({ kind: "duplicate", feedbackId: "fb_1" });
+        expect((await a.feedback.listForEvent("t1", "evt_fb")).length).toBe(4);
+      });
+
+      it("claims idempotency keys in the same transaction: replay, conflict, nothing else written", async () => {
+        const idem = (fingerprint: string) => ({
+          tenantId: "t1",
+          operation: "feedback",
+          key: "fk-1",
+          response: { fingerprint, statusCode: 200, body: { ok: true, eventId: "evt_fb2" } },
+          expiresAt: 9e12,
+        });
+        expect(
+          (
+            await a.feedback.append(
+              obs("fb_6", "chargeback", { eventId: "evt_fb2", value: 5 }),
+              [],
+              idem("f1"),
+            )
+          ).kind,
+        ).toBe("appended");
+        expect(
+          await a.feedback.append(
+            obs("fb_7", "chargeback", { eventId: "evt_fb2", value: 6 }),
+            [],
+            idem("f1"),
+          ),
+        ).toMatchObject({
+          kind: "replay",
+        });
+        expect(
+          await a.feedback.append(
+            obs("fb_8", "chargeback", { eventId: "evt_fb2", value: 7 }),
+            [],
+            idem("f2"),
+          ),
+        ).toEqual({
+          kind: "conflict",
+        });
+        expect((await a.feedback.listForEvent("t1", "evt_fb2")).map((o) => o.feedbackId)).toEqual(["fb_6"]);
+      });
+
+      it("aggregates by outcome, unit and status, filtered by observedAt range and the event's action", async () => {
+        const rows = await a.feedback.aggregate("t1", {});
+        const find = (outcome: string, status: string) =>
+          rows.find((r) => r.outcome === outcome && r.status === status);
+        expect(find("credit_burn", "effective")).toMatchObject({ count: 1, total: 40, unit: "usd" });
+        expect(find("abuse_confirmed", "quarantined")).toMatchObject({ count: 1 });
+        expect((await a.feedback.aggregate("t1", { action: "api_key" })).map((r) => r.outcome)).toEqual([
+          "chargeback",
+        ]);
+        expect(await a.feedback.aggregate("t1", { since: 5001 })).toEqual([]);
+        expect(await a.feedback.aggregate("t1", { until: 5000 })).toEqual([]);
+        expect(await a.feedback.aggregate("t2", {})).toEqual([]);
+        const q = await a.feedback.quarantined("t1", {}, 10);
+        expect(q.map((x) => [x.observation.feedbackId, x.conflictsWith?.feedbackId])).toEqual([
+          ["fb_4", "fb_1"],
+          ["fb_3", "fb_2"],
+        ]);
+      });
+
+      it("of concurrent conflicting observations on one event exactly one side stays effective", async () => {
+        const outcomes = Array.from({ length: 20 }, (_, i) => (i % 2 ? "false_positive" : "abuse_confirmed"));
+        await Promise.all(
+          outcomes.map((o, i) =>
+            (i % 2 ? a : b).feedback.append(
+              obs(`fb_r${i}`, o, { eventId: "evt_race" }),
+              o === "false_positive" ? ["abuse_confirmed"] : ["false_positive"],
+              undefined,
+            ),
+          ),
+        );
+        const list = await a.feedback.listForEvent("t1", "evt_race");
+        const effective = new Set(list.filter((o) => o.status === "effective").map((o) => o.outcome));
+        expect(list).toHaveLength(20);
+        expect(effective.size).toBe(1);
+      });
+    });
+
+    it("answers ping", async () => {
+      await expect(a.ping()).resolves.toBeUndefined();
+    });
+  });
+}
