@@ -1,39 +1,17 @@
-import { randomBytes } from "node:crypto";
-import pg from "pg";
-import { afterAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { issueApiKey } from "../../admin/apiKeys.js";
 import { buildApp } from "../../app.js";
 import { loadConfig } from "../../config.js";
 import { buildDeps, closeDeps } from "../../deps.js";
 import { solvePow } from "../../operations/challenge/proofOfWork.js";
 import { bearer } from "../../testing/harness.js";
+import { postgresSchemaOrSkip, TEST_POSTGRES_URL } from "../../testing/postgres.js";
 import { ALL_SCOPES } from "../interfaces.js";
 import { openPostgresStore } from "./postgresStore.js";
 
-const url = process.env.WARDEN_TEST_POSTGRES_URL ?? "postgres://postgres@127.0.0.1:5432/test";
-
-async function reachable(): Promise<boolean> {
-  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 2000 });
-  try {
-    await client.connect();
-    return true;
-  } catch {
-    return false;
-  } finally {
-    await client.end().catch(() => undefined);
-  }
-}
-
-if (await reachable()) {
-  const schema = `warden_app_${randomBytes(6).toString("hex")}`;
-  const admin = new pg.Client({ connectionString: url });
-  await admin.connect();
-  await admin.query(`create schema ${schema}`);
-  afterAll(async () => {
-    await admin.query(`drop schema ${schema} cascade`);
-    await admin.end();
-  });
-
+const url = TEST_POSTGRES_URL;
+const schema = await postgresSchemaOrSkip("the service on PostgreSQL", "the service-on-PostgreSQL test");
+if (schema) {
   describe("the service on PostgreSQL", () => {
     it("verifies, records feedback, issues and completes a challenge, and honors the clear once", async () => {
       const config = loadConfig({
@@ -104,11 +82,5 @@ if (await reachable()) {
         await closeDeps(deps);
       }
     });
-  });
-} else {
-  const banner = `PostgreSQL is not reachable at ${url}: the service-on-PostgreSQL test is SKIPPED`;
-  process.stderr.write(`\n${"!".repeat(banner.length)}\n${banner}\n${"!".repeat(banner.length)}\n\n`);
-  describe("the service on PostgreSQL", () => {
-    it.skip(`SKIPPED: ${banner}`, () => undefined);
   });
 }

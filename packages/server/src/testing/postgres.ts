@@ -1,0 +1,45 @@
+import { randomBytes } from "node:crypto";
+import pg from "pg";
+import { afterAll, describe, it } from "vitest";
+
+/** The local server every developer and CI machine runs; override with WARDEN_TEST_POSTGRES_URL. */
+export const TEST_POSTGRES_URL =
+  process.env.WARDEN_TEST_POSTGRES_URL ?? "postgres://postgres@127.0.0.1:5432/test";
+
+async function reachable(): Promise<boolean> {
+  const client = new pg.Client({ connectionString: TEST_POSTGRES_URL, connectionTimeoutMillis: 2000 });
+  try {
+    await client.connect();
+    await client.query("select 1");
+    return true;
+  } catch {
+    return false;
+  } finally {
+    await client.end().catch(() => undefined);
+  }
+}
+
+/**
+ * A schema of its own for one test file, dropped after the file's tests. When PostgreSQL cannot be
+ * reached it says so in a banner, registers `suite` as skipped (so the skip shows in the results,
+ * never a silent pass) and resolves undefined.
+ */
+export async function postgresSchemaOrSkip(suite: string, what: string): Promise<string | undefined> {
+  if (!(await reachable())) {
+    const banner = `PostgreSQL is not reachable at ${TEST_POSTGRES_URL}: ${what} is SKIPPED`;
+    process.stderr.write(`\n${"!".repeat(banner.length)}\n${banner}\n${"!".repeat(banner.length)}\n\n`);
+    describe(suite, () => {
+      it.skip(`SKIPPED: ${banner}`, () => undefined);
+    });
+    return undefined;
+  }
+  const schema = `warden_test_${randomBytes(6).toString("hex")}`;
+  const admin = new pg.Client({ connectionString: TEST_POSTGRES_URL });
+  await admin.connect();
+  await admin.query(`create schema ${schema}`);
+  afterAll(async () => {
+    await admin.query(`drop schema ${schema} cascade`);
+    await admin.end();
+  });
+  return schema;
+}
