@@ -6,6 +6,7 @@ import type { Deps } from "./deps.js";
 import { authenticator } from "./http/auth.js";
 import { errorHandler, notFoundHandler } from "./http/errorHandler.js";
 import { registerHealth } from "./http/healthRoutes.js";
+import { createMetrics } from "./http/metrics.js";
 import { rateLimiter } from "./http/rateLimit.js";
 import { registerChallenge } from "./operations/challenge/route.js";
 import { registerFeedback } from "./operations/feedback/route.js";
@@ -37,7 +38,9 @@ export function loggerOptions(level: string): LoggerSetting {
 
 /** Builds the app from its dependencies; every route is registered in the list below. */
 export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<FastifyInstance> {
-  const { config, store, keyring, policy, clock } = deps;
+  const { config, keyring, policy, clock } = deps;
+  const metrics = createMetrics();
+  const store = metrics.timed(deps.store);
   const app = Fastify({
     logger: options.logger ?? loggerOptions(config.logLevel),
     bodyLimit: config.bodyLimitBytes,
@@ -45,6 +48,7 @@ export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<Fa
     genReqId: () => randomUUID(),
     ajv: { customOptions: { coerceTypes: false, removeAdditional: false, allErrors: false } },
   });
+  metrics.instrument(app);
   // Only JSON bodies are accepted: everything else is 415 unsupported_media_type (spec, Errors).
   app.removeContentTypeParser(["text/plain"]);
   app.decorateRequest("caller", null);
@@ -86,19 +90,21 @@ export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<Fa
   ];
 
   app.setErrorHandler(
-    errorHandler((request) =>
-      degradedVerdict(
+    errorHandler(async (request) => {
+      const verdict = await degradedVerdict(
         verifyDeps,
         request.caller ?? undefined,
         request.body as Partial<VerifyRequest> | undefined,
-      ),
-    ),
+      );
+      metrics.verdict(verdict);
+      return verdict;
+    }),
   );
   app.setNotFoundHandler(notFoundHandler);
 
   registerHealth(app, store);
   registerJwks(app, keyring);
-  registerVerify(app, verifyDeps, { onRequest });
+  registerVerify(app, verifyDeps, { onRequest, onVerdict: (v) => metrics.verdict(v) });
   registerChallenge(
     app,
     {
@@ -111,6 +117,14 @@ export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<Fa
   );
   registerFeedback(app, { store, clock, idempotencyTtlMs: verifyDeps.idempotencyTtlMs }, { onRequest });
   app.get("/openapi.json", { schema: { hide: true } }, async () => app.swagger());
+  app.get(
+    "/metrics",
+    { schema: { summary: "Prometheus metrics (aggregates only; no tenant labels)", tags: ["health"] } },
+    async (_request, reply) => {
+      reply.header("content-type", metrics.registry.contentType);
+      return metrics.registry.metrics();
+    },
+  );
 
   return app;
 }

@@ -10,7 +10,7 @@ const settings: RouteSettings = { scope: "verify:write", operation: "verify", on
 export function registerVerify(
   app: FastifyInstance,
   deps: VerifyDeps,
-  hooks: { onRequest: preHandlerHookHandler[] },
+  hooks: { onRequest: preHandlerHookHandler[]; onVerdict: (verdict: Verdict) => void },
 ): void {
   app.post<{ Body: VerifyRequest }>(
     "/v1/verify",
@@ -33,10 +33,15 @@ export function registerVerify(
       );
       const caller = request.caller;
       // A store fault while authenticating or rate limiting degrades the whole verdict (spec, degradation).
-      if (!caller || request.storeFault) return degradedVerdict(deps, caller ?? undefined, request.body);
+      if (!caller || request.storeFault) {
+        const degraded = await degradedVerdict(deps, caller ?? undefined, request.body);
+        hooks.onVerdict(degraded);
+        return degraded;
+      }
       const result = await verify(deps, caller, request.body, idempotencyKey);
       if (!result.ok) throw new ApiError(result.code, result.message);
       if (result.replayed) reply.header("idempotent-replayed", "true");
+      hooks.onVerdict(result.verdict);
       return result.verdict;
     },
   );

@@ -1,0 +1,107 @@
+import type { FastifyInstance } from "fastify";
+import { Counter, collectDefaultMetrics, Histogram, Registry } from "prom-client";
+import type { Verdict } from "../operations/verify/schema.js";
+import type { Store } from "../store/interfaces.js";
+
+/**
+ * Prometheus metrics for one app instance (its own registry). Labels are bounded: route templates,
+ * methods, statuses, decisions and store call names; never tenants, keys or sessions.
+ */
+export interface Metrics {
+  readonly registry: Registry;
+  /** Counts one verify answer by decision, degraded, enforcement mode and challengeCleared. */
+  verdict(v: Verdict): void;
+  /** The store with every call timed (warden_store_call_duration_seconds{call,outcome}). */
+  timed(store: Store): Store;
+  /** Registers request counting and timing on the app. */
+  instrument(app: FastifyInstance): void;
+}
+
+const LATENCY_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5];
+
+export function createMetrics(): Metrics {
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry, prefix: "warden_process_" });
+  const requests = new Counter({
+    name: "warden_http_requests_total",
+    help: "HTTP requests by route template, method and status",
+    labelNames: ["route", "method", "status"] as const,
+    registers: [registry],
+  });
+  const duration = new Histogram({
+    name: "warden_http_request_duration_seconds",
+    help: "HTTP request latency by route template and method",
+    labelNames: ["route", "method"] as const,
+    buckets: LATENCY_BUCKETS,
+    registers: [registry],
+  });
+  const decisions = new Counter({
+    name: "warden_verify_decisions_total",
+    help: "Verify answers by decision, degraded flag, enforcement mode and challengeCleared",
+    labelNames: ["decision", "degraded", "enforcement_mode", "challenge_cleared"] as const,
+    registers: [registry],
+  });
+  const storeCalls = new Histogram({
+    name: "warden_store_call_duration_seconds",
+    help: "Store call latency by call and outcome (ok or error)",
+    labelNames: ["call", "outcome"] as const,
+    buckets: LATENCY_BUCKETS,
+    registers: [registry],
+  });
+
+  const timeCall =
+    <A extends unknown[], R>(call: string, fn: (...args: A) => Promise<R>) =>
+    async (...args: A): Promise<R> => {
+      const started = performance.now();
+      try {
+        const result = await fn(...args);
+        storeCalls.observe({ call, outcome: "ok" }, (performance.now() - started) / 1000);
+        return result;
+      } catch (err) {
+        storeCalls.observe({ call, outcome: "error" }, (performance.now() - started) / 1000);
+        throw err;
+      }
+    };
+
+  /** Wraps every method of a store area once (not a per-call proxy: this is on the verify hot path). */
+  const timedArea = <T extends object>(area: string, target: T): T => {
+    const wrapped: Record<string, unknown> = {};
+    for (const [name, value] of Object.entries(target)) {
+      wrapped[name] =
+        typeof value === "function"
+          ? timeCall(`${area}.${name}`, (value as (...a: unknown[]) => Promise<unknown>).bind(target))
+          : value;
+    }
+    return wrapped as T;
+  };
+
+  return {
+    registry,
+    verdict: (v) =>
+      decisions.inc({
+        decision: v.decision,
+        degraded: String(v.degraded),
+        enforcement_mode: v.enforcementMode,
+        challenge_cleared: String(v.challengeCleared === true),
+      }),
+    timed: (store) => ({
+      tenants: timedArea("tenants", store.tenants),
+      apiKeys: timedArea("apiKeys", store.apiKeys),
+      signingKeys: timedArea("signingKeys", store.signingKeys),
+      counters: timedArea("counters", store.counters),
+      events: timedArea("events", store.events),
+      idempotency: timedArea("idempotency", store.idempotency),
+      feedback: timedArea("feedback", store.feedback),
+      challenges: timedArea("challenges", store.challenges),
+      ping: timeCall("ping", () => store.ping()),
+      close: () => store.close(),
+    }),
+    instrument: (app) => {
+      app.addHook("onResponse", async (request, reply) => {
+        const route = request.routeOptions.url ?? "unmatched";
+        requests.inc({ route, method: request.method, status: String(reply.statusCode) });
+        duration.observe({ route, method: request.method }, reply.elapsedTime / 1000);
+      });
+    },
+  };
+}
