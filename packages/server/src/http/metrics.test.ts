@@ -53,7 +53,8 @@ describe("GET /metrics", () => {
       /warden_store_call_duration_seconds_count\{call="counters\.hit",outcome="error"\} 1/,
     );
     expect(text).toMatch(/warden_http_request_duration_seconds_bucket/);
-    expect(text).toMatch(/warden_process_/);
+    expect(text).toMatch(/warden_process_cpu_user_seconds_total/);
+    expect(text).toMatch(/warden_nodejs_eventloop_lag_p99_seconds/);
     // Aggregates only: no tenant or key appears.
     expect(text).not.toContain("acme");
     expect(text).not.toContain(apiKey);

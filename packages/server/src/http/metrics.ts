@@ -21,7 +21,7 @@ const LATENCY_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0
 
 export function createMetrics(): Metrics {
   const registry = new Registry();
-  collectDefaultMetrics({ register: registry, prefix: "warden_process_" });
+  collectDefaultMetrics({ register: registry, prefix: "warden_" });
   const requests = new Counter({
     name: "warden_http_requests_total",
     help: "HTTP requests by route template, method and status",
