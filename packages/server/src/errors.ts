@@ -1,3 +1,5 @@
+import { Type } from "@sinclair/typebox";
+
 /**
  * The error catalogue: every error code the API can answer, with its HTTP status and default message.
  * The `error` label is derived from the status (spec, Error schema), so status and label never drift.
@@ -104,6 +106,13 @@ export const ERROR_LABELS: Readonly<Record<number, string>> = {
   500: "internal_error",
   503: "service_unavailable",
 };
+
+/** The spec's Error schema, for route response schemas and the OpenAPI document. */
+export const ErrorResponse = Type.Object({
+  error: Type.String({ description: "Stable label per HTTP status." }),
+  message: Type.String({ description: "Human-readable; never handle on it." }),
+  code: Type.String({ description: "Machine discriminator; handle on this." }),
+});
 
 export interface ErrorBody {
   error: string;

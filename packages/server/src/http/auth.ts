@@ -7,6 +7,15 @@ import type { RouteSettings } from "./types.js";
 
 const BEARER = /^Bearer\s+(\S+)\s*$/i;
 
+/**
+ * The caller on routes that never degrade: the authentication hook has set it or answered already.
+ * (Only verify can reach its handler without one, and it answers the degraded challenge instead.)
+ */
+export function requireCaller(request: FastifyRequest): Caller {
+  if (!request.caller) throw new Error("authentication hook did not run on this route");
+  return request.caller;
+}
+
 /** Last callers seen per key hash, in memory only; consulted only while the store cannot answer. */
 class LastKnownCallers {
   private readonly entries = new Map<string, Caller>();

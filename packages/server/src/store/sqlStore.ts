@@ -4,7 +4,7 @@ import type { Database } from "./schema.js";
 import { createChallengeStore } from "./sql/challengeStore.js";
 import { createFeedbackStore } from "./sql/feedbackStore.js";
 import { hotStatements, type KeyWithTenantRow } from "./sql/hotStatements.js";
-import { claimIdempotencyKey } from "./sql/idempotencyClaim.js";
+import { claimIdempotencyKey, readIdempotentResponse } from "./sql/idempotencyClaim.js";
 import {
   abortError,
   bool,
@@ -12,7 +12,6 @@ import {
   eventToRow,
   guard,
   keyFromRow,
-  responseFromRow,
   signingKeyFromRow,
   signingKeyToRow,
   tenantFromRow,
@@ -230,18 +229,7 @@ export function createSqlStore(rt: SqlRuntime): Store {
     },
 
     idempotency: {
-      find: (key, now) =>
-        guard("idempotency.find", async () => {
-          const row = await db
-            .selectFrom("idempotency")
-            .select(["fingerprint", "status_code", "body"])
-            .where("tenant_id", "=", key.tenantId)
-            .where("operation", "=", key.operation)
-            .where("key", "=", key.key)
-            .where("expires_at", ">", now)
-            .executeTakeFirst();
-          return row ? responseFromRow(row) : undefined;
-        }),
+      find: (key, now) => guard("idempotency.find", () => readIdempotentResponse(db, key, now)),
       purgeExpired: (now) =>
         guard("idempotency.purgeExpired", async () => {
           const res = await db.deleteFrom("idempotency").where("expires_at", "<=", now).executeTakeFirst();

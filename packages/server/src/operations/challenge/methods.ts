@@ -1,13 +1,5 @@
 import type { ChallengeMethod } from "../../store/interfaces.js";
 
-export const CHALLENGE_METHODS: readonly ChallengeMethod[] = [
-  "payment_preauth",
-  "proof_of_work",
-  "device_attestation",
-  "web_bot_auth_stepup",
-  "email_otp",
-];
-
 /**
  * Spec, challenge: the first entry of `prefer` that can be issued for this tenant wins; the floor is
  * proof_of_work, and email_otp is never selected. `issuable` is what this tenant can be issued now:

@@ -1,7 +1,7 @@
 import type { FastifyInstance, preHandlerHookHandler } from "fastify";
-import { ApiError } from "../../errors.js";
+import { ApiError, ErrorResponse } from "../../errors.js";
+import { requireCaller } from "../../http/auth.js";
 import type { RouteSettings } from "../../http/types.js";
-import { ErrorResponse } from "../verify/schema.js";
 import { type ChallengeDeps, challenge } from "./challenge.js";
 import { ChallengeRequest, ChallengeResponse } from "./schema.js";
 
@@ -31,9 +31,7 @@ export function registerChallenge(
       },
     },
     async (request) => {
-      // The authentication hook always sets the caller on this route (it never degrades).
-      if (!request.caller) throw new ApiError("invalid_api_key");
-      const result = await challenge(deps, request.caller, request.body);
+      const result = await challenge(deps, requireCaller(request), request.body);
       if (!result.ok) throw new ApiError(result.code, result.message);
       return result.challenge;
     },

@@ -114,6 +114,45 @@ describe("feedback rules (spec, feedback)", () => {
     expect((await eventView(eventId)).observations).toHaveLength(1);
   });
 
+  it("fingerprint: unit defaults to usd, so an explicit usd under the same key replays", async () => {
+    const eventId = await newEvent();
+    const first = await feedback(
+      { eventId, outcome: "credit_burn", value: 9, observedAt: "2026-11-20T08:00:00Z" },
+      { "idempotency-key": "unit-1" },
+    );
+    const again = await feedback(
+      { eventId, outcome: "credit_burn", value: 9, unit: "usd", observedAt: "2026-11-20T08:00:00Z" },
+      { "idempotency-key": "unit-1" },
+    );
+    expect(again.status).toBe(200);
+    expect(again.body).toEqual(first.body);
+    expect(again.headers["idempotent-replayed"]).toBe("true");
+    const credits = await feedback(
+      { eventId, outcome: "credit_burn", value: 9, unit: "credits", observedAt: "2026-11-20T08:00:00Z" },
+      { "idempotency-key": "unit-1" },
+    );
+    expect(credits.status).toBe(409);
+    expect(credits.body.code).toBe("idempotency_conflict");
+  });
+
+  it("idempotency: the Idempotency-Key header wins over the body's idempotencyKey", async () => {
+    const eventId = await newEvent();
+    await feedback(
+      { eventId, outcome: "chargeback", value: 1, idempotencyKey: "body-key" },
+      { "idempotency-key": "header-key" },
+    );
+    // The body key was ignored, so it is still free for a different payload…
+    expect(
+      (await feedback({ eventId, outcome: "chargeback", value: 2, idempotencyKey: "body-key" })).status,
+    ).toBe(200);
+    // …while the header key is bound to the first payload.
+    const conflict = await feedback(
+      { eventId, outcome: "chargeback", value: 3 },
+      { "idempotency-key": "header-key" },
+    );
+    expect(conflict.body.code).toBe("idempotency_conflict");
+  });
+
   it("rule 3: credit_burn and converted coexist", async () => {
     const eventId = await newEvent();
     await feedback({ eventId, outcome: "credit_burn", value: 5 });

@@ -1,9 +1,8 @@
 import type { FastifyInstance, preHandlerHookHandler } from "fastify";
-import { ApiError } from "../../errors.js";
+import { ApiError, ErrorResponse } from "../../errors.js";
+import { requireCaller } from "../../http/auth.js";
 import { IDEMPOTENCY_HEADER_SCHEMA, idempotencyKeyOf } from "../../http/idempotencyKey.js";
 import type { RouteSettings } from "../../http/types.js";
-import type { Caller } from "../caller.js";
-import { ErrorResponse } from "../verify/schema.js";
 import { type FeedbackDeps, ingestFeedback } from "./ingest.js";
 import { eventWithObservations, ledgerSummary } from "./ledger.js";
 import { EventView, FeedbackAck, FeedbackRequest, LedgerQuery, LedgerSummary } from "./schema.js";
@@ -27,12 +26,6 @@ const readSettings: RouteSettings = {
   fieldCodes: { since: "invalid_query", until: "invalid_query", action: "invalid_query" },
 };
 
-const callerOf = (caller: Caller | null): Caller => {
-  // The authentication hook always sets it on these routes (they never degrade).
-  if (!caller) throw new ApiError("invalid_api_key");
-  return caller;
-};
-
 export function registerFeedback(
   app: FastifyInstance,
   deps: FeedbackDeps,
@@ -54,7 +47,7 @@ export function registerFeedback(
     },
     async (request, reply) => {
       const key = idempotencyKeyOf(request.headers["idempotency-key"], request.body.idempotencyKey);
-      const result = await ingestFeedback(deps, callerOf(request.caller), request.body, key);
+      const result = await ingestFeedback(deps, requireCaller(request), request.body, key);
       if (!result.ok) throw new ApiError(result.code, result.message);
       if (result.replayed) reply.header("idempotent-replayed", "true");
       return result.ack;
@@ -77,7 +70,7 @@ export function registerFeedback(
     },
     async (request) => {
       const { since, until, action } = request.query;
-      return ledgerSummary(deps.store, callerOf(request.caller).tenant.id, {
+      return ledgerSummary(deps.store, requireCaller(request).tenant.id, {
         ...(since === undefined ? {} : { since: Date.parse(since) }),
         ...(until === undefined ? {} : { until: Date.parse(until) }),
         ...(action === undefined ? {} : { action }),
@@ -105,7 +98,7 @@ export function registerFeedback(
     async (request) => {
       const view = await eventWithObservations(
         deps.store,
-        callerOf(request.caller).tenant.id,
+        requireCaller(request).tenant.id,
         request.params.eventId,
       );
       if (!view) throw new ApiError("unknown_event_id");

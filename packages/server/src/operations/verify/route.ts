@@ -1,8 +1,8 @@
 import type { FastifyInstance, preHandlerHookHandler } from "fastify";
-import { ApiError } from "../../errors.js";
+import { ApiError, ErrorResponse } from "../../errors.js";
 import { IDEMPOTENCY_HEADER_SCHEMA, idempotencyKeyOf } from "../../http/idempotencyKey.js";
 import type { RouteSettings } from "../../http/types.js";
-import { ErrorResponse, Verdict, VerifyRequest } from "./schema.js";
+import { Verdict, VerifyRequest } from "./schema.js";
 import { degradedVerdict, type VerifyDeps, verify } from "./verify.js";
 
 const settings: RouteSettings = { scope: "verify:write", operation: "verify", onStoreFault: "degrade" };

@@ -100,9 +100,3 @@ export const Verdict = Type.Object({
   challengeCleared: Type.Optional(Type.Literal(true)),
 });
 export type Verdict = Static<typeof Verdict>;
-
-export const ErrorResponse = Type.Object({
-  error: Type.String(),
-  message: Type.String(),
-  code: Type.String(),
-});

@@ -41,13 +41,26 @@ export async function claimIdempotencyKey(
     .returning("key")
     .executeTakeFirst();
   if (claimed) return undefined;
-  const existing = await trx
+  // Not claimed: a live answer holds the key (an expired one would have been taken over above).
+  const existing = await readIdempotentResponse(trx, idem);
+  if (!existing) throw new Error("idempotency key neither claimed nor held");
+  if (existing.fingerprint !== idem.response.fingerprint) return { kind: "conflict" };
+  return { kind: "replay", response: existing };
+}
+
+/** The answer stored under a key; with `liveAt`, only if its retention has not passed by then. */
+export async function readIdempotentResponse(
+  db: Kysely<Database>,
+  key: IdempotencyKey,
+  liveAt?: number,
+): Promise<IdempotentResponse | undefined> {
+  let qb = db
     .selectFrom("idempotency")
     .select(["fingerprint", "status_code", "body"])
-    .where("tenant_id", "=", idem.tenantId)
-    .where("operation", "=", idem.operation)
-    .where("key", "=", idem.key)
-    .executeTakeFirstOrThrow();
-  if (existing.fingerprint !== idem.response.fingerprint) return { kind: "conflict" };
-  return { kind: "replay", response: responseFromRow(existing) };
+    .where("tenant_id", "=", key.tenantId)
+    .where("operation", "=", key.operation)
+    .where("key", "=", key.key);
+  if (liveAt !== undefined) qb = qb.where("expires_at", ">", liveAt);
+  const row = await qb.executeTakeFirst();
+  return row ? responseFromRow(row) : undefined;
 }
