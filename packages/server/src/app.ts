@@ -38,7 +38,7 @@ export function loggerOptions(level: string): LoggerSetting {
 
 /** Builds the app from its dependencies; every route is registered in the list below. */
 export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<FastifyInstance> {
-  const { config, keyring, policy, clock } = deps;
+  const { config, keyring, policy, clock, tenantPolicies, agents, hosting } = deps;
   const metrics = createMetrics();
   const store = metrics.timed(deps.store);
   const app = Fastify({
@@ -69,10 +69,16 @@ export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<Fa
   });
   await app.register(swaggerUi, { routePrefix: "/docs" });
 
+  const warn = (err: unknown, what: string) => app.log.warn({ err }, what);
+  agents.report = warn;
+  tenantPolicies.report = warn;
   const verifyDeps: VerifyDeps = {
     store,
     keyring,
     policy,
+    tenantPolicies,
+    hosting,
+    agentKeys: agents.lookup,
     clock,
     tokens: {
       issuer: config.tokenIssuer,
@@ -82,7 +88,7 @@ export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<Fa
     deadlineMs: config.verifyDeadlineMs,
     idempotencyTtlMs: config.idempotencyTtlHours * 3_600_000,
     clearWindowMs: config.clearWindowSeconds * 1000,
-    report: (err, what) => app.log.warn({ err }, what),
+    report: warn,
   };
   const onRequest = [
     authenticator(store),

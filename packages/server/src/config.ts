@@ -36,6 +36,14 @@ export interface Config {
   readonly paymentApiBase: URL;
   /** Deadline of one call to the payment provider. */
   readonly paymentTimeoutMs: number;
+  /** How often a process reloads tenant policies and the agent registry (changes by another process). */
+  readonly policyRefreshSeconds: number;
+  /** Whether key directories of operators registered with --fetch-directory are fetched. */
+  readonly agentDirectoryFetch: boolean;
+  readonly agentDirectoryTimeoutMs: number;
+  readonly agentDirectoryMaxBytes: number;
+  /** Lets directory fetches reach private and loopback addresses: for tests only. */
+  readonly agentDirectoryAllowPrivate: boolean;
 }
 
 export class ConfigError extends Error {
@@ -82,6 +90,14 @@ function url(env: Env, name: string, fallback: string): URL {
   return parsed;
 }
 
+function flag(env: Env, name: string, fallback: boolean): boolean {
+  const raw = env[name]?.trim().toLowerCase();
+  if (raw === undefined || raw === "") return fallback;
+  if (["1", "true", "yes", "on"].includes(raw)) return true;
+  if (["0", "false", "no", "off"].includes(raw)) return false;
+  throw new ConfigError(name, `must be true or false, got "${env[name]}"`);
+}
+
 const LOG_LEVELS = ["fatal", "error", "warn", "info", "debug", "trace", "silent"];
 
 export function defaultDatabaseUrl(cwd: string = process.cwd()): string {
@@ -126,5 +142,10 @@ export function loadConfig(env: Env = process.env): Config {
     clearWindowSeconds: integer(env, "WARDEN_CLEAR_WINDOW_SECONDS", 600, 10, 86_400),
     paymentApiBase: url(env, "WARDEN_STRIPE_API_BASE", "https://api.stripe.com"),
     paymentTimeoutMs: integer(env, "WARDEN_STRIPE_TIMEOUT_MS", 3000, 100, 30_000),
+    policyRefreshSeconds: integer(env, "WARDEN_POLICY_REFRESH_SECONDS", 5, 1, 3600),
+    agentDirectoryFetch: flag(env, "WARDEN_AGENT_DIRECTORY_FETCH", true),
+    agentDirectoryTimeoutMs: integer(env, "WARDEN_AGENT_DIRECTORY_TIMEOUT_MS", 3000, 100, 30_000),
+    agentDirectoryMaxBytes: integer(env, "WARDEN_AGENT_DIRECTORY_MAX_BYTES", 65_536, 1024, 1_048_576),
+    agentDirectoryAllowPrivate: flag(env, "WARDEN_AGENT_DIRECTORY_ALLOW_PRIVATE", false),
   });
 }

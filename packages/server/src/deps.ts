@@ -1,9 +1,12 @@
 import type { Config } from "./config.js";
 import { DEFAULT_POLICY, type DecisionPolicy } from "./operations/verify/policy.js";
+import { HostingNetworks } from "./operations/verify/signals/hostingNetworks.js";
+import { TenantPolicies } from "./policy/tenantPolicies.js";
 import type { Store } from "./store/interfaces.js";
 import { openPostgresStore } from "./store/postgres/postgresStore.js";
 import { openSqliteStore, sqliteFileFromUrl } from "./store/sqlite/sqliteStore.js";
 import { SigningKeyring } from "./tokens/signingKeys.js";
+import { AgentRegistry } from "./webBotAuth/agentRegistry.js";
 
 /** Everything the app needs from the outside, built once in one place (main, CLI, tests). */
 export interface Deps {
@@ -11,7 +14,17 @@ export interface Deps {
   store: Store;
   keyring: SigningKeyring;
   policy: DecisionPolicy;
+  tenantPolicies: TenantPolicies;
+  agents: AgentRegistry;
+  hosting: HostingNetworks;
   clock: () => number;
+}
+
+let sharedHosting: HostingNetworks | undefined;
+/** The hosting-network data set, read once per process. */
+export function hostingNetworks(): HostingNetworks {
+  sharedHosting ??= HostingNetworks.load();
+  return sharedHosting;
 }
 
 /** Opens the store named by the configuration. `storeTimeoutMs` overrides the request-path deadline (CLI). */
@@ -34,10 +47,36 @@ export async function buildDeps(
   const opened = store ?? (await openStore(config));
   const keyring = new SigningKeyring(opened, config.signingKeyRefreshSeconds, clock);
   await keyring.start();
-  return { config, store: opened, keyring, policy: DEFAULT_POLICY, clock };
+  const agents = new AgentRegistry(
+    opened,
+    config.policyRefreshSeconds,
+    {
+      enabled: config.agentDirectoryFetch,
+      limits: {
+        timeoutMs: config.agentDirectoryTimeoutMs,
+        maxBytes: config.agentDirectoryMaxBytes,
+        allowPrivate: config.agentDirectoryAllowPrivate,
+      },
+      minTtlSeconds: 60,
+      maxTtlSeconds: 86_400,
+    },
+    clock,
+  );
+  await agents.start();
+  return {
+    config,
+    store: opened,
+    keyring,
+    policy: DEFAULT_POLICY,
+    tenantPolicies: new TenantPolicies(opened, config.policyRefreshSeconds * 1000, clock),
+    agents,
+    hosting: hostingNetworks(),
+    clock,
+  };
 }
 
 export async function closeDeps(deps: Deps): Promise<void> {
   deps.keyring.stop();
+  deps.agents.stop();
   await deps.store.close();
 }

@@ -93,6 +93,8 @@ export function createMetrics(): Metrics {
       idempotency: timedArea("idempotency", store.idempotency),
       feedback: timedArea("feedback", store.feedback),
       challenges: timedArea("challenges", store.challenges),
+      agents: timedArea("agents", store.agents),
+      policies: timedArea("policies", store.policies),
       ping: timeCall("ping", () => store.ping()),
       close: () => store.close(),
     }),

@@ -294,6 +294,53 @@ export interface ChallengeStore {
   redeem(tenantId: string, id: string, session: string, clearedSince: number, now: number): Promise<boolean>;
 }
 
+/** A public key of an agent operator: its JWK (public members only) and RFC 7638 SHA-256 thumbprint. */
+export interface AgentKeyRecord {
+  thumbprint: string;
+  alg: "ed25519" | "rsa-pss-sha512";
+  jwk: Record<string, unknown>;
+}
+
+/** A known agent operator (Web Bot Auth): the registry is global, shared by every tenant. */
+export interface AgentOperatorRecord {
+  operator: string;
+  /** The Signature-Agent URL the operator's requests carry. */
+  signatureAgent: string;
+  /** Keys given by the operator (a JWKS file); empty when only its key directory is used. */
+  keys: AgentKeyRecord[];
+  /** Whether Warden may fetch the operator's key directory for keys not given here. */
+  fetchDirectory: boolean;
+  createdAt: number;
+  updatedAt: number;
+}
+
+export interface AgentStore {
+  /** Atomic: creates the operator's entry or replaces it (createdAt is kept on replace). */
+  put(record: AgentOperatorRecord): Promise<void>;
+  /** Resolves false when no such operator is registered. */
+  remove(operator: string): Promise<boolean>;
+  list(): Promise<AgentOperatorRecord[]>;
+}
+
+/** One version of a tenant's policy document (validated before it is stored). */
+export interface TenantPolicyRecord {
+  tenantId: string;
+  version: number;
+  /** The document as JSON text, exactly as validated. */
+  document: string;
+  createdAt: number;
+}
+
+export interface PolicyStore {
+  /**
+   * Atomic: stores `document` as the tenant's next version (one more than the highest), so concurrent
+   * sets from several processes get distinct versions and none is lost. Resolves the version.
+   */
+  put(tenantId: string, document: string, now: number): Promise<number>;
+  /** The tenant's highest version, if it ever set one. */
+  current(tenantId: string): Promise<TenantPolicyRecord | undefined>;
+}
+
 export interface Store {
   readonly tenants: TenantStore;
   readonly apiKeys: ApiKeyStore;
@@ -303,6 +350,8 @@ export interface Store {
   readonly idempotency: IdempotencyStore;
   readonly feedback: FeedbackStore;
   readonly challenges: ChallengeStore;
+  readonly agents: AgentStore;
+  readonly policies: PolicyStore;
   /** Resolves when the database answers a trivial query. */
   ping(): Promise<void>;
   close(): Promise<void>;

@@ -147,6 +147,27 @@ const migrationsFor = (dialect: Dialect): Record<string, Migration> => ({
         .execute();
     },
   },
+  "0005_agents_and_policies": {
+    async up(db: Kysely<unknown>) {
+      await db.schema
+        .createTable("agent_operators")
+        .addColumn("operator", "text", (c) => c.primaryKey())
+        .addColumn("signature_agent", "text", (c) => c.notNull())
+        .addColumn("keys", "text", (c) => c.notNull())
+        .addColumn("fetch_directory", "integer", (c) => c.notNull().defaultTo(0))
+        .addColumn("created_at", "bigint", (c) => c.notNull())
+        .addColumn("updated_at", "bigint", (c) => c.notNull())
+        .execute();
+      await db.schema
+        .createTable("tenant_policies")
+        .addColumn("tenant_id", "text", (c) => c.notNull().references("tenants.id"))
+        .addColumn("version", "integer", (c) => c.notNull())
+        .addColumn("document", "text", (c) => c.notNull())
+        .addColumn("created_at", "bigint", (c) => c.notNull())
+        .addPrimaryKeyConstraint("tenant_policies_pk", ["tenant_id", "version"])
+        .execute();
+    },
+  },
 });
 
 /** Brings the schema up to date. Safe when several processes start at once (Kysely's migration lock). */

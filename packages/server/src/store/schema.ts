@@ -78,6 +78,20 @@ export interface Database {
     redeemed_at: number | null;
     proof_ref: string | null;
   };
+  agent_operators: {
+    operator: string;
+    signature_agent: string;
+    keys: string;
+    fetch_directory: number;
+    created_at: number;
+    updated_at: number;
+  };
+  tenant_policies: {
+    tenant_id: string;
+    version: number;
+    document: string;
+    created_at: number;
+  };
   idempotency: {
     tenant_id: string;
     operation: string;

@@ -1,6 +1,7 @@
 import type { Kysely } from "kysely";
 import type { CounterHit, CounterReading, RecordOutcome, Store } from "./interfaces.js";
 import type { Database } from "./schema.js";
+import { createAgentStore, createPolicyStore } from "./sql/agentAndPolicyStores.js";
 import { createChallengeStore } from "./sql/challengeStore.js";
 import { createFeedbackStore } from "./sql/feedbackStore.js";
 import { hotStatements, type KeyWithTenantRow } from "./sql/hotStatements.js";
@@ -238,6 +239,8 @@ export function createSqlStore(rt: SqlRuntime): Store {
     },
     feedback: createFeedbackStore(rt),
     challenges: createChallengeStore(rt),
+    agents: createAgentStore(rt),
+    policies: createPolicyStore(rt),
 
     ping: () =>
       guard("ping", async () => {

@@ -113,6 +113,8 @@ export function faultyStore(
     idempotency: wrap("idempotency", inner.idempotency),
     feedback: wrap("feedback", inner.feedback),
     challenges: wrap("challenges", inner.challenges),
+    agents: wrap("agents", inner.agents),
+    policies: wrap("policies", inner.policies),
     ping: () => inner.ping(),
     close: () => inner.close(),
   };

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { Store } from "../store/interfaces.js";
+import type { AgentOperatorRecord, Store } from "../store/interfaces.js";
 import { newSigningKey } from "../tokens/signingKeys.js";
 import { testEvent } from "./harness.js";
 
@@ -342,6 +342,55 @@ export function storeContract(
         const effective = new Set(list.filter((o) => o.status === "effective").map((o) => o.outcome));
         expect(list).toHaveLength(20);
         expect(effective.size).toBe(1);
+      });
+    });
+
+    describe("agents", () => {
+      const key = {
+        thumbprint: "tp1",
+        alg: "ed25519" as const,
+        jwk: { kty: "OKP", crv: "Ed25519", x: "AAAA" },
+      };
+      const op = (o: Partial<AgentOperatorRecord> = {}): AgentOperatorRecord => ({
+        operator: "Example Bot",
+        signatureAgent: "https://bot.example",
+        keys: [key],
+        fetchDirectory: false,
+        createdAt: 10,
+        updatedAt: 10,
+        ...o,
+      });
+
+      it("registers an operator, replaces it keeping createdAt, lists and removes it", async () => {
+        await a.agents.put(op());
+        await b.agents.put(op({ keys: [], fetchDirectory: true, createdAt: 99, updatedAt: 20 }));
+        expect(await a.agents.list()).toEqual([op({ keys: [], fetchDirectory: true, updatedAt: 20 })]);
+        expect(await b.agents.remove("Example Bot")).toBe(true);
+        expect(await a.agents.remove("Example Bot")).toBe(false);
+        expect(await a.agents.list()).toEqual([]);
+      });
+    });
+
+    describe("tenant policies", () => {
+      it("numbers versions per tenant and reads the highest", async () => {
+        expect(await a.policies.current("t1")).toBeUndefined();
+        expect(await a.policies.put("t1", '{"a":1}', 5)).toBe(1);
+        expect(await b.policies.put("t1", '{"a":2}', 6)).toBe(2);
+        expect(await a.policies.put("t2", "{}", 7)).toBe(1);
+        expect(await b.policies.current("t1")).toEqual({
+          tenantId: "t1",
+          version: 2,
+          document: '{"a":2}',
+          createdAt: 6,
+        });
+      });
+
+      it("gives concurrent sets distinct versions and loses none", async () => {
+        const versions = await Promise.all(
+          Array.from({ length: 10 }, (_, i) => (i % 2 ? a : b).policies.put("t2", `{"n":${i}}`, 8)),
+        );
+        expect(new Set(versions).size).toBe(10);
+        expect((await a.policies.current("t2"))?.version).toBe(11);
       });
     });
 

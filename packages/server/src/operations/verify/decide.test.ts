@@ -25,8 +25,21 @@ const findingArb: fc.Arbitrary<Finding> = fc.record({
 });
 const evidenceArb: fc.Arbitrary<Evidence> = fc.record({
   findings: fc.array(findingArb, { maxLength: 5 }),
-  channels: fc.integer({ min: 0, max: 4 }),
+  channels: fc.integer({ min: 0, max: 5 }),
   browserConsistent: fc.boolean(),
+  agent: fc.constantFrom("absent", "verified", "invalid", "unverified"),
+  lists: fc.constant({ allow: [], deny: [] }),
+  verifiedAgents: fc.constant("score" as const),
+});
+/** Evidence with nothing but what a test names. */
+const ev = (e: Partial<Evidence>): Evidence => ({
+  findings: [],
+  channels: 0,
+  browserConsistent: false,
+  agent: "absent",
+  lists: { allow: [], deny: [] },
+  verifiedAgents: "score",
+  ...e,
 });
 const factor = fc.double({ min: 1.01, max: 100, noNaN: true });
 
@@ -137,12 +150,12 @@ describe("the cost-weighted three-way rule", () => {
   it("uncertainty widens the challenge band: the same estimate allowed with rich evidence is challenged with thin", () => {
     const finding: Finding = { id: "x", logOdds: 2.1, reason: "x" };
     const rich = decide(
-      { findings: [finding], channels: 4, browserConsistent: false },
+      ev({ findings: [finding], channels: 4, browserConsistent: false }),
       DEFAULT_COSTS,
       DEFAULT_POLICY,
     );
     const thin = decide(
-      { findings: [finding], channels: 0, browserConsistent: false },
+      ev({ findings: [finding], channels: 0, browserConsistent: false }),
       DEFAULT_COSTS,
       DEFAULT_POLICY,
     );
@@ -154,7 +167,7 @@ describe("the cost-weighted three-way rule", () => {
   it("deny needs strong evidence under default weights", () => {
     const at = (logOdds: number) =>
       decide(
-        { findings: [{ id: "x", logOdds, reason: "x" }], channels: 3, browserConsistent: false },
+        ev({ findings: [{ id: "x", logOdds, reason: "x" }], channels: 3, browserConsistent: false }),
         DEFAULT_COSTS,
         DEFAULT_POLICY,
       );
@@ -175,27 +188,83 @@ describe("actor classification", () => {
     const base = { channels: 2, browserConsistent: false };
     expect(
       decide(
-        { ...base, findings: [{ id: "ua", logOdds: 3.5, reason: "r", automation: true }] },
+        ev({ ...base, findings: [{ id: "ua", logOdds: 3.5, reason: "r", automation: true }] }),
         DEFAULT_COSTS,
         DEFAULT_POLICY,
       ).actorType,
     ).toBe("agent_abusive");
     expect(
       decide(
-        { channels: 2, browserConsistent: true, findings: [{ id: "ok", logOdds: -1, reason: "r" }] },
+        ev({ channels: 2, browserConsistent: true, findings: [{ id: "ok", logOdds: -1, reason: "r" }] }),
         DEFAULT_COSTS,
         DEFAULT_POLICY,
       ).actorType,
     ).toBe("human");
     // Nothing wrong is not the same as human.
-    expect(decide({ ...base, findings: [] }, DEFAULT_COSTS, DEFAULT_POLICY).actorType).toBe("unknown");
+    expect(decide(ev({ ...base, findings: [] }), DEFAULT_COSTS, DEFAULT_POLICY).actorType).toBe("unknown");
     // Consistent browser headers but high risk (e.g. a disposable email) is not human.
     expect(
       decide(
-        { channels: 3, browserConsistent: true, findings: [{ id: "d", logOdds: 3, reason: "r" }] },
+        ev({ channels: 3, browserConsistent: true, findings: [{ id: "d", logOdds: 3, reason: "r" }] }),
         DEFAULT_COSTS,
         DEFAULT_POLICY,
       ).actorType,
     ).toBe("unknown");
+  });
+});
+
+describe("agents and tenant rules", () => {
+  const automation: Finding = { id: "ua", logOdds: 3.5, reason: "r", automation: true };
+
+  it("agent_principal only for a verified signature; a forged one is agent_abusive", () => {
+    expect(
+      decide(ev({ agent: "verified", findings: [automation] }), DEFAULT_COSTS, DEFAULT_POLICY).actorType,
+    ).toBe("agent_principal");
+    expect(
+      decide(ev({ agent: "invalid", findings: [automation] }), DEFAULT_COSTS, DEFAULT_POLICY).actorType,
+    ).toBe("agent_abusive");
+    expect(decide(ev({ agent: "unverified" }), DEFAULT_COSTS, DEFAULT_POLICY).actorType).toBe("unknown");
+  });
+
+  it("a deny-list hit denies and says so, whatever the model thinks", () => {
+    const a = decide(
+      ev({
+        channels: 4,
+        browserConsistent: true,
+        lists: { allow: ["network 10.0.0.0/8"], deny: ["email domain x.test"] },
+      }),
+      DEFAULT_COSTS,
+      DEFAULT_POLICY,
+    );
+    expect(a.decision).toBe("deny");
+    expect(reasonsFor(a, DEFAULT_COSTS, 4)[0]).toBe("The tenant's deny list names email domain x.test.");
+  });
+
+  it("an allow-list hit allows, except a forged agent signature", () => {
+    const lists = { allow: ["network 203.0.113.0/24"], deny: [] };
+    expect(decide(ev({ lists, findings: [automation] }), DEFAULT_COSTS, DEFAULT_POLICY).decision).toBe(
+      "allow",
+    );
+    const forged = decide(
+      ev({ lists, agent: "invalid", findings: [{ ...automation, logOdds: 5 }] }),
+      DEFAULT_COSTS,
+      DEFAULT_POLICY,
+    );
+    expect(forged.decision).not.toBe("allow");
+    expect(forged.rule).toBeUndefined();
+  });
+
+  it("verified agents get the action's rule; 'score' leaves the model in charge", () => {
+    for (const rule of ["allow", "challenge", "deny"] as const) {
+      expect(
+        decide(ev({ agent: "verified", verifiedAgents: rule }), DEFAULT_COSTS, DEFAULT_POLICY).decision,
+      ).toBe(rule);
+    }
+    const scored = decide(
+      ev({ agent: "unverified", verifiedAgents: "allow", channels: 2 }),
+      DEFAULT_COSTS,
+      DEFAULT_POLICY,
+    );
+    expect(scored.rule).toBeUndefined();
   });
 });

@@ -1,3 +1,4 @@
+import type { VerifiedAgentRule } from "../../policy/tenantPolicy.js";
 import type { ActorType, Decision } from "../../store/interfaces.js";
 import type { DecisionPolicy } from "./policy.js";
 import type { Finding } from "./signals/findings.js";
@@ -30,10 +31,16 @@ export function resolveCosts(input: unknown): DecisionCosts {
 
 export interface Evidence {
   findings: readonly Finding[];
-  /** How many evidence channels the request carried (user agent, headers, email, network). */
+  /** How many evidence channels the request carried (user agent, headers, email, network, form). */
   channels: number;
   /** A browser user agent with every header that browser sends. */
   browserConsistent: boolean;
+  /** The Web Bot Auth outcome ("absent" without a signature). */
+  agent: "absent" | "verified" | "invalid" | "unverified";
+  /** Tenant list entries the request matched, as display text. */
+  lists: { allow: readonly string[]; deny: readonly string[] };
+  /** The tenant's rule for verified agents on this action. */
+  verifiedAgents: VerifiedAgentRule;
 }
 
 export interface Risk {
@@ -44,6 +51,8 @@ export interface Risk {
 
 export interface Assessment {
   decision: Decision;
+  /** Set when a tenant rule (a list or a per-action setting), not the model, made the decision. */
+  rule: string | undefined;
   actorType: ActorType;
   risk: Risk;
   expectedCost: Record<Decision, number>;
@@ -99,18 +108,45 @@ export function confidenceFor(decision: Decision, cost: Record<Decision, number>
   return Math.round(Math.min(1, Math.max(0, value)) * 1000) / 1000;
 }
 
+/**
+ * agent_principal only for a verified agent signature; agent_abusive for automation evidence without
+ * one (forged signatures included); human only when the browser evidence is consistent and the risk
+ * low; unknown otherwise: a request is never called human just because nothing was wrong.
+ */
 function classify(evidence: Evidence, risk: Risk, policy: DecisionPolicy): ActorType {
+  if (evidence.agent === "verified") return "agent_principal";
   if (evidence.findings.some((f) => f.automation)) return "agent_abusive";
   if (evidence.browserConsistent && risk.estimate < policy.humanMaxRisk) return "human";
   return "unknown";
+}
+
+/**
+ * Tenant rules, which take precedence over the model in this order: a deny-list hit denies; an
+ * allow-list hit allows, except a forged agent signature; a verified agent gets the action's rule.
+ */
+function tenantRule(evidence: Evidence): { decision: Decision; rule: string } | undefined {
+  const [deny] = evidence.lists.deny;
+  if (deny) return { decision: "deny", rule: `The tenant's deny list names ${deny}.` };
+  const [allow] = evidence.lists.allow;
+  if (allow && evidence.agent !== "invalid")
+    return { decision: "allow", rule: `The tenant's allow list names ${allow}.` };
+  if (evidence.agent === "verified" && evidence.verifiedAgents !== "score") {
+    return {
+      decision: evidence.verifiedAgents,
+      rule: `The tenant's policy answers ${evidence.verifiedAgents} to verified agents for this action.`,
+    };
+  }
+  return undefined;
 }
 
 /** The pure decision: evidence, costs and policy in; decision, actor type and its grounds out. */
 export function decide(evidence: Evidence, costs: DecisionCosts, policy: DecisionPolicy): Assessment {
   const risk = estimateRisk(evidence, policy);
   const expectedCost = expectedCosts(risk, costs, policy.challengeLeak);
+  const rule = tenantRule(evidence);
   return {
-    decision: cheapest(expectedCost),
+    decision: rule?.decision ?? cheapest(expectedCost),
+    rule: rule?.rule,
     actorType: classify(evidence, risk, policy),
     risk,
     expectedCost,
@@ -123,6 +159,7 @@ const pct = (p: number): string => `${Math.round(p * 100)}%`;
 /** Display sentences, most important first; never empty. Not a machine interface (spec, reasons). */
 export function reasonsFor(a: Assessment, costs: DecisionCosts, channels: number): string[] {
   const reasons = a.findings.map((f) => f.reason);
+  if (a.rule) reasons.unshift(a.rule);
   if (reasons.length === 0) {
     reasons.push(
       channels === 0
@@ -130,10 +167,12 @@ export function reasonsFor(a: Assessment, costs: DecisionCosts, channels: number
         : "No risk signal was found in the attempt.",
     );
   }
+  const verdictLine = a.rule
+    ? `the tenant's rule decided ${a.decision}`
+    : `${a.decision} had the lowest expected cost with weights falseAllow ${costs.falseAllow}, ` +
+      `falseChallenge ${costs.falseChallenge}, falseDeny ${costs.falseDeny}`;
   reasons.push(
-    `Estimated abuse risk ${pct(a.risk.estimate)} (range ${pct(a.risk.low)}–${pct(a.risk.high)}); ` +
-      `${a.decision} had the lowest expected cost with weights falseAllow ${costs.falseAllow}, ` +
-      `falseChallenge ${costs.falseChallenge}, falseDeny ${costs.falseDeny}.`,
+    `Estimated abuse risk ${pct(a.risk.estimate)} (range ${pct(a.risk.low)}–${pct(a.risk.high)}); ${verdictLine}.`,
   );
   return reasons;
 }

@@ -1,88 +1,193 @@
+import { matchNetwork, type TenantPolicy } from "../../policy/tenantPolicy.js";
+import { type AgentIdentity, type KeyLookup, verifyAgent } from "../../webBotAuth/verifyAgent.js";
 import type { DecisionPolicy } from "./policy.js";
 import type { VerifyRequest } from "./schema.js";
+import { agentSignatureFindings } from "./signals/agentSignature.js";
 import { browserHeaderFindings, normaliseHeaders, readBrowserHeaders } from "./signals/browserHeaders.js";
+import { clientHintsFindings, readClientHints } from "./signals/clientHints.js";
 import { emailFindings, readEmail } from "./signals/email.js";
 import type { Finding } from "./signals/findings.js";
-import { truncateIp } from "./signals/ip.js";
+import { formDataFindings, readFormData } from "./signals/formData.js";
+import type { HostingNetworks } from "./signals/hostingNetworks.js";
+import { type Network, readAddress, readNetwork } from "./signals/ip.js";
 import { readUserAgent, userAgentFindings } from "./signals/userAgent.js";
 import type { VelocityKey } from "./signals/velocity.js";
 
+/** What observe needs besides the request: the model, the tenant's rules and the shared lookups. */
+export interface ObserveContext {
+  model: DecisionPolicy;
+  tenant: TenantPolicy;
+  hosting: HostingNetworks;
+  agentKeys: KeyLookup;
+  /** Unix seconds, for signature times. */
+  nowSeconds: number;
+}
+
+/** The tenant's list entries a request matched, as display text. */
+export interface ListHits {
+  allow: string[];
+  deny: string[];
+}
+
 /**
- * What one verify request shows, read without the store: findings of the stateless signals, the keys
- * to count velocity on, and the protected values that may be recorded with the event.
+ * What one verify request shows, read without the store: findings of the stateless signals, the agent
+ * identity, list hits, the keys to count velocity on, and the protected values recorded with the event.
  */
 export interface Observation {
   findings: Finding[];
   channels: number;
   browserConsistent: boolean;
+  agent: AgentIdentity;
+  lists: ListHits;
+  /** A business email domain (not free, not disposable) of a raw address, for attribution. */
+  businessDomain: string | undefined;
   velocityKeys: VelocityKey[];
   /** Recorded with the event: hashes, truncated networks and flags only. */
   recorded: Record<string, unknown>;
 }
 
-export type ObserveResult =
-  | { ok: true; observation: Observation }
-  | { ok: false; field: string; message: string };
-
-export function observe(req: VerifyRequest, policy: DecisionPolicy): ObserveResult {
-  const { subject } = req;
-  const w = policy.weights;
-
-  let ipNetwork: string | undefined;
-  if (subject.ip !== undefined) {
-    ipNetwork = truncateIp(subject.ip);
-    if (!ipNetwork)
-      return { ok: false, field: "subject.ip", message: "subject.ip is not an IPv4 or IPv6 address." };
-  } else if (subject.ipTrunc !== undefined) {
-    ipNetwork = truncateIp(subject.ipTrunc);
-    if (!ipNetwork) {
-      return {
-        ok: false,
-        field: "subject.ipTrunc",
-        message: "subject.ipTrunc is not an IP network or address.",
-      };
+function listHits(
+  policy: TenantPolicy,
+  network: Network | undefined,
+  email: { hash?: string | undefined; domain?: string | undefined },
+  agent: AgentIdentity,
+): ListHits {
+  const hits: ListHits = { allow: [], deny: [] };
+  for (const side of ["allow", "deny"] as const) {
+    const lists = policy[side];
+    const net = matchNetwork(lists.networks, network);
+    if (net) hits[side].push(`network ${net.text}`);
+    if (email.domain) {
+      const labels = email.domain.split(".");
+      const listed = labels.map((_, i) => labels.slice(i).join(".")).find((d) => lists.emailDomains.has(d));
+      if (listed) hits[side].push(`email domain ${listed}`);
+    }
+    if (email.hash && lists.emailHashes.has(email.hash)) hits[side].push("this email address");
+    if (agent.outcome === "verified" && lists.agentOperators.has(agent.operator)) {
+      hits[side].push(`agent operator ${agent.operator}`);
     }
   }
+  return hits;
+}
+
+/** The subject's network fields must parse; checked before anything else runs (400 invalid_field). */
+export function subjectError(req: VerifyRequest): { field: string; message: string } | undefined {
+  const { ip, ipTrunc } = req.subject;
+  if (ip !== undefined && !readNetwork(ip)) {
+    return { field: "subject.ip", message: "subject.ip is not an IPv4 or IPv6 address." };
+  }
+  if (ip === undefined && ipTrunc !== undefined && !readNetwork(ipTrunc)) {
+    return { field: "subject.ipTrunc", message: "subject.ipTrunc is not an IP network or address." };
+  }
+  return undefined;
+}
+
+/** Reads a request that passed subjectError. */
+export function observe(req: VerifyRequest, ctx: ObserveContext): Observation {
+  const { subject } = req;
+  const w = ctx.model.weights;
+
+  const raw = subject.ip ?? subject.ipTrunc;
+  const network: Network | undefined = raw === undefined ? undefined : readNetwork(raw);
+  // Tenant network lists may name single addresses: with the raw-PII opt-in, match the full address.
+  const exact = subject.ip === undefined ? network : readAddress(subject.ip);
 
   const email = readEmail(subject.email, subject.emailSha256);
   const ua = readUserAgent(subject.userAgent);
   const headers = normaliseHeaders(subject.headers);
   const browserHeaders = readBrowserHeaders(ua, headers);
+  const form = readFormData(subject.formData, subject.formDataHashed);
+  const agent: AgentIdentity = headers
+    ? verifyAgent({ headers }, ctx.agentKeys, {
+        now: ctx.nowSeconds,
+        skewSeconds: ctx.model.signatureSkewSeconds,
+      })
+    : { outcome: "absent" };
+  const hosting = network ? ctx.hosting.lookup(network.addr) : undefined;
 
-  const findings = [
-    ...userAgentFindings(ua, { missing: w.uaMissing, automation: w.uaAutomation }),
+  // A verified agent declared itself: automation evidence about it is explained, not suspicious.
+  const declared = agent.outcome === "verified";
+  const findings: Finding[] = [
+    ...agentSignatureFindings(agent, {
+      verified: w.agentVerified,
+      invalid: w.agentInvalid,
+      unverified: w.agentUnverified,
+    }),
+    ...(declared ? [] : userAgentFindings(ua, { missing: w.uaMissing, automation: w.uaAutomation })),
     ...browserHeaderFindings(browserHeaders, {
       perMissingGroup: w.headersMissingPerGroup,
       consistent: w.browserConsistent,
     }),
-    ...emailFindings(email, { disposable: w.emailDisposable }),
+    ...clientHintsFindings(readClientHints(ua, headers), w.clientHintsMismatch),
+    ...emailFindings(email, {
+      disposable: w.emailDisposable,
+      invalid: w.emailInvalid,
+      randomLocal: w.emailRandom,
+    }),
+    ...formDataFindings(form, { perLink: w.formLinkEach, linksCap: w.formLinksCap }),
   ];
+  if (hosting && !declared) {
+    findings.push({
+      id: "hosting_network",
+      logOdds: w.hostingNetwork,
+      reason: `The network belongs to a hosting or cloud provider (AS${hosting.asn} ${hosting.org}), not a consumer ISP.`,
+    });
+  }
 
   const hasHeaders = headers !== undefined && Object.keys(headers).length > 0;
-  const channels = [ua.present, hasHeaders, email.hash !== undefined, ipNetwork !== undefined].filter(
-    Boolean,
-  ).length;
+  const channels = [
+    ua.present,
+    hasHeaders,
+    email.hash !== undefined,
+    network !== undefined,
+    form.present,
+  ].filter(Boolean).length;
 
   const velocityKeys: VelocityKey[] = [];
-  if (ipNetwork) velocityKeys.push({ kind: "ip_network", value: ipNetwork });
+  if (network) velocityKeys.push({ kind: "ip_network", value: network.text });
   if (email.hash) velocityKeys.push({ kind: "email_hash", value: email.hash });
+  if (email.normalizedHash && email.normalizedHash !== email.hash) {
+    velocityKeys.push({ kind: "email_normalized", value: email.normalizedHash });
+  }
+  const businessDomain =
+    email.domain && email.valid && !email.freeMail && !email.disposable ? email.domain : undefined;
+  if (businessDomain) velocityKeys.push({ kind: "email_domain", value: businessDomain });
+  if (req.session !== undefined) velocityKeys.push({ kind: "session", value: req.session });
+  for (const value of form.repeatKeys) velocityKeys.push({ kind: "form_value", value });
 
   return {
-    ok: true,
-    observation: {
-      findings,
-      channels,
-      browserConsistent: browserHeaders?.consistent === true,
-      velocityKeys,
-      recorded: {
-        ipNetwork: ipNetwork ?? null,
-        emailSha256: email.hash ?? null,
-        emailDomain: email.domain ?? null,
-        userAgent: subject.userAgent ?? null,
-        // Header names only: values (cookies, forwarded client IPs) are never stored.
-        headerNames: headers ? Object.keys(headers).sort() : [],
-        browser: ua.browser ?? null,
-      },
+    findings,
+    channels,
+    browserConsistent: browserHeaders?.consistent === true,
+    agent,
+    lists: listHits(ctx.tenant, exact, email, agent),
+    businessDomain,
+    velocityKeys,
+    recorded: {
+      ipNetwork: network?.text ?? null,
+      hosting: hosting ? { asn: hosting.asn } : null,
+      emailSha256: email.hash ?? null,
+      emailDomain: email.domain ?? null,
+      userAgent: subject.userAgent ?? null,
+      // Header names only: values (cookies, forwarded client IPs) are never stored.
+      headerNames: headers ? Object.keys(headers).sort() : [],
+      browser: ua.browser ?? null,
+      formFields: form.fields,
+      agent: agentRecord(agent),
     },
   };
+}
+
+/** Agent identity as recorded: outcome, key thumbprint and operator; no header values. */
+function agentRecord(a: AgentIdentity): Record<string, unknown> | null {
+  if (a.outcome === "absent") return null;
+  if (a.outcome === "verified") {
+    return {
+      outcome: a.outcome,
+      keyid: a.keyid,
+      operator: a.operator,
+      signatureAgent: a.signatureAgent ?? null,
+    };
+  }
+  return { outcome: a.outcome, why: a.why, keyid: a.keyid ?? null, signatureAgent: a.signatureAgent ?? null };
 }

@@ -1,46 +1,70 @@
-import type { VelocityKind, VelocityLimit, VelocityWeights } from "./signals/velocity.js";
+import type { VelocityKind, VelocityLimits, VelocityWeights } from "./signals/velocity.js";
 
 /**
- * Parameters of the decision model. The built-in policy applies to every tenant until tenant policy
- * documents arrive; docs/decisions.md explains each number.
+ * Parameters of the decision model, the same for every tenant (a tenant's policy document adds lists,
+ * per-action rules, velocity limits and difficulties on top). docs/decisions.md explains each number;
+ * a change to them is a new ENGINE_VERSION.
  */
 export interface DecisionPolicy {
-  version: string;
   /** Prior probability that an attempt is abusive, before any evidence. */
   prior: number;
   /** Share of abusive attempts that get through a challenge anyway. */
   challengeLeak: number;
-  /** Half-width of the uncertainty band in log-odds, by how many evidence channels were present (0..4+). */
+  /** Half-width of the uncertainty band in log-odds, by how many evidence channels were present (0..5+). */
   spreadByChannels: readonly number[];
   weights: {
     uaMissing: number;
     uaAutomation: number;
     headersMissingPerGroup: number;
     browserConsistent: number;
+    clientHintsMismatch: number;
     emailDisposable: number;
+    emailInvalid: number;
+    emailRandom: number;
+    hostingNetwork: number;
+    formLinkEach: number;
+    formLinksCap: number;
+    agentVerified: number;
+    agentInvalid: number;
+    agentUnverified: number;
     velocity: VelocityWeights;
   };
-  velocity: Readonly<Record<VelocityKind, VelocityLimit>>;
+  velocity: Readonly<Partial<Record<VelocityKind, VelocityLimits>>>;
   /** Below this risk estimate a request with consistent browser evidence is classified human. */
   humanMaxRisk: number;
+  /** Tolerated clock difference for Web Bot Auth created/expires, in seconds. */
+  signatureSkewSeconds: number;
 }
 
 export const DEFAULT_POLICY: DecisionPolicy = Object.freeze({
-  version: "builtin@1",
   prior: 0.08,
   challengeLeak: 0.3,
-  spreadByChannels: [1.5, 1.2, 0.9, 0.75, 0.6],
+  spreadByChannels: [1.5, 1.2, 0.9, 0.75, 0.6, 0.5],
   weights: {
     uaMissing: 2.5,
     uaAutomation: 3.5,
     headersMissingPerGroup: 1.5,
     browserConsistent: -1.0,
+    clientHintsMismatch: 2.5,
     emailDisposable: 3.0,
+    emailInvalid: 1.5,
+    emailRandom: 1.0,
+    hostingNetwork: 1.5,
+    formLinkEach: 0.75,
+    formLinksCap: 2.0,
+    agentVerified: -1.5,
+    agentInvalid: 5.0,
+    agentUnverified: 1.0,
     velocity: { overLimit: 1.5, perDoubling: 1.0, cap: 4.0 },
   },
   velocity: {
-    ip_network: { limit: 30, windowMs: 3_600_000 },
-    email_hash: { limit: 3, windowMs: 3_600_000 },
+    ip_network: { perMinute: 10, perHour: 30, perDay: 200 },
+    email_hash: { perHour: 3, perDay: 10 },
+    email_normalized: { perHour: 3, perDay: 5 },
+    email_domain: { perHour: 20, perDay: 100 },
+    session: { perMinute: 5, perHour: 20 },
+    form_value: { perHour: 5, perDay: 20 },
   },
   humanMaxRisk: 0.2,
+  signatureSkewSeconds: 60,
 });

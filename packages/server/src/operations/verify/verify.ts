@@ -1,23 +1,33 @@
 import type { ErrorCode } from "../../errors.js";
 import { canonicalJson, sha256Hex, timeOrderedId } from "../../lib/crypto.js";
+import type { TenantPolicies } from "../../policy/tenantPolicies.js";
+import type { TenantPolicy } from "../../policy/tenantPolicy.js";
 import type { EventRecord, IdempotencyKey, Store } from "../../store/interfaces.js";
 import type { SigningKeyring } from "../../tokens/signingKeys.js";
 import { signVerdictToken, type TokenSettings } from "../../tokens/verdictToken.js";
+import type { KeyLookup } from "../../webBotAuth/verifyAgent.js";
 import type { Caller } from "../caller.js";
 import { confidenceFor, type DecisionCosts, decide, reasonsFor, resolveCosts } from "./decide.js";
 import { enforcementModeFor } from "./enforcement.js";
-import { type Observation, observe } from "./evidence.js";
+import { observe, subjectError } from "./evidence.js";
 import type { DecisionPolicy } from "./policy.js";
+import { principalFor } from "./principal.js";
 import type { Verdict, VerifyRequest } from "./schema.js";
-import { velocityFindings, velocityHits } from "./signals/velocity.js";
+import type { HostingNetworks } from "./signals/hostingNetworks.js";
+import { mergeLimits, velocityChecks, velocityFindings } from "./signals/velocity.js";
 
-export const ENGINE_VERSION = "warden-engine/1";
+/** The decision model and its parameters (policy.ts); recorded with every event. */
+export const ENGINE_VERSION = "warden-engine/2";
 
 export interface VerifyDeps {
   store: Store;
   keyring: SigningKeyring;
   tokens: TokenSettings;
+  /** The decision model's parameters. */
   policy: DecisionPolicy;
+  tenantPolicies: TenantPolicies;
+  hosting: HostingNetworks;
+  agentKeys: KeyLookup;
   /** Overall deadline; past it the answer is the degraded challenge. */
   deadlineMs: number;
   idempotencyTtlMs: number;
@@ -85,13 +95,13 @@ export async function verify(
         "Raw subject.email or subject.ip needs the tenant's opt-in; send emailSha256 or ipTrunc instead.",
     };
   }
-  const observed = observe(req, deps.policy);
-  if (!observed.ok) return { ok: false, code: "invalid_field", message: observed.message };
+  const invalid = subjectError(req);
+  if (invalid) return { ok: false, code: "invalid_field", message: invalid.message };
 
   const controller = new AbortController();
   try {
     return await withDeadline(deps.deadlineMs, controller, () =>
-      scoreAndRecord(deps, caller, req, observed.observation, idempotencyKey, controller.signal),
+      scoreAndRecord(deps, caller, req, idempotencyKey, controller.signal),
     );
   } catch (err) {
     deps.report(err, "verify degraded");
@@ -103,7 +113,6 @@ async function scoreAndRecord(
   deps: VerifyDeps,
   caller: Caller,
   req: VerifyRequest,
-  obs: Observation,
   idempotencyKey: string | undefined,
   signal: AbortSignal,
 ): Promise<VerifyResult> {
@@ -120,6 +129,7 @@ async function scoreAndRecord(
     if (stored) return replayOrConflict(stored.fingerprint === idem.fingerprint, stored.body);
   }
 
+  const tenantPolicy = await deps.tenantPolicies.get(tenantId);
   const now = deps.clock();
   let clearNote: string | undefined;
   const challengeId = req.context?.challengeId;
@@ -129,20 +139,45 @@ async function scoreAndRecord(
       req.session !== undefined &&
       (await store.challenges.redeem(tenantId, challengeId, req.session, window.since, now))
     ) {
-      return recordCleared(deps, caller, req, challengeId, idem, now, signal);
+      return recordCleared(deps, caller, req, challengeId, tenantPolicy.version, idem, now, signal);
     }
     clearNote = await whyClearNotHonored(store, tenantId, challengeId, req.session, window);
   }
-  const hits = velocityHits(tenantId, req.action, obs.velocityKeys, policy.velocity);
-  const readings = hits.length > 0 ? await store.counters.hit(hits, now) : [];
+  const obs = observe(req, {
+    model: policy,
+    tenant: tenantPolicy,
+    hosting: deps.hosting,
+    agentKeys: deps.agentKeys,
+    nowSeconds: Math.floor(now / 1000),
+  });
+  const checks = velocityChecks(
+    tenantId,
+    req.action,
+    obs.velocityKeys,
+    velocityLimitsFor(policy, tenantPolicy),
+  );
+  const readings =
+    checks.length > 0
+      ? await store.counters.hit(
+          checks.map((c) => c.hit),
+          now,
+        )
+      : [];
   const findings = [
     ...obs.findings,
-    ...velocityFindings(req.action, obs.velocityKeys, readings, policy.velocity, policy.weights.velocity),
+    ...velocityFindings(req.action, checks, readings, policy.weights.velocity),
   ];
 
   const costs = resolveCosts(req.context?.decisionCosts);
   const assessment = decide(
-    { findings, channels: obs.channels, browserConsistent: obs.browserConsistent },
+    {
+      findings,
+      channels: obs.channels,
+      browserConsistent: obs.browserConsistent,
+      agent: obs.agent.outcome,
+      lists: obs.lists,
+      verifiedAgents: tenantPolicy.verifiedAgents(req.action),
+    },
     costs,
     policy,
   );
@@ -174,16 +209,20 @@ async function scoreAndRecord(
   const verdict: Verdict = {
     decision,
     actorType: assessment.actorType,
-    confidence: confidenceFor(decision, assessment.expectedCost),
+    // A tenant rule is certain by definition; the model's decisions carry its cost margin.
+    confidence:
+      assessment.rule !== undefined && decision === assessment.decision
+        ? 1
+        : confidenceFor(decision, assessment.expectedCost),
     reasons,
-    principal: NO_PRINCIPAL,
+    principal: principalFor(obs.agent, obs.businessDomain),
     verdictToken,
     eventId,
     degraded: false,
     enforcementMode: mode,
   };
 
-  const event = eventRecord(caller, req, now, verdict, assessment.decision, costs, policy.version, {
+  const event = eventRecord(caller, req, now, verdict, assessment.decision, costs, tenantPolicy.version, {
     ...obs.recorded,
     findings: assessment.findings.map((f) => ({ id: f.id, logOdds: round(f.logOdds) })),
     risk: {
@@ -230,6 +269,7 @@ async function recordCleared(
   caller: Caller,
   req: VerifyRequest,
   challengeId: string,
+  policyVersion: string,
   idem: (IdempotencyKey & { fingerprint: string }) | undefined,
   now: number,
   signal: AbortSignal,
@@ -269,7 +309,7 @@ async function recordCleared(
     verdict,
     "allow",
     resolveCosts(req.context?.decisionCosts),
-    deps.policy.version,
+    policyVersion,
     {
       challengeId,
     },
@@ -400,7 +440,7 @@ export async function degradedVerdict(
       verdict,
       "challenge",
       resolveCosts(req?.context?.decisionCosts),
-      deps.policy.version,
+      deps.tenantPolicies.peek(caller.tenant.id)?.version ?? "unavailable",
       { degraded: true },
     );
     deps.store.events
@@ -408,4 +448,9 @@ export async function degradedVerdict(
       .catch((err: unknown) => deps.report(err, "degraded event not stored"));
   }
   return verdict;
+}
+
+/** The built-in velocity limits with the tenant's own over them. */
+function velocityLimitsFor(model: DecisionPolicy, tenant: TenantPolicy) {
+  return mergeLimits(model.velocity, tenant.velocity);
 }

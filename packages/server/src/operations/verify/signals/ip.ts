@@ -10,6 +10,19 @@ export const IPV6_PREFIX = 48;
  * full address sent as ipTrunc, is truncated here, so no full address is ever kept.
  */
 export function truncateIp(input: string): string | undefined {
+  return readNetwork(input)?.text;
+}
+
+export interface Network {
+  /** The truncated network as text, e.g. "203.0.113.0/24". */
+  text: string;
+  /** Its first address and prefix length, for list and hosting lookups. */
+  addr: ipaddr.IPv4 | ipaddr.IPv6;
+  prefix: number;
+}
+
+/** Parses and truncates an address or CIDR; undefined when it does not parse. */
+export function readNetwork(input: string): Network | undefined {
   const text = input.trim();
   // Choosing the family first avoids ipaddr's try-IPv6-then-IPv4 (an exception per IPv4 address).
   const family = text.includes(":") ? ipaddr.IPv6 : ipaddr.IPv4;
@@ -37,5 +50,22 @@ export function truncateIp(input: string): string | undefined {
     addr.kind() === "ipv4"
       ? ipaddr.IPv4.networkAddressFromCIDR(cidr)
       : ipaddr.IPv6.networkAddressFromCIDR(cidr);
-  return `${base.toString()}/${bits}`;
+  return { text: `${base.toString()}/${bits}`, addr: base, prefix: bits };
+}
+
+/** A full address as a one-address network (/32 or /128), for tenant lists; undefined when it does not parse. */
+export function readAddress(input: string): Network | undefined {
+  const text = input.trim();
+  try {
+    let addr: ipaddr.IPv4 | ipaddr.IPv6 = text.includes(":")
+      ? ipaddr.IPv6.parse(text)
+      : ipaddr.IPv4.parse(text);
+    if (addr.kind() === "ipv6" && (addr as ipaddr.IPv6).isIPv4MappedAddress()) {
+      addr = (addr as ipaddr.IPv6).toIPv4Address();
+    }
+    const prefix = addr.kind() === "ipv4" ? 32 : 128;
+    return { text: `${addr.toString()}/${prefix}`, addr, prefix };
+  } catch {
+    return undefined;
+  }
 }

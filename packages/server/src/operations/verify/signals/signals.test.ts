@@ -4,7 +4,7 @@ import { normaliseHeaders, readBrowserHeaders } from "./browserHeaders.js";
 import { emailHash, isDisposableDomain, readEmail } from "./email.js";
 import { truncateIp } from "./ip.js";
 import { readUserAgent } from "./userAgent.js";
-import { slidingCount, velocityFindings, velocityHits } from "./velocity.js";
+import { mergeLimits, slidingCount, velocityChecks, velocityFindings } from "./velocity.js";
 
 const FIREFOX_UA = "Mozilla/5.0 (Windows NT 10.0; Win64; x64; rv:133.0) Gecko/20100101 Firefox/133.0";
 
@@ -23,6 +23,7 @@ describe("user agent", () => {
       present: true,
       automation: false,
       browser: { family: "chromium", major: 131 },
+      os: "Windows",
     });
     expect(readUserAgent(FIREFOX_UA).browser).toEqual({ family: "firefox", major: 133 });
     expect(readUserAgent(undefined).present).toBe(false);
@@ -97,39 +98,49 @@ describe("ip truncation", () => {
 });
 
 describe("velocity", () => {
-  const limits = {
-    ip_network: { limit: 30, windowMs: 3_600_000 },
-    email_hash: { limit: 3, windowMs: 3_600_000 },
-  };
+  const limits = { ip_network: { perHour: 30 }, email_hash: { perHour: 3, perDay: 10 } };
   const weights = { overLimit: 1.5, perDoubling: 1, cap: 4 };
+  const emailKey = [{ kind: "email_hash" as const, value: "h" }];
 
   it("weighs the previous bucket by how much of it still overlaps the window", () => {
     expect(slidingCount({ current: 4, previous: 10, elapsed: 0.25 })).toBe(4 + 7.5);
   });
 
-  it("becomes evidence only above the limit, growing per doubling up to a cap", () => {
-    const keys = [{ kind: "email_hash" as const, value: "h" }];
-    expect(
-      velocityFindings("signup", keys, [{ current: 3, previous: 0, elapsed: 0 }], limits, weights),
-    ).toEqual([]);
-    const [f] = velocityFindings("signup", keys, [{ current: 6, previous: 0, elapsed: 0 }], limits, weights);
-    expect(f?.logOdds).toBeCloseTo(2.5);
-    expect(f?.reason).toMatch(/about 6 signup attempts in the last hour, above the limit of 3/);
-    const [capped] = velocityFindings(
-      "signup",
-      keys,
-      [{ current: 3000, previous: 0, elapsed: 0 }],
-      limits,
-      weights,
-    );
+  it("hits one counter per key and window that has a limit", () => {
+    const checks = velocityChecks("t1", "signup", emailKey, limits);
+    expect(checks.map((c) => [c.window.text, c.limit])).toEqual([
+      ["hour", 3],
+      ["day", 10],
+    ]);
+    expect(velocityChecks("t1", "signup", [{ kind: "session", value: "s" }], limits)).toEqual([]);
+  });
+
+  it("becomes evidence only above the limit, growing per doubling up to a cap, once per key (worst window)", () => {
+    const checks = velocityChecks("t1", "signup", emailKey, limits);
+    const reading = (current: number) => ({ current, previous: 0, elapsed: 0 });
+    expect(velocityFindings("signup", checks, [reading(3), reading(3)], weights)).toEqual([]);
+    const found = velocityFindings("signup", checks, [reading(6), reading(6)], weights);
+    expect(found).toHaveLength(1);
+    expect(found[0]?.logOdds).toBeCloseTo(2.5);
+    expect(found[0]?.reason).toMatch(/about 6 signup attempts in the last hour, above the limit of 3/);
+    const [capped] = velocityFindings("signup", checks, [reading(3000), reading(3000)], weights);
     expect(capped?.logOdds).toBe(4);
   });
 
   it("names counters by a hash that holds no personal value and differs per tenant and action", () => {
-    const [a] = velocityHits("t1", "signup", [{ kind: "ip_network", value: "203.0.113.0/24" }], limits);
-    const [b] = velocityHits("t2", "signup", [{ kind: "ip_network", value: "203.0.113.0/24" }], limits);
-    const [c] = velocityHits("t1", "api_key", [{ kind: "ip_network", value: "203.0.113.0/24" }], limits);
-    expect(a?.name).not.toContain("203.0.113");
-    expect(new Set([a?.name, b?.name, c?.name]).size).toBe(3);
+    const key = [{ kind: "ip_network" as const, value: "203.0.113.0/24" }];
+    const [a] = velocityChecks("t1", "signup", key, limits);
+    const [b] = velocityChecks("t2", "signup", key, limits);
+    const [c] = velocityChecks("t1", "api_key", key, limits);
+    expect(a?.hit.name).not.toContain("203.0.113");
+    expect(new Set([a?.hit.name, b?.hit.name, c?.hit.name]).size).toBe(3);
+  });
+
+  it("merges a tenant's limits over the built-in ones per window", () => {
+    expect(
+      mergeLimits({ ip_network: { perMinute: 10, perHour: 30 } }, { ip_network: { perHour: 5 } }),
+    ).toEqual({
+      ip_network: { perMinute: 10, perHour: 5 },
+    });
   });
 });

@@ -10,6 +10,8 @@ export interface UserAgentSignal {
   automation: boolean;
   /** The browser the user agent claims to be, when it claims one. */
   browser: { family: BrowserFamily; major: number } | undefined;
+  /** Operating system name as ua-parser-js reads it ("Windows", "Mac OS", "Android", …). */
+  os: string | undefined;
 }
 
 const CHROMIUM = new Set([
@@ -23,8 +25,8 @@ const CHROMIUM = new Set([
   "Yandex",
 ]);
 
-function browserOf(ua: string): UserAgentSignal["browser"] {
-  const { name, major } = new UAParser(ua).getBrowser();
+function browserOf(parser: UAParser): UserAgentSignal["browser"] {
+  const { name, major } = parser.getBrowser();
   const version = Number.parseInt(major ?? "", 10);
   if (!name || !Number.isFinite(version)) return undefined;
   if (CHROMIUM.has(name)) return { family: "chromium", major: version };
@@ -42,12 +44,18 @@ const cache = new Map<string, UserAgentSignal>();
 
 export function readUserAgent(userAgent: string | undefined): UserAgentSignal {
   const ua = userAgent?.trim() ?? "";
-  if (ua === "") return { present: false, automation: false, browser: undefined };
+  if (ua === "") return { present: false, automation: false, browser: undefined, os: undefined };
   let sig = cache.get(ua);
   if (sig) {
     cache.delete(ua);
   } else {
-    sig = Object.freeze({ present: true, automation: isbot(ua), browser: browserOf(ua) });
+    const parser = new UAParser(ua);
+    sig = Object.freeze({
+      present: true,
+      automation: isbot(ua),
+      browser: browserOf(parser),
+      os: parser.getOS().name,
+    });
     if (cache.size >= CACHE_SIZE) cache.delete(cache.keys().next().value as string);
   }
   cache.set(ua, sig);

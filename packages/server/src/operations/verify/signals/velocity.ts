@@ -1,13 +1,15 @@
 import { sha256Hex } from "../../../lib/crypto.js";
+import type { VelocityKind } from "../../../policy/tenantPolicy.js";
 import type { CounterHit, CounterReading } from "../../../store/interfaces.js";
 import type { Finding } from "./findings.js";
 
-export type VelocityKind = "ip_network" | "email_hash";
+export type { VelocityKind } from "../../../policy/tenantPolicy.js";
 
-export interface VelocityLimit {
-  /** Attempts per window above which the count becomes evidence. */
-  limit: number;
-  windowMs: number;
+/** Attempts allowed per window before the count becomes evidence; a missing window is not counted. */
+export interface VelocityLimits {
+  perMinute?: number;
+  perHour?: number;
+  perDay?: number;
 }
 
 export interface VelocityWeights {
@@ -20,26 +22,54 @@ export interface VelocityWeights {
 
 export interface VelocityKey {
   kind: VelocityKind;
-  /** Protected value (truncated network or email hash). */
+  /** Protected value (truncated network, hash, or a domain). */
   value: string;
 }
+
+const WINDOWS = [
+  { field: "perMinute", ms: 60_000, text: "minute" },
+  { field: "perHour", ms: 3_600_000, text: "hour" },
+  { field: "perDay", ms: 86_400_000, text: "day" },
+] as const;
 
 const LABEL: Record<VelocityKind, string> = {
   ip_network: "This network",
   email_hash: "This email address",
+  email_normalized: "This mailbox (counting its +tag and dot variants)",
+  email_domain: "This email domain",
+  session: "This session",
+  form_value: "The same form text",
 };
 
-/** Counter names are hashes of tenant, action, kind and value: the counters table holds nothing personal. */
-export function velocityHits(
+/** One counter to hit: which key, over which window, with which limit. */
+export interface VelocityCheck {
+  key: VelocityKey;
+  limit: number;
+  window: (typeof WINDOWS)[number];
+  hit: CounterHit;
+}
+
+/**
+ * The counters to hit for these keys: one per key and window that has a limit. Counter names are
+ * hashes of tenant, action, kind and value, so the counters table holds nothing personal.
+ */
+export function velocityChecks(
   tenantId: string,
   action: string,
   keys: readonly VelocityKey[],
-  limits: Readonly<Record<VelocityKind, VelocityLimit>>,
-): CounterHit[] {
-  return keys.map((k) => ({
-    name: `v:${sha256Hex(`${tenantId}\n${action}\n${k.kind}\n${k.value}`)}`,
-    windowMs: limits[k.kind].windowMs,
-  }));
+  limits: Readonly<Partial<Record<VelocityKind, VelocityLimits>>>,
+): VelocityCheck[] {
+  const out: VelocityCheck[] = [];
+  for (const key of keys) {
+    const kindLimits = limits[key.kind];
+    if (!kindLimits) continue;
+    const name = `v:${sha256Hex(`${tenantId}\n${action}\n${key.kind}\n${key.value}`)}`;
+    for (const window of WINDOWS) {
+      const limit = kindLimits[window.field];
+      if (limit !== undefined) out.push({ key, limit, window, hit: { name, windowMs: window.ms } });
+    }
+  }
+  return out;
 }
 
 /** Sliding-window estimate from two fixed buckets: the previous one weighted by how much of it still overlaps. */
@@ -47,31 +77,42 @@ export function slidingCount(r: CounterReading): number {
   return r.current + r.previous * (1 - r.elapsed);
 }
 
-function windowText(ms: number): string {
-  if (ms % 3_600_000 === 0) return ms === 3_600_000 ? "hour" : `${ms / 3_600_000} hours`;
-  return `${Math.round(ms / 60_000)} minutes`;
-}
-
+/** One finding per key over its limit (its worst window), growing per doubling up to a cap. */
 export function velocityFindings(
   action: string,
-  keys: readonly VelocityKey[],
+  checks: readonly VelocityCheck[],
   readings: readonly CounterReading[],
-  limits: Readonly<Record<VelocityKind, VelocityLimit>>,
   weights: VelocityWeights,
 ): Finding[] {
-  const out: Finding[] = [];
-  keys.forEach((k, i) => {
+  const worst = new Map<VelocityKey, Finding>();
+  checks.forEach((c, i) => {
     const reading = readings[i];
     if (!reading) return;
-    const { limit, windowMs } = limits[k.kind];
     const count = slidingCount(reading);
-    if (count <= limit) return;
-    const logOdds = Math.min(weights.cap, weights.overLimit + weights.perDoubling * Math.log2(count / limit));
-    out.push({
-      id: `velocity_${k.kind}`,
+    if (count <= c.limit) return;
+    const logOdds = Math.min(
+      weights.cap,
+      weights.overLimit + weights.perDoubling * Math.log2(count / c.limit),
+    );
+    const previous = worst.get(c.key);
+    if (previous && previous.logOdds >= logOdds) return;
+    worst.set(c.key, {
+      id: `velocity_${c.key.kind}`,
       logOdds,
-      reason: `${LABEL[k.kind]} made about ${Math.round(count)} ${action} attempts in the last ${windowText(windowMs)}, above the limit of ${limit}.`,
+      reason: `${LABEL[c.key.kind]} made about ${Math.round(count)} ${action} attempts in the last ${c.window.text}, above the limit of ${c.limit}.`,
     });
   });
+  return [...worst.values()];
+}
+
+/** Merges a tenant's limits over the built-in ones, per kind and window. */
+export function mergeLimits(
+  base: Readonly<Partial<Record<VelocityKind, VelocityLimits>>>,
+  tenant: Readonly<Partial<Record<VelocityKind, VelocityLimits | undefined>>>,
+): Partial<Record<VelocityKind, VelocityLimits>> {
+  const out: Partial<Record<VelocityKind, VelocityLimits>> = { ...base };
+  for (const [kind, limits] of Object.entries(tenant) as [VelocityKind, VelocityLimits | undefined][]) {
+    if (limits) out[kind] = { ...base[kind], ...limits };
+  }
   return out;
 }

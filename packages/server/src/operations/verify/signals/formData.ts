@@ -1,0 +1,65 @@
+import { sha256Hex } from "../../../lib/crypto.js";
+import type { Finding } from "./findings.js";
+
+/**
+ * subject.formData / subject.formDataHashed, whose structure the spec leaves open: read generically.
+ * Counted: fields (members of an object, items of an array), links in free text, and up to
+ * MAX_REPEAT_KEYS values long enough to be free text, whose hashes are counted across attempts.
+ */
+export interface FormDataSignal {
+  present: boolean;
+  fields: number;
+  links: number;
+  /** Hashes of values (hashed here for formData; as given for formDataHashed) to count repeats of. */
+  repeatKeys: string[];
+}
+
+const MAX_REPEAT_KEYS = 3;
+const MIN_FREE_TEXT = 12;
+const MAX_VALUES = 200;
+const LINK = /\b(?:https?:\/\/|www\.)[^\s<>"]+|\[url[=\]]/gi;
+
+function values(input: unknown, out: string[]): void {
+  if (out.length >= MAX_VALUES) return;
+  if (typeof input === "string") out.push(input);
+  else if (Array.isArray(input)) for (const v of input) values(v, out);
+  else if (typeof input === "object" && input !== null) for (const v of Object.values(input)) values(v, out);
+}
+
+function fieldCount(input: unknown): number {
+  if (Array.isArray(input)) return input.length;
+  if (typeof input === "object" && input !== null) return Object.keys(input).length;
+  return input === undefined ? 0 : 1;
+}
+
+export function readFormData(formData: unknown, formDataHashed: unknown): FormDataSignal {
+  const present = formData !== undefined || formDataHashed !== undefined;
+  const raw: string[] = [];
+  values(formData, raw);
+  const hashed: string[] = [];
+  values(formDataHashed, hashed);
+  let links = 0;
+  for (const v of raw) links += v.match(LINK)?.length ?? 0;
+  const repeatKeys = [
+    ...raw
+      .map((v) => v.trim().toLowerCase().replace(/\s+/g, " "))
+      .filter((v) => v.length >= MIN_FREE_TEXT)
+      .map((v) => sha256Hex(v)),
+    ...hashed.filter((h) => h.length >= 16).map((h) => h.toLowerCase()),
+  ].slice(0, MAX_REPEAT_KEYS);
+  return { present, fields: fieldCount(formData) + fieldCount(formDataHashed), links, repeatKeys };
+}
+
+export function formDataFindings(
+  sig: FormDataSignal,
+  weights: { perLink: number; linksCap: number },
+): Finding[] {
+  if (sig.links === 0) return [];
+  return [
+    {
+      id: "form_links",
+      logOdds: Math.min(weights.linksCap, weights.perLink * sig.links),
+      reason: `The submitted form carries ${sig.links} link${sig.links === 1 ? "" : "s"} in free text.`,
+    },
+  ];
+}

@@ -1,0 +1,220 @@
+import { type Static, Type } from "@sinclair/typebox";
+import { TypeCompiler } from "@sinclair/typebox/compiler";
+import ipaddr from "ipaddr.js";
+
+/**
+ * A tenant's policy document: its allow and deny lists, per-action settings, velocity limits and
+ * proof-of-work difficulties. Versioned by the store (v1, v2, …); every event records the version it
+ * was decided under. `warden policy get|set` manages it; the README documents every member.
+ */
+
+const Lists = Type.Object(
+  {
+    networks: Type.Optional(Type.Array(Type.String(), { maxItems: 10_000 })),
+    emailDomains: Type.Optional(Type.Array(Type.String(), { maxItems: 10_000 })),
+    emailHashes: Type.Optional(
+      Type.Array(Type.String({ pattern: "^[0-9a-fA-F]{64}$" }), { maxItems: 10_000 }),
+    ),
+    agentOperators: Type.Optional(Type.Array(Type.String({ minLength: 1 }), { maxItems: 1_000 })),
+  },
+  { additionalProperties: false },
+);
+
+export const VERIFIED_AGENT_RULES = ["score", "allow", "challenge", "deny"] as const;
+export type VerifiedAgentRule = (typeof VERIFIED_AGENT_RULES)[number];
+
+const ActionSettings = Type.Object(
+  {
+    verifiedAgents: Type.Optional(Type.Union(VERIFIED_AGENT_RULES.map((r) => Type.Literal(r)))),
+  },
+  { additionalProperties: false },
+);
+
+const Limit = Type.Optional(Type.Integer({ minimum: 1, maximum: 1_000_000 }));
+const VelocityLimits = Type.Object(
+  { perMinute: Limit, perHour: Limit, perDay: Limit },
+  { additionalProperties: false },
+);
+
+export const VELOCITY_KINDS = [
+  "ip_network",
+  "email_hash",
+  "email_normalized",
+  "email_domain",
+  "session",
+  "form_value",
+] as const;
+export type VelocityKind = (typeof VELOCITY_KINDS)[number];
+
+const Difficulty = Type.Optional(Type.Integer({ minimum: 1, maximum: 8 }));
+
+export const TenantPolicyDocument = Type.Object(
+  {
+    allow: Type.Optional(Lists),
+    deny: Type.Optional(Lists),
+    actions: Type.Optional(Type.Record(Type.String({ minLength: 1, maxLength: 128 }), ActionSettings)),
+    velocity: Type.Optional(
+      Type.Object(
+        {
+          ip_network: Type.Optional(VelocityLimits),
+          email_hash: Type.Optional(VelocityLimits),
+          email_normalized: Type.Optional(VelocityLimits),
+          email_domain: Type.Optional(VelocityLimits),
+          session: Type.Optional(VelocityLimits),
+          form_value: Type.Optional(VelocityLimits),
+        },
+        { additionalProperties: false },
+      ),
+    ),
+    challenge: Type.Optional(
+      Type.Object(
+        {
+          powDifficulty: Type.Optional(
+            Type.Object(
+              { default: Difficulty, elevated: Difficulty, severe: Difficulty },
+              { additionalProperties: false },
+            ),
+          ),
+          webBotAuthStepUp: Type.Optional(Type.Boolean()),
+        },
+        { additionalProperties: false },
+      ),
+    ),
+  },
+  { additionalProperties: false },
+);
+export type TenantPolicyDocument = Static<typeof TenantPolicyDocument>;
+
+const checker = TypeCompiler.Compile(TenantPolicyDocument);
+
+/** Spec, Limits: 4 by default, 5 elevated, 6 severe; a policy may raise them, never lower them. */
+export const BASE_POW_DIFFICULTY = Object.freeze({ default: 4, elevated: 5, severe: 6 });
+export type RiskTier = keyof typeof BASE_POW_DIFFICULTY;
+
+export interface NetworkRule {
+  text: string;
+  range: [ipaddr.IPv4 | ipaddr.IPv6, number];
+}
+
+export interface ListSet {
+  networks: NetworkRule[];
+  emailDomains: ReadonlySet<string>;
+  emailHashes: ReadonlySet<string>;
+  agentOperators: ReadonlySet<string>;
+}
+
+/** A validated document, compiled for the verify path. */
+export interface TenantPolicy {
+  /** "default" when the tenant never set a document, otherwise "v<n>". */
+  version: string;
+  allow: ListSet;
+  deny: ListSet;
+  verifiedAgents(action: string): VerifiedAgentRule;
+  velocity: NonNullable<TenantPolicyDocument["velocity"]>;
+  powDifficulty: Readonly<Record<RiskTier, number>>;
+  webBotAuthStepUp: boolean;
+}
+
+export type PolicyParse = { ok: true; policy: TenantPolicy } | { ok: false; errors: string[] };
+
+function parseNetwork(text: string): NetworkRule["range"] | undefined {
+  try {
+    const t = text.trim();
+    if (t.includes("/")) return ipaddr.parseCIDR(t);
+    const addr = ipaddr.parse(t);
+    return [addr, addr.kind() === "ipv4" ? 32 : 128];
+  } catch {
+    return undefined;
+  }
+}
+
+const DOMAIN = /^(?=.{1,253}$)([a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$/;
+
+function compileLists(lists: Static<typeof Lists> | undefined, path: string, errors: string[]): ListSet {
+  const networks: NetworkRule[] = [];
+  for (const [i, text] of (lists?.networks ?? []).entries()) {
+    const range = parseNetwork(text);
+    if (range) networks.push({ text, range });
+    else errors.push(`${path}.networks[${i}]: ${JSON.stringify(text)} is not an IP address or CIDR network`);
+  }
+  const domains = (lists?.emailDomains ?? []).map((d) => d.trim().toLowerCase());
+  for (const [i, d] of domains.entries()) {
+    if (!DOMAIN.test(d)) errors.push(`${path}.emailDomains[${i}]: ${JSON.stringify(d)} is not a domain name`);
+  }
+  return {
+    networks,
+    emailDomains: new Set(domains),
+    emailHashes: new Set((lists?.emailHashes ?? []).map((h) => h.toLowerCase())),
+    agentOperators: new Set(lists?.agentOperators ?? []),
+  };
+}
+
+/** Validates and compiles a document; every problem is reported with its path, not just the first. */
+export function compilePolicy(input: unknown, version: string): PolicyParse {
+  if (!checker.Check(input)) {
+    const errors = [...checker.Errors(input)].slice(0, 20).map((e) => `${e.path || "/"}: ${e.message}`);
+    return { ok: false, errors };
+  }
+  const doc = input;
+  const errors: string[] = [];
+  const allow = compileLists(doc.allow, "allow", errors);
+  const deny = compileLists(doc.deny, "deny", errors);
+
+  const given = doc.challenge?.powDifficulty ?? {};
+  const pow = {
+    default: given.default ?? BASE_POW_DIFFICULTY.default,
+    elevated: given.elevated ?? Math.max(BASE_POW_DIFFICULTY.elevated, given.default ?? 0),
+    severe: 0,
+  };
+  pow.severe = given.severe ?? Math.max(BASE_POW_DIFFICULTY.severe, pow.elevated);
+  for (const tier of ["default", "elevated", "severe"] as const) {
+    if (pow[tier] < BASE_POW_DIFFICULTY[tier]) {
+      errors.push(
+        `challenge.powDifficulty.${tier}: ${pow[tier]} is below the floor of ${BASE_POW_DIFFICULTY[tier]}`,
+      );
+    }
+  }
+  if (pow.elevated < pow.default || pow.severe < pow.elevated) {
+    errors.push("challenge.powDifficulty: difficulties must not decrease from default to elevated to severe");
+  }
+  for (const [kind, limits] of Object.entries(doc.velocity ?? {})) {
+    const { perMinute, perHour, perDay } = limits ?? {};
+    if (perMinute && perHour && perMinute > perHour)
+      errors.push(`velocity.${kind}: perMinute exceeds perHour`);
+    if (perHour && perDay && perHour > perDay) errors.push(`velocity.${kind}: perHour exceeds perDay`);
+  }
+  if (errors.length > 0) return { ok: false, errors };
+
+  const actions = doc.actions ?? {};
+  return {
+    ok: true,
+    policy: Object.freeze({
+      version,
+      allow,
+      deny,
+      verifiedAgents: (action: string) => actions[action]?.verifiedAgents ?? "score",
+      velocity: doc.velocity ?? {},
+      powDifficulty: Object.freeze(pow),
+      webBotAuthStepUp: doc.challenge?.webBotAuthStepUp ?? false,
+    }),
+  };
+}
+
+const compiledDefault = compilePolicy({}, "default");
+if (!compiledDefault.ok) throw new Error("the empty policy document must compile");
+/** The policy of a tenant that never set a document. */
+export const DEFAULT_TENANT_POLICY: TenantPolicy = compiledDefault.policy;
+
+/** Whether a truncated network (or a raw address) falls inside one of the rules. */
+export function matchNetwork(
+  rules: readonly NetworkRule[],
+  network: { addr: ipaddr.IPv4 | ipaddr.IPv6; prefix: number } | undefined,
+): NetworkRule | undefined {
+  if (!network || rules.length === 0) return undefined;
+  for (const rule of rules) {
+    const [base, bits] = rule.range;
+    if (base.kind() !== network.addr.kind() || bits > network.prefix) continue;
+    if ((network.addr as ipaddr.IPv4).match(base as ipaddr.IPv4, bits)) return rule;
+  }
+  return undefined;
+}

@@ -1,0 +1,99 @@
+import type { AgentKeyRecord, AgentStore, PolicyStore } from "../interfaces.js";
+import { bool, guard } from "./rows.js";
+import type { SqlRuntime } from "./runtime.js";
+
+/** The agent-operator registry on SQL: one row per operator, keys as JSON text. */
+export function createAgentStore(rt: SqlRuntime): AgentStore {
+  const { db } = rt;
+  return {
+    put: (a) =>
+      guard("agents.put", () =>
+        rt.write(async (conn) => {
+          const row = {
+            operator: a.operator,
+            signature_agent: a.signatureAgent,
+            keys: JSON.stringify(a.keys),
+            fetch_directory: bool(a.fetchDirectory),
+            created_at: a.createdAt,
+            updated_at: a.updatedAt,
+          };
+          await conn
+            .insertInto("agent_operators")
+            .values(row)
+            .onConflict((oc) =>
+              oc.column("operator").doUpdateSet({
+                signature_agent: row.signature_agent,
+                keys: row.keys,
+                fetch_directory: row.fetch_directory,
+                updated_at: row.updated_at,
+              }),
+            )
+            .execute();
+        }),
+      ),
+    remove: (operator) =>
+      guard("agents.remove", () =>
+        rt.write(async (conn) => {
+          const res = await conn
+            .deleteFrom("agent_operators")
+            .where("operator", "=", operator)
+            .executeTakeFirst();
+          return Number(res.numDeletedRows) === 1;
+        }),
+      ),
+    list: () =>
+      guard("agents.list", async () => {
+        const rows = await db.selectFrom("agent_operators").selectAll().orderBy("operator").execute();
+        return rows.map((r) => ({
+          operator: r.operator,
+          signatureAgent: r.signature_agent,
+          keys: JSON.parse(r.keys) as AgentKeyRecord[],
+          fetchDirectory: Number(r.fetch_directory) === 1,
+          createdAt: Number(r.created_at),
+          updatedAt: Number(r.updated_at),
+        }));
+      }),
+  };
+}
+
+/** Tenant policy versions on SQL: the next version is chosen inside a transaction serialized per tenant. */
+export function createPolicyStore(rt: SqlRuntime): PolicyStore {
+  const { db } = rt;
+  return {
+    put: (tenantId, document, now) =>
+      guard("policies.put", () =>
+        rt.writeTransaction(async (trx) => {
+          await rt.serialize(trx, `policy:${tenantId}`);
+          const top = await trx
+            .selectFrom("tenant_policies")
+            .select((eb) => eb.fn.max("version").as("v"))
+            .where("tenant_id", "=", tenantId)
+            .executeTakeFirst();
+          const version = Number(top?.v ?? 0) + 1;
+          await trx
+            .insertInto("tenant_policies")
+            .values({ tenant_id: tenantId, version, document, created_at: now })
+            .execute();
+          return version;
+        }),
+      ),
+    current: (tenantId) =>
+      guard("policies.current", async () => {
+        const row = await db
+          .selectFrom("tenant_policies")
+          .selectAll()
+          .where("tenant_id", "=", tenantId)
+          .orderBy("version", "desc")
+          .limit(1)
+          .executeTakeFirst();
+        return row
+          ? {
+              tenantId: row.tenant_id,
+              version: Number(row.version),
+              document: row.document,
+              createdAt: Number(row.created_at),
+            }
+          : undefined;
+      }),
+  };
+}
