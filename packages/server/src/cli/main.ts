@@ -1,50 +1,19 @@
 import { parseArgs } from "node:util";
-import { issueApiKey, parseScopes, validateTenantId } from "../admin/apiKeys.js";
+import { issueApiKey, parseScopes } from "../admin/apiKeys.js";
 import { type Config, ConfigError, loadConfig } from "../config.js";
 import { openStore } from "../deps.js";
 import { solvePow } from "../operations/challenge/proofOfWork.js";
 import { isStripeSecretKey } from "../operations/challenge/stripeSetupIntents.js";
 import { ledgerSummary } from "../operations/feedback/ledger.js";
 import { serve } from "../serve.js";
-import type { Store } from "../store/interfaces.js";
 import { keepPublishedMs, newSigningKey } from "../tokens/signingKeys.js";
-
-/** Bad arguments: printed with the command's usage, exit code 2. */
-class UsageError extends Error {}
-
-interface Io {
-  out: (line: string) => void;
-  err: (line: string) => void;
-}
-
-interface Command {
-  usage: string;
-  summary: string;
-  options: Record<string, { type: "string" | "boolean" }>;
-  positionals: number;
-  run(
-    args: { values: Record<string, string | boolean | undefined>; positionals: string[] },
-    ctx: Context,
-  ): Promise<number>;
-}
-
-interface Context {
-  io: Io;
-  config: () => Config;
-  /** Opens the store with a patient timeout (administration is not on a request deadline). */
-  withStore<T>(fn: (store: Store) => Promise<T>): Promise<T>;
-}
-
-const str = (v: string | boolean | undefined): string | undefined => (typeof v === "string" ? v : undefined);
-
-function requireTenant(value: string | undefined): string {
-  if (value === undefined) throw new UsageError("--tenant <tenantId> is required");
-  const problem = validateTenantId(value);
-  if (problem) throw new UsageError(problem);
-  return value;
-}
+import { AGENT_COMMANDS } from "./agentCommands.js";
+import { type Command, type Context, type Io, requireTenant, str, UsageError } from "./command.js";
+import { POLICY_COMMANDS } from "./policyCommands.js";
 
 const COMMANDS: Record<string, Command> = {
+  ...AGENT_COMMANDS,
+  ...POLICY_COMMANDS,
   serve: {
     usage: "warden serve",
     summary: "Run the HTTP service (what `npm start` runs). Settings come from the environment; see README.",

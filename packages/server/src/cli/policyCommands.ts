@@ -1,0 +1,69 @@
+import { readFile } from "node:fs/promises";
+import { compilePolicy } from "../policy/tenantPolicy.js";
+import { type Command, requireTenant, str, UsageError } from "./command.js";
+
+/** `warden policy …`: a tenant's versioned policy document. */
+export const POLICY_COMMANDS: Record<string, Command> = {
+  "policy get": {
+    usage: "warden policy get --tenant <tenantId>",
+    summary:
+      "Print the tenant's current policy document as JSON on stdout (its version on stderr); {} when it has none.",
+    options: { tenant: { type: "string" } },
+    positionals: 0,
+    run: async ({ values }, ctx) => {
+      const tenantId = requireTenant(str(values.tenant));
+      const found = await ctx.withStore(async (store) => ({
+        tenant: await store.tenants.get(tenantId),
+        record: await store.policies.current(tenantId),
+      }));
+      if (!found.tenant) {
+        ctx.io.err(`no tenant "${tenantId}"`);
+        return 1;
+      }
+      if (!found.record) {
+        ctx.io.err(`tenant ${tenantId} has no policy document: the defaults apply`);
+        ctx.io.out("{}");
+        return 0;
+      }
+      ctx.io.err(`policy v${found.record.version} of tenant ${tenantId}`);
+      ctx.io.out(JSON.stringify(JSON.parse(found.record.document), null, 2));
+      return 0;
+    },
+  },
+  "policy set": {
+    usage: "warden policy set --tenant <tenantId> --file <policy.json>",
+    summary:
+      "Validate a policy document and store it as the tenant's next version; running servers apply it within WARDEN_POLICY_REFRESH_SECONDS.",
+    options: { tenant: { type: "string" }, file: { type: "string" } },
+    positionals: 0,
+    run: async ({ values }, ctx) => {
+      const tenantId = requireTenant(str(values.tenant));
+      const file = str(values.file);
+      if (file === undefined) throw new UsageError("--file <policy.json> is required");
+      let document: unknown;
+      try {
+        document = JSON.parse(await readFile(file, "utf8"));
+      } catch (err) {
+        ctx.io.err(`cannot read ${file} as JSON: ${(err as Error).message}`);
+        return 1;
+      }
+      const compiled = compilePolicy(document, "new");
+      if (!compiled.ok) {
+        ctx.io.err(`${file} is not a valid policy:\n${compiled.errors.map((e) => `  - ${e}`).join("\n")}`);
+        return 1;
+      }
+      const version = await ctx.withStore(async (store) => {
+        if (!(await store.tenants.get(tenantId))) return undefined;
+        return store.policies.put(tenantId, JSON.stringify(document), Date.now());
+      });
+      if (version === undefined) {
+        ctx.io.err(`no tenant "${tenantId}"`);
+        return 1;
+      }
+      ctx.io.out(
+        `stored policy v${version} for tenant ${tenantId}; servers apply it within ${ctx.config().policyRefreshSeconds} s`,
+      );
+      return 0;
+    },
+  },
+};
