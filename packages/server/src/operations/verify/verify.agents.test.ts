@@ -1,0 +1,224 @@
+import { generateKeyPairSync, type KeyObject } from "node:crypto";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { bearer, CHROME_HEADERS, CHROME_UA, makeTestApp, type TestApp } from "../../testing/harness.js";
+import { parseAgentJwks } from "../../webBotAuth/agentKeys.js";
+import { signRequest } from "../../webBotAuth/signRequest.js";
+import type { Verdict } from "./schema.js";
+
+const AGENT_URL = "https://agent.example";
+const BOT_UA = "ExampleAgent/1.0 (+https://agent.example/bot)";
+
+let t: TestApp;
+let apiKey: string;
+let privateKey: KeyObject;
+let keyid: string;
+
+beforeAll(async () => {
+  t = await makeTestApp();
+  await t.tenant("acme", { rawPii: true });
+  ({ apiKey } = await t.key("acme"));
+  const pair = generateKeyPairSync("ed25519");
+  privateKey = pair.privateKey;
+  const parsed = await parseAgentJwks({ keys: [pair.publicKey.export({ format: "jwk" })] });
+  if (!parsed.ok) throw new Error(parsed.message);
+  const [key] = parsed.keys;
+  if (!key) throw new Error("no key");
+  keyid = key.thumbprint;
+  await t.store.agents.put({
+    operator: "Example Agents Inc.",
+    signatureAgent: AGENT_URL,
+    keys: [{ thumbprint: key.thumbprint, alg: key.alg, jwk: { ...key.jwk } }],
+    fetchDirectory: false,
+    createdAt: 1,
+    updatedAt: 1,
+  });
+  await t.deps.agents.reload();
+});
+afterAll(() => t.close());
+
+/** The headers an agent sends, signed now with the registered key (or `flip` to forge). */
+function agentHeaders(o: { flip?: boolean; created?: number } = {}): Record<string, string> {
+  const created = o.created ?? Math.floor(Date.now() / 1000) - 5;
+  const headers = { host: "app.example", "signature-agent": `agent1="${AGENT_URL}"`, "user-agent": BOT_UA };
+  const signed = signRequest(headers, privateKey, {
+    components: ["@authority", ["signature-agent", { key: "agent1" }]],
+    keyid,
+    alg: "ed25519",
+    created,
+    expires: created + 300,
+    nonce: "bm9uY2U",
+  });
+  let signature = signed.signature;
+  if (o.flip) {
+    const bytes = Buffer.from(signature.slice("sig1=:".length, -1), "base64");
+    bytes[0] = (bytes[0] ?? 0) ^ 0xff;
+    signature = `sig1=:${bytes.toString("base64")}:`;
+  }
+  return { ...headers, signature, "signature-input": signed.signatureInput };
+}
+
+async function verify(body: Record<string, unknown>): Promise<Verdict> {
+  const res = await t.app.inject({
+    method: "POST",
+    url: "/v1/verify",
+    headers: bearer(apiKey),
+    payload: body,
+  });
+  expect(res.statusCode).toBe(200);
+  return res.json<Verdict>();
+}
+
+describe("verify with Web Bot Auth", () => {
+  it("a valid signature by a registered key: agent_principal, principal resolved to the operator", async () => {
+    const v = await verify({
+      action: "signup",
+      subject: { userAgent: BOT_UA, headers: agentHeaders(), ipTrunc: "198.51.100.0/24" },
+    });
+    expect(v.actorType).toBe("agent_principal");
+    expect(v.principal).toEqual({
+      resolved: true,
+      operator: "Example Agents Inc.",
+      onBehalfOf: "",
+      identityBasis: ["web_bot_auth"],
+    });
+    expect(v.reasons.join(" ")).toMatch(/valid Web Bot Auth signature by Example Agents Inc/);
+    // A resolved principal never allows by itself: the automation is explained, the rest is scored.
+    expect(v.decision).toBe("allow");
+    const event = await t.store.events.get("acme", v.eventId);
+    expect(event?.signals.agent).toEqual({
+      outcome: "verified",
+      keyid,
+      operator: "Example Agents Inc.",
+      signatureAgent: AGENT_URL,
+    });
+  });
+
+  it("a forged signature (one byte flipped): agent_abusive and never allowed", async () => {
+    const v = await verify({
+      action: "signup",
+      subject: { userAgent: BOT_UA, headers: agentHeaders({ flip: true }) },
+    });
+    expect(v.actorType).toBe("agent_abusive");
+    expect(v.decision).not.toBe("allow");
+    expect(v.principal.resolved).toBe(false);
+    expect(v.reasons[0]).toMatch(/forged or replayed agent/);
+  });
+
+  it("a stale signature (expired long ago) is treated like a forgery", async () => {
+    const v = await verify({
+      action: "signup",
+      subject: {
+        userAgent: BOT_UA,
+        headers: agentHeaders({ created: Math.floor(Date.now() / 1000) - 3600 }),
+      },
+    });
+    expect(v.actorType).toBe("agent_abusive");
+    expect(v.reasons.join(" ")).toMatch(/has expired/);
+  });
+
+  it("a signature by a key nobody registered: unverified, not agent_principal", async () => {
+    const other = generateKeyPairSync("ed25519");
+    const headers = { host: "app.example", "signature-agent": `agent1="${AGENT_URL}"` };
+    const now = Math.floor(Date.now() / 1000);
+    const signed = signRequest(headers, other.privateKey, {
+      components: ["@authority", ["signature-agent", { key: "agent1" }]],
+      keyid: "unknown-key",
+      alg: "ed25519",
+      created: now,
+      expires: now + 60,
+    });
+    const v = await verify({
+      action: "signup",
+      subject: {
+        userAgent: BOT_UA,
+        headers: { ...headers, signature: signed.signature, "signature-input": signed.signatureInput },
+      },
+    });
+    expect(v.actorType).not.toBe("agent_principal");
+    expect(v.principal.resolved).toBe(false);
+    expect(v.reasons.join(" ")).toMatch(/cannot verify it \(the key is not registered with Warden\)/);
+  });
+});
+
+describe("tenant policy on verify", () => {
+  let policyKey: string;
+  beforeAll(async () => {
+    await t.tenant("strict", { rawPii: true });
+    ({ apiKey: policyKey } = await t.key("strict"));
+    await t.store.policies.put(
+      "strict",
+      JSON.stringify({
+        deny: { networks: ["203.0.113.0/24"] },
+        allow: { emailDomains: ["partner.example"] },
+        actions: { api_key: { verifiedAgents: "allow" }, signup: { verifiedAgents: "challenge" } },
+      }),
+      Date.now(),
+    );
+  });
+  const call = async (body: Record<string, unknown>) => {
+    const res = await t.app.inject({
+      method: "POST",
+      url: "/v1/verify",
+      headers: bearer(policyKey),
+      payload: body,
+    });
+    expect(res.statusCode).toBe(200);
+    return res.json<Verdict>();
+  };
+  const browser = { userAgent: CHROME_UA, headers: CHROME_HEADERS };
+
+  it("a deny-list hit denies, names the entry, and the event records the policy version", async () => {
+    const v = await call({ action: "signup", subject: { ...browser, ip: "203.0.113.9" } });
+    expect(v.decision).toBe("deny");
+    expect(v.confidence).toBe(1);
+    expect(v.reasons[0]).toBe("The tenant's deny list names network 203.0.113.0/24.");
+    expect((await t.store.events.get("strict", v.eventId))?.policyVersion).toBe("v1");
+  });
+
+  it("an allow-list hit on the email domain allows a request the model would challenge", async () => {
+    const v = await call({
+      action: "signup",
+      subject: { userAgent: "curl/8.5.0", email: "ops@partner.example" },
+    });
+    expect(v.decision).toBe("allow");
+    expect(v.reasons[0]).toBe("The tenant's allow list names email domain partner.example.");
+  });
+
+  it("per-action rules for verified agents: allowed for api_key, challenged for signup", async () => {
+    const subject = { userAgent: BOT_UA, headers: agentHeaders() };
+    expect((await call({ action: "api_key", subject })).decision).toBe("allow");
+    const signup = await call({ action: "signup", subject: { ...subject, headers: agentHeaders() } });
+    expect(signup.decision).toBe("challenge");
+    expect(signup.actorType).toBe("agent_principal");
+  });
+
+  it("a business email domain is attribution (onBehalfOf) but does not resolve the principal", async () => {
+    const v = await call({
+      action: "demo_request",
+      subject: { ...browser, email: "ann@acme-industries.com" },
+    });
+    expect(v.principal).toEqual({
+      resolved: false,
+      operator: "",
+      onBehalfOf: "acme-industries.com",
+      identityBasis: ["email_domain"],
+    });
+    const free = await call({ action: "demo_request", subject: { ...browser, email: "ann@gmail.com" } });
+    expect(free.principal.identityBasis).toEqual([]);
+  });
+
+  it("plus and dot variants of one Gmail mailbox are counted together", async () => {
+    const variants = [
+      "jane.doe@gmail.com",
+      "janedoe+1@gmail.com",
+      "j.a.n.e.doe+2@gmail.com",
+      "jane.d.oe@googlemail.com",
+    ];
+    let last: Verdict | undefined;
+    for (const email of variants)
+      last = await call({ action: "trial_activation", subject: { ...browser, email } });
+    expect(last?.reasons.join(" ")).toMatch(
+      /This mailbox \(counting its \+tag and dot variants\) made about 4/,
+    );
+  });
+});
