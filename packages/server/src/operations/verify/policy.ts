@@ -27,7 +27,8 @@ export interface DecisionPolicy {
     agentVerified: number;
     agentInvalid: number;
     agentUnverified: number;
-    velocity: VelocityWeights;
+    /** Per kind: how strongly a count over its limit counts. */
+    velocity: Readonly<Record<VelocityKind, VelocityWeights>>;
   };
   velocity: Readonly<Partial<Record<VelocityKind, VelocityLimits>>>;
   /** Below this risk estimate a request with consistent browser evidence is classified human. */
@@ -46,7 +47,7 @@ export const DEFAULT_POLICY: DecisionPolicy = Object.freeze({
     headersMissingPerGroup: 1.5,
     browserConsistent: -1.0,
     clientHintsMismatch: 2.5,
-    emailDisposable: 3.0,
+    emailDisposable: 4.0,
     emailInvalid: 1.5,
     emailRandom: 1.0,
     hostingNetwork: 1.5,
@@ -55,15 +56,25 @@ export const DEFAULT_POLICY: DecisionPolicy = Object.freeze({
     agentVerified: -1.5,
     agentInvalid: 5.0,
     agentUnverified: 1.0,
-    velocity: { overLimit: 1.5, perDoubling: 1.0, cap: 4.0 },
+    velocity: {
+      ip_network: { overLimit: 1.5, perDoubling: 1.0, cap: 4.0 },
+      email_hash: { overLimit: 1.5, perDoubling: 1.0, cap: 4.0 },
+      // Variants of one mailbox across attempts are a deliberate trick, not an accident.
+      email_normalized: { overLimit: 3.0, perDoubling: 1.0, cap: 5.0 },
+      // Colleagues sign up together: a busy business domain is weak evidence.
+      email_domain: { overLimit: 1.0, perDoubling: 0.5, cap: 2.0 },
+      session: { overLimit: 1.5, perDoubling: 1.0, cap: 3.0 },
+      // People reuse stock phrases: repeated text is weak evidence on its own.
+      form_value: { overLimit: 1.0, perDoubling: 0.5, cap: 2.0 },
+    },
   },
   velocity: {
     ip_network: { perMinute: 10, perHour: 30, perDay: 200 },
     email_hash: { perHour: 3, perDay: 10 },
-    email_normalized: { perHour: 3, perDay: 5 },
-    email_domain: { perHour: 20, perDay: 100 },
+    email_normalized: { perHour: 2, perDay: 4 },
+    email_domain: { perHour: 50, perDay: 300 },
     session: { perMinute: 5, perHour: 20 },
-    form_value: { perHour: 5, perDay: 20 },
+    form_value: { perHour: 10, perDay: 50 },
   },
   humanMaxRisk: 0.2,
   signatureSkewSeconds: 60,

@@ -12,8 +12,14 @@ describe("form data, read generically", () => {
   });
 
   it("hashes long free-text values (normalised) so repeats across attempts can be counted", () => {
-    const a = readFormData({ message: "Hello   there, I need a QUOTE" }, undefined);
-    const b = readFormData({ body: "hello there, i need a quote" }, undefined);
+    const a = readFormData(
+      { message: "Hello   there, I need a QUOTE for forty seats of your product" },
+      undefined,
+    );
+    const b = readFormData(
+      { body: "hello there, i need a quote for forty seats of your product" },
+      undefined,
+    );
     expect(a.repeatKeys).toHaveLength(1);
     expect(a.repeatKeys).toEqual(b.repeatKeys);
     expect(readFormData({ name: "Ann" }, undefined).repeatKeys).toEqual([]);

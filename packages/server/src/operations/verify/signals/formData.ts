@@ -15,7 +15,8 @@ export interface FormDataSignal {
 }
 
 const MAX_REPEAT_KEYS = 3;
-const MIN_FREE_TEXT = 12;
+/** Shorter values (names, companies, stock phrases) repeat legitimately and are not counted. */
+const MIN_FREE_TEXT = 40;
 const MAX_VALUES = 200;
 const LINK = /\b(?:https?:\/\/|www\.)[^\s<>"]+|\[url[=\]]/gi;
 

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { CHROME_HEADERS, CHROME_UA } from "../../../testing/harness.js";
+import { DEFAULT_POLICY } from "../policy.js";
 import { normaliseHeaders, readBrowserHeaders } from "./browserHeaders.js";
 import { emailHash, isDisposableDomain, readEmail } from "./email.js";
 import { truncateIp } from "./ip.js";
@@ -99,7 +100,8 @@ describe("ip truncation", () => {
 
 describe("velocity", () => {
   const limits = { ip_network: { perHour: 30 }, email_hash: { perHour: 3, perDay: 10 } };
-  const weights = { overLimit: 1.5, perDoubling: 1, cap: 4 };
+  const w = { overLimit: 1.5, perDoubling: 1, cap: 4 };
+  const weights = { ...DEFAULT_POLICY.weights.velocity, email_hash: w, ip_network: w };
   const emailKey = [{ kind: "email_hash" as const, value: "h" }];
 
   it("weighs the previous bucket by how much of it still overlaps the window", () => {
@@ -125,6 +127,25 @@ describe("velocity", () => {
     expect(found[0]?.reason).toMatch(/about 6 signup attempts in the last hour, above the limit of 3/);
     const [capped] = velocityFindings("signup", checks, [reading(3000), reading(3000)], weights);
     expect(capped?.logOdds).toBe(4);
+  });
+
+  it("several keys of one kind over their limits make one finding, the worst", () => {
+    const keys = [
+      { kind: "form_value" as const, value: "a" },
+      { kind: "form_value" as const, value: "b" },
+    ];
+    const checks = velocityChecks("t1", "quote", keys, { form_value: { perHour: 10 } });
+    const found = velocityFindings(
+      "quote",
+      checks,
+      [
+        { current: 80, previous: 0, elapsed: 0 },
+        { current: 20, previous: 0, elapsed: 0 },
+      ],
+      DEFAULT_POLICY.weights.velocity,
+    );
+    expect(found).toHaveLength(1);
+    expect(found[0]?.logOdds).toBe(2);
   });
 
   it("names counters by a hash that holds no personal value and differs per tenant and action", () => {

@@ -77,26 +77,30 @@ export function slidingCount(r: CounterReading): number {
   return r.current + r.previous * (1 - r.elapsed);
 }
 
-/** One finding per key over its limit (its worst window), growing per doubling up to a cap. */
+/**
+ * One finding per kind over its limit (its worst key and window), growing per doubling up to the
+ * kind's cap: several counters of one kind never stack.
+ */
 export function velocityFindings(
   action: string,
   checks: readonly VelocityCheck[],
   readings: readonly CounterReading[],
-  weights: VelocityWeights,
+  weightsByKind: Readonly<Record<VelocityKind, VelocityWeights>>,
 ): Finding[] {
-  const worst = new Map<VelocityKey, Finding>();
+  const worst = new Map<VelocityKind, Finding>();
   checks.forEach((c, i) => {
     const reading = readings[i];
     if (!reading) return;
     const count = slidingCount(reading);
     if (count <= c.limit) return;
+    const weights = weightsByKind[c.key.kind];
     const logOdds = Math.min(
       weights.cap,
       weights.overLimit + weights.perDoubling * Math.log2(count / c.limit),
     );
-    const previous = worst.get(c.key);
+    const previous = worst.get(c.key.kind);
     if (previous && previous.logOdds >= logOdds) return;
-    worst.set(c.key, {
+    worst.set(c.key.kind, {
       id: `velocity_${c.key.kind}`,
       logOdds,
       reason: `${LABEL[c.key.kind]} made about ${Math.round(count)} ${action} attempts in the last ${c.window.text}, above the limit of ${c.limit}.`,

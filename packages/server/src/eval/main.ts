@@ -1,0 +1,54 @@
+import { parseArgs } from "node:util";
+import { resolveCosts } from "../operations/verify/decide.js";
+import { confusion, expectedCost, goals, runEvaluation } from "./runEval.js";
+
+/**
+ * `npm run eval [-- --size N --seed S --costs falseAllow,falseChallenge,falseDeny]`: replays labeled
+ * traffic through the HTTP API and prints the confusion tables, the goals and the expected cost.
+ * Exits 1 when a goal is missed.
+ */
+async function main(): Promise<number> {
+  const { values } = parseArgs({
+    options: { size: { type: "string" }, seed: { type: "string" }, costs: { type: "string" } },
+  });
+  const size = Number(values.size ?? 3000);
+  const seed = Number(values.seed ?? 1);
+  const [falseAllow, falseChallenge, falseDeny] = (values.costs ?? "1,1,3").split(",").map(Number);
+  const costs = resolveCosts({ falseAllow, falseChallenge, falseDeny });
+  if (!Number.isInteger(size) || size < 50 || !Number.isInteger(seed)) {
+    process.stderr.write("usage: npm run eval -- [--size N (≥ 50)] [--seed S] [--costs a,b,c]\n");
+    return 2;
+  }
+  const started = performance.now();
+  const rows = await runEvaluation({ size, seed, costs });
+  const seconds = (performance.now() - started) / 1000;
+  const out = (s = "") => process.stdout.write(`${s}\n`);
+  out(
+    `Warden evaluation: ${rows.length} attempts, seed ${seed}, decisionCosts ${JSON.stringify(costs)} (${seconds.toFixed(1)} s)`,
+  );
+  out();
+  out("True class × decision");
+  out(confusion(rows, (r) => r.decision, ["allow", "challenge", "deny"] as const));
+  out();
+  out("True class × actorType");
+  out(confusion(rows, (r) => r.actorType, ["human", "agent_principal", "agent_abusive", "unknown"] as const));
+  out();
+  const degraded = rows.filter((r) => r.degraded).length;
+  out(`Degraded verdicts: ${degraded}`);
+  out(`Expected cost per attempt: ${expectedCost(rows, costs).toFixed(4)}`);
+  out();
+  out("Goals");
+  const results = goals(rows);
+  for (const g of results) {
+    out(`  ${g.met ? "met   " : "MISSED"}  ${g.name}: ${(g.value * 100).toFixed(1)}% (target ${g.target})`);
+  }
+  return results.every((g) => g.met) && degraded === 0 ? 0 : 1;
+}
+
+main().then(
+  (code) => process.exit(code),
+  (err: unknown) => {
+    process.stderr.write(`${err instanceof Error ? err.stack : String(err)}\n`);
+    process.exit(1);
+  },
+);

@@ -1,0 +1,397 @@
+import { generateKeyPairSync, type KeyObject } from "node:crypto";
+import type { JWK } from "jose";
+import { signRequest } from "../webBotAuth/signRequest.js";
+
+/**
+ * Labeled verify traffic for `npm run eval`: people on real browser profiles, verified agents, and
+ * six kinds of abuse. Each attempt is built at send time (signatures carry the current clock).
+ * The traffic is generated from a seed; nothing here reads Warden's rules or data sets.
+ */
+
+export type TrafficClass =
+  | "human"
+  | "verified_agent"
+  | "forged_agent"
+  | "scripted_hosting"
+  | "disposable_farm"
+  | "multi_account"
+  | "slow_attacker";
+export type Truth = "human" | "agent" | "abuse";
+
+export const TRUTH: Record<TrafficClass, Truth> = {
+  human: "human",
+  verified_agent: "agent",
+  forged_agent: "abuse",
+  scripted_hosting: "abuse",
+  disposable_farm: "abuse",
+  multi_account: "abuse",
+  slow_attacker: "abuse",
+};
+
+/** Abuse run by programs: the classes the ≥95% challenged-or-denied goal is about. */
+export const SCRIPTED: ReadonlySet<TrafficClass> = new Set([
+  "forged_agent",
+  "scripted_hosting",
+  "slow_attacker",
+]);
+
+export interface Attempt {
+  cls: TrafficClass;
+  body(nowSeconds: number): Record<string, unknown>;
+}
+
+export interface AgentOperator {
+  operator: string;
+  signatureAgent: string;
+  userAgent: string;
+  alg: "ed25519" | "rsa-pss-sha512";
+  privateKey: KeyObject;
+  publicJwk: JWK;
+}
+
+/** Mulberry32: small, fast, seedable. */
+function prng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+interface Profile {
+  ua: string;
+  headers: Record<string, string>;
+}
+const FETCH = { "sec-fetch-site": "same-origin", "sec-fetch-mode": "navigate", "sec-fetch-dest": "document" };
+const chromeHints = (v: number, platform: string, mobile: boolean, brand = "Google Chrome") => ({
+  "sec-ch-ua": `"${brand}";v="${v}", "Chromium";v="${v}", "Not_A Brand";v="24"`,
+  "sec-ch-ua-mobile": mobile ? "?1" : "?0",
+  "sec-ch-ua-platform": `"${platform}"`,
+});
+const LANGS = [
+  "en-US,en;q=0.9",
+  "en-GB,en;q=0.8",
+  "de-DE,de;q=0.9,en;q=0.7",
+  "fr-FR,fr;q=0.9",
+  "es-ES,es;q=0.9",
+];
+
+function browserProfiles(lang: string): Profile[] {
+  const base = { "accept-language": lang, ...FETCH };
+  return [
+    {
+      ua: "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36",
+      headers: { ...base, ...chromeHints(131, "Windows", false) },
+    },
+    {
+      ua: "Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/130.0.0.0 Safari/537.36",
+      headers: { ...base, ...chromeHints(130, "macOS", false) },
+    },
+    {
+      ua: "Mozilla/5.0 (Linux; Android 10; K) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Mobile Safari/537.36",
+      headers: { ...base, ...chromeHints(131, "Android", true) },
+    },
+    {
+      ua: "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36 Edg/131.0.0.0",
+      headers: { ...base, ...chromeHints(131, "Windows", false, "Microsoft Edge") },
+    },
+    {
+      ua: "Mozilla/5.0 (Windows NT 10.0; Win64; x64; rv:133.0) Gecko/20100101 Firefox/133.0",
+      headers: { ...base },
+    },
+    {
+      ua: "Mozilla/5.0 (X11; Ubuntu; Linux x86_64; rv:132.0) Gecko/20100101 Firefox/132.0",
+      headers: { ...base },
+    },
+    {
+      ua: "Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.6 Safari/605.1.15",
+      headers: { ...base },
+    },
+    {
+      ua: "Mozilla/5.0 (iPhone; CPU iPhone OS 18_1 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/18.1 Mobile/15E148 Safari/604.1",
+      headers: { ...base },
+    },
+  ];
+}
+
+/** Consumer ISP prefixes (Comcast, BT, Deutsche Telekom, Orange, Verizon; Sky and DTAG over IPv6). */
+const RESIDENTIAL_V4 = ["73", "86.13", "79.20", "90.1", "174.20", "24.5"];
+const RESIDENTIAL_V6 = ["2a02:c7f", "2003:e1"];
+/** Cloud and hosting prefixes (DigitalOcean, Hetzner, OVH, Google Cloud, Vultr, AWS). */
+const HOSTING_V4 = ["104.131", "5.9", "51.68", "34.70", "45.32", "18.200", "159.65", "95.216"];
+
+const FIRST = [
+  "anna",
+  "ben",
+  "carla",
+  "david",
+  "emma",
+  "felix",
+  "grace",
+  "hugo",
+  "ines",
+  "jonas",
+  "kate",
+  "liam",
+];
+const LAST = [
+  "miller",
+  "schmidt",
+  "dubois",
+  "garcia",
+  "rossi",
+  "novak",
+  "kowalski",
+  "smith",
+  "jensen",
+  "silva",
+];
+const FREE = ["gmail.com", "outlook.com", "yahoo.com", "hotmail.com", "gmx.de", "icloud.com"];
+const BUSINESS = ["acme-industries.com", "globex.io", "initech.co.uk", "umbrella-labs.de", "hooli.example"];
+const DISPOSABLE = [
+  "mailinator.com",
+  "guerrillamail.com",
+  "yopmail.com",
+  "10minutemail.com",
+  "trashmail.com",
+];
+const SCRIPTS = [
+  "curl/8.5.0",
+  "python-requests/2.32.3",
+  "Go-http-client/2.0",
+  "axios/1.7.7",
+  "node-fetch/1.0 (+https://github.com/bitinn/node-fetch)",
+  "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) HeadlessChrome/131.0.0.0 Safari/537.36",
+  "Scrapy/2.11.2 (+https://scrapy.org)",
+];
+const ACTIONS = ["signup", "trial_activation", "demo_request", "api_key"];
+
+export function makeOperators(): AgentOperator[] {
+  const ed = generateKeyPairSync("ed25519");
+  const rsa = generateKeyPairSync("rsa", { modulusLength: 2048 });
+  return [
+    {
+      operator: "Acme Agents",
+      signatureAgent: "https://agents.acme.example",
+      userAgent: "AcmeAgent/2.1 (+https://agents.acme.example/bot)",
+      alg: "ed25519",
+      privateKey: ed.privateKey,
+      publicJwk: ed.publicKey.export({ format: "jwk" }) as JWK,
+    },
+    {
+      operator: "Globex Crawler",
+      signatureAgent: "https://crawler.globex.example",
+      userAgent: "GlobexBot/1.4 (+https://crawler.globex.example)",
+      alg: "rsa-pss-sha512",
+      privateKey: rsa.privateKey,
+      publicJwk: rsa.publicKey.export({ format: "jwk" }) as JWK,
+    },
+  ];
+}
+
+export interface GeneratorOptions {
+  seed: number;
+  /** Roughly how many attempts to make. */
+  size: number;
+  operators: readonly AgentOperator[];
+  /** keyid (JWK thumbprint) of each operator, same order. */
+  keyids: readonly string[];
+}
+
+/** Class mix of the generated traffic (shares of `size`); bursts count each attempt. */
+const MIX: Record<TrafficClass, number> = {
+  human: 0.55,
+  verified_agent: 0.08,
+  forged_agent: 0.06,
+  scripted_hosting: 0.1,
+  disposable_farm: 0.07,
+  multi_account: 0.08,
+  slow_attacker: 0.06,
+};
+
+export function generateTraffic(o: GeneratorOptions): Attempt[] {
+  const rnd = prng(o.seed);
+  const pick = <T>(xs: readonly T[]): T => xs[Math.floor(rnd() * xs.length)] as T;
+  const int = (n: number) => Math.floor(rnd() * n);
+  const token = (n: number) =>
+    Array.from({ length: n }, () => "abcdefghijklmnopqrstuvwxyz0123456789"[int(36)]).join("");
+  const v4 = (prefix: string) => {
+    const parts = prefix.split(".");
+    while (parts.length < 4) parts.push(String(parts.length === 3 ? 1 + int(250) : int(256)));
+    return parts.join(".");
+  };
+  const v6 = (prefix: string) =>
+    `${prefix}:${int(65536).toString(16)}:${int(65536).toString(16)}::${int(65536).toString(16)}`;
+  const residential = () => (rnd() < 0.15 ? v6(pick(RESIDENTIAL_V6)) : v4(pick(RESIDENTIAL_V4)));
+  const session = () => `s_${token(20)}`;
+  const name = () =>
+    `${pick(FIRST)}${pick([".", "", "_"])}${pick(LAST)}${rnd() < 0.3 ? String(1960 + int(45)) : ""}`;
+
+  const out: { at: number; attempt: Attempt }[] = [];
+  const add = (cls: TrafficClass, body: Attempt["body"], at = rnd()) =>
+    out.push({ at, attempt: { cls, body } });
+  const count = (cls: TrafficClass) => Math.max(1, Math.round(o.size * MIX[cls]));
+
+  for (let i = 0; i < count("human"); i++) {
+    const p = pick(browserProfiles(pick(LANGS)));
+    const vpn = rnd() < 0.05;
+    const business = rnd() < 0.35;
+    const local = name();
+    const email = `${local}${rnd() < 0.1 ? `+${pick(["news", "work", "saas"])}` : ""}@${business ? pick(BUSINESS) : pick(FREE)}`;
+    const ip = vpn ? v4(pick(HOSTING_V4)) : residential();
+    const action = pick(["signup", "signup", "trial_activation", "demo_request"]);
+    const form =
+      action === "demo_request"
+        ? {
+            name: local,
+            company: pick(BUSINESS),
+            message: `${pick(["Hi,", "Hello,", ""])} we are ${pick(["evaluating", "comparing", "looking at"])} tools for our ${pick(["support", "data", "sales", "platform"])} team of ${5 + int(200)} people${pick(["", " and would like a demo next week", ", can we talk pricing?"])}.`,
+          }
+        : undefined;
+    add("human", () => ({
+      action,
+      session: session(),
+      subject: { email, ip, userAgent: p.ua, headers: p.headers, ...(form ? { formData: form } : {}) },
+    }));
+  }
+
+  const agentHeaders = (op: AgentOperator, keyid: string, now: number, legacy: boolean, mode: string) => {
+    const agent = legacy ? `"${op.signatureAgent}"` : `agent1="${op.signatureAgent}"`;
+    const headers: Record<string, string> = {
+      host: "app.example",
+      "signature-agent": agent,
+      "user-agent": op.userAgent,
+    };
+    const created = mode === "stale" ? now - 7200 : now - int(20);
+    const signer = mode === "wrong_key" ? generateKeyPairSync("ed25519").privateKey : op.privateKey;
+    const signed = signRequest(headers, signer, {
+      components: ["@authority", legacy ? "signature-agent" : ["signature-agent", { key: "agent1" }]],
+      keyid,
+      alg: mode === "wrong_key" ? "ed25519" : op.alg,
+      created,
+      expires: created + 3600,
+      nonce: Buffer.from(token(32)).toString("base64"),
+      includeAlg: mode !== "wrong_key",
+    });
+    const out: Record<string, string> = {
+      ...headers,
+      signature: signed.signature,
+      "signature-input": signed.signatureInput,
+    };
+    if (mode === "flipped")
+      out.signature = signed.signature.replace(/:(.)/, (_m, c: string) => `:${c === "A" ? "B" : "A"}`);
+    if (mode === "agent_swapped")
+      out["signature-agent"] = legacy ? '"https://evil.example"' : 'agent1="https://evil.example"';
+    return out;
+  };
+
+  for (let i = 0; i < count("verified_agent"); i++) {
+    const k = int(o.operators.length);
+    const op = o.operators[k] as AgentOperator;
+    const legacy = rnd() < 0.3;
+    const ip = v4(pick(HOSTING_V4));
+    const action = pick(["api_key", "signup", "api_key"]);
+    add("verified_agent", (now) => ({
+      action,
+      session: session(),
+      subject: {
+        ipTrunc: ip,
+        userAgent: op.userAgent,
+        headers: agentHeaders(op, o.keyids[k] as string, now, legacy, "valid"),
+      },
+    }));
+  }
+
+  for (let i = 0; i < count("forged_agent"); i++) {
+    const k = int(o.operators.length);
+    const op = o.operators[k] as AgentOperator;
+    const mode = pick(["flipped", "stale", "agent_swapped", "wrong_key"]);
+    const ip = v4(pick(HOSTING_V4));
+    add("forged_agent", (now) => ({
+      action: pick(ACTIONS),
+      session: session(),
+      subject: {
+        ipTrunc: ip,
+        userAgent: op.userAgent,
+        headers: agentHeaders(op, o.keyids[k] as string, now, rnd() < 0.3, mode),
+      },
+    }));
+  }
+
+  for (let i = 0; i < count("scripted_hosting"); i++) {
+    const fakeBrowser = rnd() < 0.3;
+    const ua = fakeBrowser ? (browserProfiles("en-US")[0] as Profile).ua : pick(SCRIPTS);
+    const ip = v4(pick(HOSTING_V4));
+    const email = rnd() < 0.5 ? `${name()}${int(1000)}@${pick(FREE)}` : undefined;
+    add("scripted_hosting", () => ({
+      action: pick(ACTIONS),
+      subject: {
+        ip,
+        userAgent: ua,
+        headers: { accept: "*/*", "accept-encoding": "gzip, deflate" },
+        ...(email ? { email } : {}),
+      },
+    }));
+  }
+
+  for (let i = 0; i < count("disposable_farm"); i++) {
+    const p = pick(browserProfiles("en-US"));
+    const local = rnd() < 0.6 ? token(10) : name();
+    const email = `${local}@${pick(DISPOSABLE)}`;
+    const ip = residential();
+    add("disposable_farm", () => ({
+      action: pick(["signup", "trial_activation"]),
+      session: session(),
+      subject: { email, ip, userAgent: p.ua, headers: p.headers },
+    }));
+  }
+
+  // Bursts: one person, one network, one Gmail mailbox in plus and dot variants, minutes apart.
+  let left = count("multi_account");
+  while (left > 0) {
+    const burst = Math.min(left, 5 + int(6));
+    left -= burst;
+    const p = pick(browserProfiles("en-US"));
+    const ip = v4(pick(RESIDENTIAL_V4));
+    const local = `${pick(FIRST)}${pick(LAST)}${100 + int(900)}`;
+    const start = rnd();
+    for (let j = 0; j < burst; j++) {
+      const dotted = local
+        .split("")
+        .join(j % 2 ? "." : "")
+        .replace(/\.\./g, ".");
+      const email = `${j % 3 === 0 ? local : dotted}${j > 0 ? `+t${j}` : ""}@gmail.com`;
+      add(
+        "multi_account",
+        () => ({
+          action: "trial_activation",
+          session: session(),
+          subject: { email, ip, userAgent: p.ua, headers: p.headers },
+        }),
+        start + j * 1e-6,
+      );
+    }
+  }
+
+  // Careful scripts: a fresh network and address each time (under every velocity limit), a stealth
+  // browser's user agent whose client hints still tell the server's platform or version.
+  for (let i = 0; i < count("slow_attacker"); i++) {
+    const p = browserProfiles(pick(LANGS))[0] as Profile;
+    const headers =
+      rnd() < 0.5
+        ? { ...p.headers, "sec-ch-ua-platform": '"Linux"' }
+        : { ...p.headers, "sec-ch-ua": '"HeadlessChrome";v="129", "Chromium";v="129", "Not_A Brand";v="24"' };
+    const ip = v4(pick(HOSTING_V4));
+    const email = `${name()}${int(100)}@${pick(FREE)}`;
+    add("slow_attacker", () => ({
+      action: pick(["signup", "trial_activation"]),
+      session: session(),
+      subject: { email, ip, userAgent: p.ua, headers },
+    }));
+  }
+
+  return out.sort((a, b) => a.at - b.at).map((x) => x.attempt);
+}
