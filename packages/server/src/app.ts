@@ -118,6 +118,9 @@ export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<Fa
       clock,
       ttlMs: config.challengeTtlSeconds * 1000,
       payment: { apiBase: config.paymentApiBase, timeoutMs: config.paymentTimeoutMs },
+      tenantPolicies,
+      agentKeys: agents.lookup,
+      signatureSkewSeconds: policy.signatureSkewSeconds,
     },
     { onRequest },
   );

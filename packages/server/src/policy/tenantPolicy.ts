@@ -90,6 +90,7 @@ const checker = TypeCompiler.Compile(TenantPolicyDocument);
 /** Spec, Limits: 4 by default, 5 elevated, 6 severe; a policy may raise them, never lower them. */
 export const BASE_POW_DIFFICULTY = Object.freeze({ default: 4, elevated: 5, severe: 6 });
 export type RiskTier = keyof typeof BASE_POW_DIFFICULTY;
+export const RISK_TIERS = Object.keys(BASE_POW_DIFFICULTY) as readonly RiskTier[];
 
 export interface NetworkRule {
   text: string;

@@ -1,21 +1,19 @@
+import { randomBytes } from "node:crypto";
 import type { ErrorCode } from "../../errors.js";
 import { timeOrderedId } from "../../lib/crypto.js";
+import type { TenantPolicies } from "../../policy/tenantPolicies.js";
+import { RISK_TIERS, type RiskTier, type TenantPolicy } from "../../policy/tenantPolicy.js";
 import {
   type ChallengeMethod,
   type ChallengeRecord,
   type Store,
   StoreUnavailableError,
 } from "../../store/interfaces.js";
+import { type KeyLookup, verifyAgent, WEB_BOT_AUTH_TAG } from "../../webBotAuth/verifyAgent.js";
 import type { Caller } from "../caller.js";
+import { normaliseHeaders } from "../verify/signals/browserHeaders.js";
 import { selectMethod } from "./methods.js";
-import {
-  DIFFICULTY_BY_TIER,
-  newSeed,
-  POW_ALGORITHM,
-  RISK_TIERS,
-  type RiskTier,
-  solvesPow,
-} from "./proofOfWork.js";
+import { newSeed, POW_ALGORITHM, solvesPow } from "./proofOfWork.js";
 import type { ChallengeRequest, ChallengeResponse } from "./schema.js";
 import { CHALLENGE_METADATA_KEY, checkSetupIntent, type PaymentSettings } from "./stripeSetupIntents.js";
 
@@ -26,6 +24,10 @@ export interface ChallengeDeps {
   clock: () => number;
   ttlMs: number;
   payment: PaymentSettings;
+  tenantPolicies: TenantPolicies;
+  /** The agent registry, for web_bot_auth_stepup proofs (the same verifier as verify). */
+  agentKeys: KeyLookup;
+  signatureSkewSeconds: number;
 }
 
 export type ChallengeResult =
@@ -82,15 +84,24 @@ async function issue(
     if (!event) return fail("unknown_event_id", "No event with this eventId for this tenant.");
     // A deny must not be escaped through friction.
     if (event.decision === "deny") return fail("event_denied");
+    const policy = await deps.tenantPolicies.get(tenantId);
     const issuable = new Set<ChallengeMethod>(["proof_of_work"]);
     // Only look the provider key up when the caller would take a payment challenge.
     if (req.prefer?.includes("payment_preauth") && (await deps.store.tenants.paymentKey(tenantId))) {
       issuable.add("payment_preauth");
     }
+    const agent = recordedAgent(event.signals);
+    if (agent && (agent.outcome === "verified" || policy.webBotAuthStepUp))
+      issuable.add("web_bot_auth_stepup");
     const method = selectMethod(req.prefer, issuable);
     const now = deps.clock();
     const id = timeOrderedId("chl", now);
-    const sealed = method === "proof_of_work" ? powChallenge(tier) : paymentChallenge(id);
+    const sealed =
+      method === "payment_preauth"
+        ? paymentChallenge(id)
+        : method === "web_bot_auth_stepup"
+          ? stepUpChallenge(agent?.keyid)
+          : powChallenge(tier, policy);
     const record: ChallengeRecord = {
       id,
       tenantId,
@@ -112,8 +123,21 @@ async function issue(
   }
 }
 
-function powChallenge(tier: RiskTier): Pick<ChallengeRecord, "difficulty" | "seed" | "instructions"> {
-  const difficulty = DIFFICULTY_BY_TIER[tier];
+/** The agent identity recorded with the event by verify (signals.agent), if the attempt was signed. */
+function recordedAgent(
+  signals: Record<string, unknown>,
+): { outcome: string; keyid: string | undefined } | undefined {
+  const a = signals.agent as { outcome?: unknown; keyid?: unknown } | null | undefined;
+  if (!a || typeof a.outcome !== "string") return undefined;
+  return { outcome: a.outcome, keyid: typeof a.keyid === "string" ? a.keyid : undefined };
+}
+
+/** The tenant's difficulty for the tier (never below the spec's 4/5/6), sealed into the challenge. */
+function powChallenge(
+  tier: RiskTier,
+  policy: TenantPolicy,
+): Pick<ChallengeRecord, "difficulty" | "seed" | "instructions"> {
+  const difficulty = policy.powDifficulty[tier];
   const seed = newSeed();
   return { difficulty, seed, instructions: { type: "pow", difficulty, seed, algorithm: POW_ALGORITHM } };
 }
@@ -132,9 +156,33 @@ function paymentChallenge(id: string): Pick<ChallengeRecord, "difficulty" | "see
   };
 }
 
+/**
+ * web_bot_auth_stepup: the agent signs a request with the key of the original attempt, with this
+ * nonce in its Signature-Input, and hands over the signed request's headers as the proof.
+ */
+function stepUpChallenge(
+  keyid: string | undefined,
+): Pick<ChallengeRecord, "difficulty" | "seed" | "instructions"> {
+  const nonce = randomBytes(32).toString("base64");
+  return {
+    difficulty: null,
+    seed: nonce,
+    instructions: {
+      type: "web_bot_auth",
+      tag: WEB_BOT_AUTH_TAG,
+      nonce,
+      keyid: keyid ?? null,
+      components: ["@authority", "signature-agent"],
+      steps:
+        'Sign a request with the same key (keyid) as the original attempt: Signature-Input with nonce set to this nonce, tag "web-bot-auth", created and expires, covering @authority and signature-agent (when sent); then complete with proof { method: "web_bot_auth", headers: { host, signature-agent, signature, signature-input } }.',
+    },
+  };
+}
+
 /** The proof's method: named explicitly, or recognised by its keys. */
 function proofMethod(proof: NonNullable<ChallengeRequest["proof"]>): string | undefined {
   if (proof.method === "provider_setup_intent" || proof.setupIntentId !== undefined) return "payment_preauth";
+  if (proof.method === "web_bot_auth" || proof.headers !== undefined) return "web_bot_auth_stepup";
   if (proof.method !== undefined) return proof.method;
   if (proof.nonce !== undefined) return "proof_of_work";
   return undefined;
@@ -174,6 +222,19 @@ async function complete(
       proofRef = typeof proof.setupIntentId === "string" ? proof.setupIntentId : "";
       const check = await checkSetupIntent(secretKey, deps.payment, proofRef, c);
       if (!check.ok) return fail(check.code, `The payment proof was not accepted: ${check.why}.`);
+    } else if (c.method === "web_bot_auth_stepup") {
+      const keyid = typeof c.instructions.keyid === "string" ? c.instructions.keyid : undefined;
+      const result = verifyAgent({ headers: normaliseHeaders(proof.headers) ?? {} }, deps.agentKeys, {
+        now: Math.floor(now / 1000),
+        skewSeconds: deps.signatureSkewSeconds,
+        require: { nonce: c.seed ?? "", ...(keyid === undefined ? {} : { keyid }) },
+      });
+      if (result.outcome !== "verified") {
+        return fail(
+          "invalid_challenge_proof",
+          `The Web Bot Auth proof was not accepted (${result.outcome === "absent" ? "no signature" : result.why}).`,
+        );
+      }
     } else {
       const nonce = typeof proof.nonce === "string" ? proof.nonce : "";
       // Completion checks the difficulty sealed at issue, never a current tier or policy.

@@ -7,12 +7,6 @@ import { createHash, randomBytes } from "node:crypto";
 export const POW_ALGORITHM = "sha256-prefix";
 export const MAX_NONCE_LENGTH = 64;
 
-export type RiskTier = "default" | "elevated" | "severe";
-export const RISK_TIERS: readonly RiskTier[] = ["default", "elevated", "severe"];
-
-/** Spec, Limits: 4 by default, 5 elevated, 6 severe; a higher tier never lowers the cost. */
-export const DIFFICULTY_BY_TIER: Readonly<Record<RiskTier, number>> = { default: 4, elevated: 5, severe: 6 };
-
 /** A seed of 128 random bits, hex. */
 export function newSeed(): string {
   return randomBytes(16).toString("hex");

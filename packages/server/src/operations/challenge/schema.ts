@@ -16,8 +16,17 @@ export const ChallengeRequest = Type.Object(
           method: Type.Optional(Type.String({ maxLength: 64 })),
           nonce: Type.Optional(Type.String()),
           setupIntentId: Type.Optional(Type.String({ maxLength: 255 })),
+          headers: Type.Optional(
+            Type.Record(Type.String(), Type.String({ maxLength: 8192 }), {
+              description: "web_bot_auth_stepup: the signed request's headers.",
+            }),
+          ),
         },
-        { additionalProperties: true, description: "proof_of_work: { nonce } (at most 64 characters)." },
+        {
+          additionalProperties: true,
+          description:
+            "proof_of_work: { nonce } (at most 64 characters); payment_preauth: { method: provider_setup_intent, setupIntentId }; web_bot_auth_stepup: { method: web_bot_auth, headers }.",
+        },
       ),
     ),
     context: Type.Optional(

@@ -1,0 +1,208 @@
+import { generateKeyPairSync, type KeyObject } from "node:crypto";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { bearer, CHROME_HEADERS, CHROME_UA, makeTestApp, type TestApp } from "../../testing/harness.js";
+import { parseAgentJwks } from "../../webBotAuth/agentKeys.js";
+import { signRequest } from "../../webBotAuth/signRequest.js";
+import type { Verdict } from "../verify/schema.js";
+import { solvePow } from "./proofOfWork.js";
+
+const AGENT_URL = "https://agent.example";
+let t: TestApp;
+let apiKey: string;
+const agents: { key: KeyObject; keyid: string }[] = [];
+
+beforeAll(async () => {
+  t = await makeTestApp();
+  await t.tenant("acme");
+  ({ apiKey } = await t.key("acme"));
+  for (const operator of ["Example Agents", "Other Agents"]) {
+    const pair = generateKeyPairSync("ed25519");
+    const parsed = await parseAgentJwks({ keys: [pair.publicKey.export({ format: "jwk" })] });
+    if (!parsed.ok || !parsed.keys[0]) throw new Error("key");
+    const k = parsed.keys[0];
+    agents.push({ key: pair.privateKey, keyid: k.thumbprint });
+    await t.store.agents.put({
+      operator,
+      signatureAgent: operator === "Example Agents" ? AGENT_URL : "https://other.example",
+      keys: [{ thumbprint: k.thumbprint, alg: k.alg, jwk: { ...k.jwk } }],
+      fetchDirectory: false,
+      createdAt: 1,
+      updatedAt: 1,
+    });
+  }
+  await t.deps.agents.reload();
+});
+afterAll(() => t.close());
+
+const agent = (i: number) => agents[i] as { key: KeyObject; keyid: string };
+
+/** Headers of a request signed by agent `i` (with a nonce, e.g. the step-up's). */
+function signed(i: number, nonce = "first-request", keyid = agent(i).keyid): Record<string, string> {
+  const now = Math.floor(Date.now() / 1000);
+  const headers = { host: "app.example", "signature-agent": `agent1="${AGENT_URL}"` };
+  const s = signRequest(headers, agent(i).key, {
+    components: ["@authority", ["signature-agent", { key: "agent1" }]],
+    keyid,
+    alg: "ed25519",
+    created: now,
+    expires: now + 60,
+    nonce,
+  });
+  return { ...headers, signature: s.signature, "signature-input": s.signatureInput };
+}
+
+const post = (url: string, payload: Record<string, unknown>) =>
+  t.app.inject({ method: "POST", url, headers: bearer(apiKey), payload });
+
+async function verifyEvent(subject: Record<string, unknown>, session: string): Promise<Verdict> {
+  const res = await post("/v1/verify", { action: "signup", session, subject });
+  expect(res.statusCode).toBe(200);
+  return res.json<Verdict>();
+}
+
+async function issue(eventId: string, session: string) {
+  const res = await post("/v1/challenge", { eventId, session, prefer: ["web_bot_auth_stepup"] });
+  expect(res.statusCode).toBe(200);
+  return res.json<{ challengeId: string; method: string; instructions: Record<string, unknown> }>();
+}
+
+describe("web_bot_auth_stepup", () => {
+  it("is issued for a verified agent: a nonce and the key to sign with", async () => {
+    const v = await verifyEvent({ userAgent: "ExampleAgent/1", headers: signed(0) }, "s-1");
+    expect(v.actorType).toBe("agent_principal");
+    const c = await issue(v.eventId, "s-1");
+    expect(c.method).toBe("web_bot_auth_stepup");
+    expect(c.instructions).toMatchObject({
+      type: "web_bot_auth",
+      tag: "web-bot-auth",
+      keyid: agent(0).keyid,
+      components: ["@authority", "signature-agent"],
+    });
+    expect(String(c.instructions.nonce).length).toBeGreaterThanOrEqual(40);
+  });
+
+  it("completes with a request signed by the same key over the nonce; the re-verify honors the clear once", async () => {
+    const v = await verifyEvent({ userAgent: "ExampleAgent/1", headers: signed(0) }, "s-2");
+    const c = await issue(v.eventId, "s-2");
+    const nonce = String(c.instructions.nonce);
+
+    const wrongNonce = await post("/v1/challenge", {
+      challengeId: c.challengeId,
+      session: "s-2",
+      proof: { method: "web_bot_auth", headers: signed(0, "some-other-nonce") },
+    });
+    expect(wrongNonce.statusCode).toBe(400);
+    expect(wrongNonce.json()).toMatchObject({ code: "invalid_challenge_proof" });
+
+    const otherKey = await post("/v1/challenge", {
+      challengeId: c.challengeId,
+      session: "s-2",
+      proof: { method: "web_bot_auth", headers: signed(1, nonce) },
+    });
+    expect(otherKey.statusCode).toBe(400);
+    expect(otherKey.json()).toMatchObject({ code: "invalid_challenge_proof" });
+
+    const pow = await post("/v1/challenge", {
+      challengeId: c.challengeId,
+      session: "s-2",
+      proof: { nonce: "1" },
+    });
+    expect(pow.json()).toMatchObject({ code: "challenge_method_mismatch" });
+
+    const done = await post("/v1/challenge", {
+      challengeId: c.challengeId,
+      session: "s-2",
+      proof: { method: "web_bot_auth", headers: signed(0, nonce) },
+    });
+    expect(done.statusCode).toBe(200);
+    expect(done.json()).toMatchObject({ ok: true, method: "web_bot_auth_stepup", boundTo: "s-2" });
+
+    const again = await post("/v1/challenge", {
+      challengeId: c.challengeId,
+      session: "s-2",
+      proof: { method: "web_bot_auth", headers: signed(0, nonce) },
+    });
+    expect(again.statusCode).toBe(409);
+
+    const reverify = await post("/v1/verify", {
+      action: "signup",
+      session: "s-2",
+      subject: {},
+      context: { challengeId: c.challengeId },
+    });
+    expect(reverify.json()).toMatchObject({ decision: "allow", challengeCleared: true, degraded: false });
+  });
+
+  it("is skipped (proof_of_work instead) for an attempt without a verified signature", async () => {
+    const browser = await verifyEvent({ userAgent: CHROME_UA, headers: CHROME_HEADERS }, "s-3");
+    expect((await issue(browser.eventId, "s-3")).method).toBe("proof_of_work");
+    const unknownKey = await verifyEvent({ userAgent: "X/1", headers: signed(0, "n", "unknown-key") }, "s-4");
+    expect((await issue(unknownKey.eventId, "s-4")).method).toBe("proof_of_work");
+  });
+
+  it("is issued for any signed attempt when the tenant's policy asks for step-up", async () => {
+    await t.tenant("stepup");
+    const { apiKey: key } = await t.key("stepup");
+    await t.store.policies.put(
+      "stepup",
+      JSON.stringify({ challenge: { webBotAuthStepUp: true, powDifficulty: { default: 5 } } }),
+      Date.now(),
+    );
+    const call = (url: string, payload: Record<string, unknown>) =>
+      t.app.inject({ method: "POST", url, headers: bearer(key), payload });
+    const v = (
+      await call("/v1/verify", {
+        action: "signup",
+        session: "s-5",
+        subject: { headers: signed(0, "n", "unknown-key") },
+      })
+    ).json<Verdict>();
+    const c = (
+      await call("/v1/challenge", { eventId: v.eventId, session: "s-5", prefer: ["web_bot_auth_stepup"] })
+    ).json<{
+      method: string;
+      instructions: Record<string, unknown>;
+    }>();
+    expect(c.method).toBe("web_bot_auth_stepup");
+    expect(c.instructions.keyid).toBe("unknown-key");
+    // The same tenant's proof of work uses its raised difficulty.
+    const pow = (await call("/v1/challenge", { eventId: v.eventId, session: "s-6" })).json<{
+      instructions: { difficulty: number };
+    }>();
+    expect(pow.instructions.difficulty).toBe(5);
+  });
+});
+
+describe("proof-of-work difficulty from the tenant policy", () => {
+  it("a raised difficulty applies to new challenges only: an issued one keeps its sealed value", async () => {
+    await t.tenant("sealed");
+    const { apiKey: key } = await t.key("sealed");
+    const call = (url: string, payload: Record<string, unknown>) =>
+      t.app.inject({ method: "POST", url, headers: bearer(key), payload });
+    const v = (await call("/v1/verify", { action: "signup", session: "p-1", subject: {} })).json<Verdict>();
+    const issued = (await call("/v1/challenge", { eventId: v.eventId, session: "p-1" })).json<{
+      challengeId: string;
+      instructions: { difficulty: number; seed: string };
+    }>();
+    expect(issued.instructions.difficulty).toBe(4);
+
+    await t.store.policies.put(
+      "sealed",
+      JSON.stringify({ challenge: { powDifficulty: { default: 6 } } }),
+      Date.now(),
+    );
+    t.deps.tenantPolicies.forget("sealed");
+    const later = (await call("/v1/challenge", { eventId: v.eventId, session: "p-2" })).json<{
+      instructions: { difficulty: number };
+    }>();
+    expect(later.instructions.difficulty).toBe(6);
+
+    const { nonce } = solvePow(issued.instructions.seed, 4);
+    const done = await call("/v1/challenge", {
+      challengeId: issued.challengeId,
+      session: "p-1",
+      proof: { nonce },
+    });
+    expect(done.statusCode).toBe(200);
+  });
+});
