@@ -31,7 +31,7 @@ export class AgentRegistry {
   private directories = new Map<string, CachedDirectory>();
   private operators: AgentOperatorRecord[] = [];
   private timer: NodeJS.Timeout | undefined;
-  private fetching = new Set<string>();
+  private fetching = new Map<string, Promise<DirectoryResult>>();
   /** Where background failures go; the app points it at its logger. */
   report: (err: unknown, what: string) => void = () => {};
 
@@ -74,33 +74,35 @@ export class AgentRegistry {
     }
   }
 
-  /** Fetches one operator's directory now (the CLI's check, and the background refresh). */
-  async refreshDirectory(op: AgentOperatorRecord): Promise<DirectoryResult> {
-    if (this.fetching.has(op.operator)) return { ok: false, message: "a fetch is already running" };
-    this.fetching.add(op.operator);
-    try {
-      const result = await this.fetchDirectory(op.signatureAgent, this.directory.limits);
-      const now = this.clock();
-      const previous = this.directories.get(op.operator);
-      if (result.ok) {
-        const ttl = Math.min(
-          this.directory.maxTtlSeconds,
-          Math.max(this.directory.minTtlSeconds, result.maxAgeSeconds ?? this.directory.maxTtlSeconds),
-        );
-        this.directories.set(op.operator, { keys: result.keys, expiresAt: now + ttl * 1000, retryAt: now });
-      } else {
-        this.report(new Error(result.message), `key directory of ${op.operator} not fetched`);
-        this.directories.set(op.operator, {
-          keys: previous?.keys ?? [],
-          expiresAt: previous?.expiresAt ?? now,
-          retryAt: now + this.directory.minTtlSeconds * 1000,
-        });
-      }
-      this.rebuild();
-      return result;
-    } finally {
-      this.fetching.delete(op.operator);
+  /** Fetches one operator's directory now; a fetch already running for it is joined, not repeated. */
+  refreshDirectory(op: AgentOperatorRecord): Promise<DirectoryResult> {
+    const running = this.fetching.get(op.operator);
+    if (running) return running;
+    const fetching = this.fetchAndCache(op).finally(() => this.fetching.delete(op.operator));
+    this.fetching.set(op.operator, fetching);
+    return fetching;
+  }
+
+  private async fetchAndCache(op: AgentOperatorRecord): Promise<DirectoryResult> {
+    const result = await this.fetchDirectory(op.signatureAgent, this.directory.limits);
+    const now = this.clock();
+    const previous = this.directories.get(op.operator);
+    if (result.ok) {
+      const ttl = Math.min(
+        this.directory.maxTtlSeconds,
+        Math.max(this.directory.minTtlSeconds, result.maxAgeSeconds ?? this.directory.maxTtlSeconds),
+      );
+      this.directories.set(op.operator, { keys: result.keys, expiresAt: now + ttl * 1000, retryAt: now });
+    } else {
+      this.report(new Error(result.message), `key directory of ${op.operator} not fetched`);
+      this.directories.set(op.operator, {
+        keys: previous?.keys ?? [],
+        expiresAt: previous?.expiresAt ?? now,
+        retryAt: now + this.directory.minTtlSeconds * 1000,
+      });
     }
+    this.rebuild();
+    return result;
   }
 
   private rebuild(): void {
