@@ -184,13 +184,7 @@ export function createSqlStore(rt: SqlRuntime): Store {
 
     counters: {
       hit: (hits, now) =>
-        guard("counters.hit", () =>
-          rt.write(async (conn) => {
-            const readings: CounterReading[] = [];
-            for (const h of hits) readings.push(await hitOne(rt, conn, hot.hitCounter, h, now));
-            return readings;
-          }),
-        ),
+        guard("counters.hit", () => rt.write((conn) => hitCounters(rt, conn, hot.hitCounters, hits, now))),
       purgeExpired: (now) =>
         guard("counters.purgeExpired", async () => {
           const res = await db.deleteFrom("counters").where("expires_at", "<=", now).executeTakeFirst();
@@ -250,25 +244,42 @@ export function createSqlStore(rt: SqlRuntime): Store {
   };
 }
 
-async function hitOne(
+/**
+ * All of a request's counters in one statement. A counter's row is named with its window width, so
+ * one name can be counted over several windows; a bucket's row lives until the end of the next
+ * bucket, the last moment it is read as "previous".
+ */
+async function hitCounters(
   rt: SqlRuntime,
-  db: Kysely<Database>,
-  statement: ReturnType<typeof hotStatements>["hitCounter"],
-  h: CounterHit,
+  conn: Kysely<Database>,
+  statement: ReturnType<typeof hotStatements>["hitCounters"],
+  hits: readonly CounterHit[],
   now: number,
-): Promise<CounterReading> {
-  const bucket = Math.floor(now / h.windowMs);
-  // The width is part of the row's name, so one name can be counted over several windows.
-  const name = `${h.name}|${h.windowMs}`;
-  // A bucket's row lives until the end of the next bucket, the last moment it is read as "previous".
-  const { rows } = await rt.execute(
-    db,
-    statement({ name, expiresAt: (bucket + 2) * h.windowMs, previousExpiresAt: (bucket + 1) * h.windowMs }),
+): Promise<CounterReading[]> {
+  if (hits.length === 0) return [];
+  const values: Record<string, unknown> = {};
+  const rows = hits.map((h, i) => {
+    const bucket = Math.floor(now / h.windowMs);
+    const row = { name: `${h.name}|${h.windowMs}`, bucket };
+    values[`name${i}`] = row.name;
+    values[`expiresAt${i}`] = (bucket + 2) * h.windowMs;
+    values[`previousExpiresAt${i}`] = (bucket + 1) * h.windowMs;
+    return row;
+  });
+  if (new Set(rows.map((r) => r.name)).size !== rows.length)
+    throw new Error("counters.hit: the same counter twice");
+  const { rows: returned } = await rt.execute(conn, statement(hits.length)(values));
+  const byName = new Map(
+    (returned as { name: string; count: number; previous: number | null }[]).map((r) => [r.name, r]),
   );
-  const row = rows[0] as { count: number; previous: number | null };
-  return {
-    current: Number(row.count),
-    previous: row.previous === null ? 0 : Number(row.previous),
-    elapsed: (now - bucket * h.windowMs) / h.windowMs,
-  };
+  return hits.map((h, i) => {
+    const r = byName.get((rows[i] as { name: string }).name);
+    if (!r) throw new Error("counters.hit: a counter was not returned");
+    const bucket = (rows[i] as { bucket: number }).bucket;
+    return {
+      current: Number(r.count),
+      previous: r.previous === null ? 0 : Number(r.previous),
+      elapsed: (now - bucket * h.windowMs) / h.windowMs,
+    };
+  });
 }

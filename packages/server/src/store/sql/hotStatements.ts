@@ -1,4 +1,4 @@
-import type { Kysely } from "kysely";
+import { type CompiledQuery, type Kysely, sql } from "kysely";
 import { precompile } from "../precompiled.js";
 import type { Database } from "../schema.js";
 
@@ -10,6 +10,7 @@ export type KeyWithTenantRow = Database["api_keys"] & {
 
 /** The verify hot path's fixed-shape statements, compiled once (see precompiled.ts). */
 export function hotStatements(db: Kysely<Database>) {
+  const hitCounterStatements = new Map<number, (values: Record<string, unknown>) => CompiledQuery>();
   return {
     findKey: precompile(["keyHash"], (p) =>
       db
@@ -29,24 +30,56 @@ export function hotStatements(db: Kysely<Database>) {
         ])
         .where("api_keys.key_hash", "=", p.keyHash),
     ),
-    // Upserts the current bucket and reads the previous one in RETURNING: one statement per hit.
-    hitCounter: precompile(["name", "expiresAt", "previousExpiresAt"], (p) =>
-      db
-        .insertInto("counters")
-        .values({ expires_at: p.expiresAt, name: p.name, count: 1 })
-        .onConflict((oc) =>
-          oc.columns(["expires_at", "name"]).doUpdateSet((eb) => ({ count: eb("counters.count", "+", 1) })),
-        )
-        .returning((eb) => [
-          "count",
-          eb
-            .selectFrom("counters as prev")
-            .select("prev.count")
-            .where("prev.expires_at", "=", p.previousExpiresAt)
-            .where("prev.name", "=", p.name)
-            .as("previous"),
-        ]),
-    ),
+    /**
+     * Upserts the current buckets of `n` counters in one statement and reads each one's previous
+     * bucket in RETURNING. Compiled once per `n`; rows come back in any order, so each carries its name.
+     */
+    hitCounters: (n: number) => {
+      let statement = hitCounterStatements.get(n);
+      if (!statement) {
+        const names = Array.from({ length: n }, (_, i) => [
+          `name${i}`,
+          `expiresAt${i}`,
+          `previousExpiresAt${i}`,
+        ]).flat();
+        statement = precompile(names, (params: Record<string, never>) => {
+          const p = (key: string) => params[key] as never;
+          const previousOf = sql<number>`case ${sql.ref("counters.name")} ${sql.join(
+            Array.from(
+              { length: n },
+              (_, i) => sql`when ${p(`name${i}`)} then cast(${p(`previousExpiresAt${i}`)} as bigint)`,
+            ),
+            sql` `,
+          )} end`;
+          return db
+            .insertInto("counters")
+            .values(
+              Array.from({ length: n }, (_, i) => ({
+                expires_at: p(`expiresAt${i}`),
+                name: p(`name${i}`),
+                count: 1,
+              })),
+            )
+            .onConflict((oc) =>
+              oc
+                .columns(["expires_at", "name"])
+                .doUpdateSet((eb) => ({ count: eb("counters.count", "+", 1) })),
+            )
+            .returning((eb) => [
+              "counters.name",
+              "counters.count",
+              eb
+                .selectFrom("counters as prev")
+                .select("prev.count")
+                .whereRef("prev.name", "=", "counters.name")
+                .where("prev.expires_at", "=", previousOf)
+                .as("previous"),
+            ]);
+        });
+        hitCounterStatements.set(n, statement);
+      }
+      return statement;
+    },
     insertEvent: precompile(EVENT_COLUMNS, (p) => db.insertInto("events").values(p)),
   };
 }
