@@ -207,6 +207,29 @@ describe("tenant policy on verify", () => {
     expect(free.principal.identityBasis).toEqual([]);
   });
 
+  it("a tenant's per-minute limit adds a minute window to the built-in ones", async () => {
+    await t.tenant("bursty");
+    const { apiKey: key } = await t.key("bursty");
+    await t.store.policies.put(
+      "bursty",
+      JSON.stringify({ velocity: { session: { perMinute: 2 } } }),
+      Date.now(),
+    );
+    let last: Verdict | undefined;
+    for (let i = 0; i < 3; i++) {
+      const res = await t.app.inject({
+        method: "POST",
+        url: "/v1/verify",
+        headers: bearer(key),
+        payload: { action: "signup", session: "same-session", subject: browser },
+      });
+      last = res.json<Verdict>();
+    }
+    expect(last?.reasons.join(" ")).toMatch(
+      /This session made about 3 signup attempts in the last minute, above the limit of 2/,
+    );
+  });
+
   it("plus and dot variants of one Gmail mailbox are counted together", async () => {
     const variants = [
       "jane.doe@gmail.com",
