@@ -29,6 +29,9 @@ describe("configuration", () => {
     ["WARDEN_DATABASE_URL", "mysql://x", /WARDEN_DATABASE_URL: must start with sqlite: or postgres:\/\//],
     ["WARDEN_PG_POOL_SIZE", "0", /WARDEN_PG_POOL_SIZE: must be between 1 and 200/],
     ["WARDEN_TOKEN_ISSUER", "  ", /WARDEN_TOKEN_ISSUER: must not be empty/],
+    ["WARDEN_REDIS_URL", "localhost:6379", /WARDEN_REDIS_URL: must start with redis:\/\/ or rediss:\/\//],
+    ["WARDEN_AGENT_DIRECTORY_FETCH", "maybe", /WARDEN_AGENT_DIRECTORY_FETCH: must be true or false/],
+    ["WARDEN_POLICY_REFRESH_SECONDS", "0", /WARDEN_POLICY_REFRESH_SECONDS: must be between 1 and 3600/],
   ])("rejects %s=%j naming the variable", (name, value, message) => {
     expect(() => loadConfig({ [name]: value })).toThrow(ConfigError);
     expect(() => loadConfig({ [name]: value })).toThrow(message);

@@ -26,6 +26,10 @@ export interface Config {
   readonly idempotencyTtlHours: number;
   /** Connections per process to PostgreSQL (ignored for SQLite). */
   readonly pgPoolSize: number;
+  /** Redis for velocity counters and rate limits; undefined keeps them in the store. */
+  readonly redisUrl: string | undefined;
+  /** Prefix of Warden's Redis keys, so deployments can share one Redis. */
+  readonly redisKeyPrefix: string;
   /** How often a process reloads the published signing keys (rotation by another process). */
   readonly signingKeyRefreshSeconds: number;
   /** Lifetime of an issued challenge (expiresAt − issue time). */
@@ -98,6 +102,19 @@ function flag(env: Env, name: string, fallback: boolean): boolean {
   throw new ConfigError(name, `must be true or false, got "${env[name]}"`);
 }
 
+function redisUrl(env: Env): string | undefined {
+  const raw = env.WARDEN_REDIS_URL?.trim();
+  if (raw === undefined || raw === "") return undefined;
+  if (!/^rediss?:\/\//.test(raw))
+    throw new ConfigError("WARDEN_REDIS_URL", `must start with redis:// or rediss:// (got "${raw}")`);
+  try {
+    new URL(raw);
+  } catch {
+    throw new ConfigError("WARDEN_REDIS_URL", `is not a URL (got "${raw}")`);
+  }
+  return raw;
+}
+
 const LOG_LEVELS = ["fatal", "error", "warn", "info", "debug", "trace", "silent"];
 
 export function defaultDatabaseUrl(cwd: string = process.cwd()): string {
@@ -137,6 +154,8 @@ export function loadConfig(env: Env = process.env): Config {
     storeTimeoutMs,
     idempotencyTtlHours: integer(env, "WARDEN_IDEMPOTENCY_TTL_HOURS", 24, 24, 24 * 30),
     pgPoolSize: integer(env, "WARDEN_PG_POOL_SIZE", 10, 1, 200),
+    redisUrl: redisUrl(env),
+    redisKeyPrefix: text(env, "WARDEN_REDIS_KEY_PREFIX", "warden:"),
     signingKeyRefreshSeconds: integer(env, "WARDEN_SIGNING_KEY_REFRESH_SECONDS", 10, 1, 3600),
     challengeTtlSeconds: integer(env, "WARDEN_CHALLENGE_TTL_SECONDS", 300, 10, 86_400),
     clearWindowSeconds: integer(env, "WARDEN_CLEAR_WINDOW_SECONDS", 600, 10, 86_400),

@@ -4,6 +4,7 @@ import { HostingNetworks } from "./operations/verify/signals/hostingNetworks.js"
 import { TenantPolicies } from "./policy/tenantPolicies.js";
 import type { Store } from "./store/interfaces.js";
 import { openPostgresStore } from "./store/postgres/postgresStore.js";
+import { openRedisCounters, withRedisCounters } from "./store/redis/redisCounters.js";
 import { openSqliteStore, sqliteFileFromUrl } from "./store/sqlite/sqliteStore.js";
 import { SigningKeyring } from "./tokens/signingKeys.js";
 import { AgentRegistry } from "./webBotAuth/agentRegistry.js";
@@ -29,14 +30,29 @@ export function hostingNetworks(): HostingNetworks {
 
 /** Opens the store named by the configuration. `storeTimeoutMs` overrides the request-path deadline (CLI). */
 export async function openStore(config: Config, storeTimeoutMs = config.storeTimeoutMs): Promise<Store> {
-  if (config.databaseUrl.startsWith("sqlite:")) {
-    return openSqliteStore({ file: sqliteFileFromUrl(config.databaseUrl), busyTimeoutMs: storeTimeoutMs });
-  }
-  return openPostgresStore({
-    url: config.databaseUrl,
-    statementTimeoutMs: storeTimeoutMs,
-    poolSize: config.pgPoolSize,
+  const store = config.databaseUrl.startsWith("sqlite:")
+    ? await openSqliteStore({ file: sqliteFileFromUrl(config.databaseUrl), busyTimeoutMs: storeTimeoutMs })
+    : await openPostgresStore({
+        url: config.databaseUrl,
+        statementTimeoutMs: storeTimeoutMs,
+        poolSize: config.pgPoolSize,
+      });
+  return withConfiguredCounters(config, store, storeTimeoutMs);
+}
+
+/** Moves velocity counters and rate limits to Redis when WARDEN_REDIS_URL is set. */
+export async function withConfiguredCounters(
+  config: Config,
+  store: Store,
+  storeTimeoutMs = config.storeTimeoutMs,
+): Promise<Store> {
+  if (config.redisUrl === undefined) return store;
+  const counters = await openRedisCounters({
+    url: config.redisUrl,
+    commandTimeoutMs: storeTimeoutMs,
+    keyPrefix: config.redisKeyPrefix,
   });
+  return withRedisCounters(store, counters);
 }
 
 export async function buildDeps(

@@ -324,7 +324,8 @@ export async function runCli(
       return config;
     },
     withStore: async (fn) => {
-      const store = await openStore(ctx.config(), ADMIN_STORE_TIMEOUT_MS);
+      // Administration never touches counters: no Redis connection.
+      const store = await openStore({ ...ctx.config(), redisUrl: undefined }, ADMIN_STORE_TIMEOUT_MS);
       try {
         return await fn(store);
       } finally {

@@ -107,7 +107,7 @@ export interface CounterStore {
    * independent, so a call with several is not one transaction.)
    */
   hit(hits: readonly CounterHit[], now: number): Promise<CounterReading[]>;
-  /** Deletes buckets that can no longer be read. */
+  /** Deletes buckets that can no longer be read; resolves how many (0 where counters expire by themselves). */
   purgeExpired(now: number): Promise<number>;
 }
 

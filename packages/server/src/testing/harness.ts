@@ -6,7 +6,7 @@ import { expect } from "vitest";
 import { issueApiKey } from "../admin/apiKeys.js";
 import { buildApp } from "../app.js";
 import { loadConfig } from "../config.js";
-import { buildDeps, closeDeps, type Deps } from "../deps.js";
+import { buildDeps, closeDeps, type Deps, withConfiguredCounters } from "../deps.js";
 import { ERROR_LABELS } from "../errors.js";
 import type { EventRecord, Scope, Store } from "../store/interfaces.js";
 import { ALL_SCOPES } from "../store/interfaces.js";
@@ -49,7 +49,8 @@ export async function makeTestApp(options: TestAppOptions = {}): Promise<TestApp
     ...options.env,
   });
   const real = await openSqliteStore({ file: dbFile, busyTimeoutMs: config.storeTimeoutMs });
-  const store = options.wrapStore ? options.wrapStore(real) : real;
+  const configured = await withConfiguredCounters(config, real);
+  const store = options.wrapStore ? options.wrapStore(configured) : configured;
   const deps = await buildDeps(config, store, options.clock);
   const app = await buildApp(deps, { logger: false });
   await app.ready();

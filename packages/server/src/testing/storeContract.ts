@@ -13,6 +13,7 @@ export function storeContract(
   name: string,
   open: () => Promise<Store>,
   openSecond?: () => Promise<Store>,
+  options: { countersExpireThemselves?: boolean } = {},
 ): void {
   describe(`store contract: ${name}`, () => {
     let a: Store;
@@ -94,7 +95,10 @@ export function storeContract(
       // The same name over another window width is a separate counter.
       const [other] = await b.counters.hit([{ name: "c2", windowMs: w * 2 }], 6 * w + w / 4);
       expect(other?.current).toBe(1);
-      expect(await a.counters.purgeExpired(100 * w)).toBeGreaterThan(0);
+      // Counters that expire by themselves (Redis) have nothing to purge.
+      const purged = await a.counters.purgeExpired(100 * w);
+      if (options.countersExpireThemselves) expect(purged).toBe(0);
+      else expect(purged).toBeGreaterThan(0);
       const [fresh] = await a.counters.hit([{ name: "c2", windowMs: w }], 100 * w);
       expect(fresh).toEqual({ current: 1, previous: 0, elapsed: 0 });
     });

@@ -1,0 +1,83 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { hashApiKey } from "../../admin/apiKeys.js";
+import { bearer, CHROME_HEADERS, CHROME_UA, makeTestApp, type TestApp } from "../../testing/harness.js";
+import { redisPrefixOrSkip, TEST_REDIS_URL } from "../../testing/redis.js";
+
+const body = {
+  action: "signup",
+  subject: { userAgent: CHROME_UA, headers: CHROME_HEADERS, ipTrunc: "198.51.100.0/24" },
+};
+
+describe("verify with Redis unreachable", () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await makeTestApp({
+      env: { WARDEN_REDIS_URL: "redis://127.0.0.1:1", WARDEN_VERIFY_DEADLINE_MS: "30" },
+    });
+    await t.tenant("acme");
+  });
+  afterAll(() => t.close());
+
+  it("answers the degraded challenge at once (never waits, never allows), and /readyz reports it", async () => {
+    const { apiKey } = await t.key("acme");
+    const started = Date.now();
+    const res = await t.app.inject({
+      method: "POST",
+      url: "/v1/verify",
+      headers: bearer(apiKey),
+      payload: body,
+    });
+    expect(Date.now() - started).toBeLessThan(500);
+    expect(res.statusCode).toBe(200);
+    expect(res.json()).toMatchObject({ decision: "challenge", degraded: true });
+    expect((await t.app.inject({ method: "GET", url: "/readyz" })).statusCode).toBe(503);
+  });
+});
+
+const prefix = await redisPrefixOrSkip(
+  "rate limits shared through Redis",
+  "the shared Redis rate-limit test",
+);
+if (prefix) {
+  describe("rate limits shared through Redis", () => {
+    it("two apps on one Redis share one limit per key", async () => {
+      const env = {
+        WARDEN_REDIS_URL: TEST_REDIS_URL,
+        WARDEN_REDIS_KEY_PREFIX: prefix,
+        WARDEN_RATE_LIMIT_MAX: "4",
+      };
+      const one = await makeTestApp({ env });
+      const two = await makeTestApp({ env });
+      try {
+        // The same key id in both stores: the limit is counted per key id in Redis.
+        await one.tenant("acme");
+        await two.tenant("acme");
+        const { apiKey, keyId } = await one.key("acme");
+        await two.store.apiKeys.create(
+          {
+            id: keyId,
+            tenantId: "acme",
+            scopes: ["verify:write"],
+            logOnly: false,
+            createdAt: 1,
+            revokedAt: null,
+          },
+          hashApiKey(apiKey),
+        );
+        const statuses: number[] = [];
+        for (let i = 0; i < 6; i++) {
+          const app = i % 2 ? two.app : one.app;
+          statuses.push(
+            (await app.inject({ method: "POST", url: "/v1/verify", headers: bearer(apiKey), payload: body }))
+              .statusCode,
+          );
+        }
+        expect(statuses).toEqual([200, 200, 200, 200, 429, 429]);
+        expect((await one.app.inject({ method: "GET", url: "/readyz" })).statusCode).toBe(200);
+      } finally {
+        await one.close();
+        await two.close();
+      }
+    });
+  });
+}

@@ -1,0 +1,124 @@
+import { Redis } from "ioredis";
+import {
+  type CounterHit,
+  type CounterReading,
+  type CounterStore,
+  type Store,
+  StoreUnavailableError,
+} from "../interfaces.js";
+
+/**
+ * Velocity counters and rate limits in Redis (WARDEN_REDIS_URL), one Lua script per call: for each
+ * counter, INCR the current fixed bucket (expiring at the end of the next bucket, the last moment it
+ * is read as "previous") and read the previous bucket. A script runs atomically, so concurrent hits
+ * from many processes are never lost. Commands fail fast: no offline queue, no retries, a command
+ * timeout of the store deadline; every failure is a StoreUnavailableError (verify then degrades).
+ */
+const HIT_SCRIPT = `
+local out = {}
+for i = 1, #KEYS, 2 do
+  local current = redis.call('INCR', KEYS[i])
+  if current == 1 then redis.call('PEXPIRE', KEYS[i], ARGV[(i + 1) / 2]) end
+  out[#out + 1] = current
+  out[#out + 1] = tonumber(redis.call('GET', KEYS[i + 1]) or '0')
+end
+return out
+`;
+
+export interface RedisCounterOptions {
+  url: string;
+  /** Deadline of one command (the request path's store deadline). */
+  commandTimeoutMs: number;
+  /** Prefix of every key (tests use their own). */
+  keyPrefix?: string;
+}
+
+type WithHit = Redis & { wardenHit(numKeys: number, ...args: (string | number)[]): Promise<number[]> };
+
+export interface RedisCounters extends CounterStore {
+  ping(): Promise<void>;
+  close(): Promise<void>;
+}
+
+/**
+ * Connects (waiting at most `connectTimeout` for the first connection, so the first requests do not
+ * degrade needlessly); an unreachable Redis does not stop the start: calls fail until it returns.
+ */
+export async function openRedisCounters(o: RedisCounterOptions): Promise<RedisCounters> {
+  const redis = new Redis(o.url, {
+    enableOfflineQueue: false,
+    maxRetriesPerRequest: 0,
+    commandTimeout: o.commandTimeoutMs,
+    connectTimeout: Math.max(1000, o.commandTimeoutMs),
+    // Reconnect in the background, quickly at first, at most every 2 s.
+    retryStrategy: (times) => Math.min(times * 100, 2000),
+    keyPrefix: o.keyPrefix ?? "warden:",
+  }) as WithHit;
+  redis.defineCommand("wardenHit", { lua: HIT_SCRIPT });
+  // Errors surface on the commands; the connection's own events must not crash the process.
+  redis.on("error", () => undefined);
+  await new Promise<void>((resolve) => {
+    const done = () => {
+      clearTimeout(timer);
+      redis.off("ready", done);
+      resolve();
+    };
+    const timer = setTimeout(done, Math.max(1000, o.commandTimeoutMs));
+    redis.once("ready", done);
+  });
+
+  const guard = async <T>(what: string, fn: () => Promise<T>): Promise<T> => {
+    try {
+      return await fn();
+    } catch (err) {
+      throw new StoreUnavailableError(`redis ${what}: ${err instanceof Error ? err.message : String(err)}`, {
+        cause: err,
+      });
+    }
+  };
+
+  return {
+    hit: (hits: readonly CounterHit[], now: number) =>
+      guard("counters.hit", async (): Promise<CounterReading[]> => {
+        if (hits.length === 0) return [];
+        const keys: string[] = [];
+        const ttls: number[] = [];
+        for (const h of hits) {
+          const bucket = Math.floor(now / h.windowMs);
+          keys.push(`c:${h.name}|${h.windowMs}:${bucket}`, `c:${h.name}|${h.windowMs}:${bucket - 1}`);
+          // Relative to the caller's clock, so a process with a skewed clock still expires its keys.
+          ttls.push((bucket + 2) * h.windowMs - now);
+        }
+        const out = await redis.wardenHit(keys.length, ...keys, ...ttls);
+        return hits.map((h, i) => ({
+          current: Number(out[2 * i]),
+          previous: Number(out[2 * i + 1]),
+          elapsed: (now - Math.floor(now / h.windowMs) * h.windowMs) / h.windowMs,
+        }));
+      }),
+    // Keys expire by themselves.
+    purgeExpired: async () => 0,
+    ping: () =>
+      guard("ping", async () => {
+        await redis.ping();
+      }),
+    close: async () => {
+      redis.disconnect();
+    },
+  };
+}
+
+/** The store with its counters (velocity and rate limits) in Redis; readiness covers both. */
+export function withRedisCounters(store: Store, counters: RedisCounters): Store {
+  return {
+    ...store,
+    counters,
+    ping: async () => {
+      await Promise.all([store.ping(), counters.ping()]);
+    },
+    close: async () => {
+      await counters.close();
+      await store.close();
+    },
+  };
+}
