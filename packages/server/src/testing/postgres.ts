@@ -43,3 +43,29 @@ export async function postgresSchemaOrSkip(suite: string, what: string): Promise
   });
   return schema;
 }
+
+/**
+ * A database of its own for a suite that runs whole `warden` processes (they take a URL, not a
+ * schema), dropped afterwards. Skips loudly like postgresSchemaOrSkip. Resolves the database URL.
+ */
+export async function postgresDatabaseOrSkip(suite: string, what: string): Promise<string | undefined> {
+  if (!(await reachable())) {
+    const banner = `PostgreSQL is not reachable at ${TEST_POSTGRES_URL}: ${what} is SKIPPED`;
+    process.stderr.write(`\n${"!".repeat(banner.length)}\n${banner}\n${"!".repeat(banner.length)}\n\n`);
+    describe(suite, () => {
+      it.skip(`SKIPPED: ${banner}`, () => undefined);
+    });
+    return undefined;
+  }
+  const name = `warden_test_${randomBytes(6).toString("hex")}`;
+  const admin = new pg.Client({ connectionString: TEST_POSTGRES_URL });
+  await admin.connect();
+  await admin.query(`create database ${name}`);
+  afterAll(async () => {
+    await admin.query(`drop database if exists ${name} with (force)`);
+    await admin.end();
+  });
+  const url = new URL(TEST_POSTGRES_URL);
+  url.pathname = `/${name}`;
+  return url.toString();
+}

@@ -18,12 +18,16 @@ export interface PostgresOptions {
   schema?: string;
 }
 
+/** Connecting for migrations at start-up may wait this long (several processes start at once). */
+const MIGRATION_CONNECT_TIMEOUT_MS = 10_000;
+
 function pool(opts: PostgresOptions, statementTimeoutMs: number | undefined): pg.Pool {
   return new pg.Pool({
     connectionString: opts.url,
-    max: opts.poolSize,
+    max: statementTimeoutMs === undefined ? 1 : opts.poolSize,
     // No unbounded waits: a request that cannot get a connection in time fails like a slow statement.
-    connectionTimeoutMillis: Math.max(opts.statementTimeoutMs, 50),
+    connectionTimeoutMillis:
+      statementTimeoutMs === undefined ? MIGRATION_CONNECT_TIMEOUT_MS : Math.max(opts.statementTimeoutMs, 50),
     ...(statementTimeoutMs === undefined ? {} : { statement_timeout: statementTimeoutMs }),
     ...(opts.schema === undefined ? {} : { options: `-c search_path=${opts.schema}` }),
   });

@@ -1,0 +1,191 @@
+import { randomBytes } from "node:crypto";
+import { createLocalJWKSet, decodeProtectedHeader, type JSONWebKeySet, jwtVerify } from "jose";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { solvePow } from "../operations/challenge/proofOfWork.js";
+import { postgresDatabaseOrSkip } from "../testing/postgres.js";
+import { startWarden, type WardenProcess, wardenCli } from "../testing/processes.js";
+import { redisPrefixOrSkip, TEST_REDIS_URL } from "../testing/redis.js";
+
+/**
+ * Three real `warden serve` processes on one PostgreSQL database and one Redis, started at the same
+ * time (so their migrations race), driven over HTTP.
+ */
+const SUITE = "many warden processes on one PostgreSQL and Redis";
+const prefix = await redisPrefixOrSkip(SUITE, "the many-process suite");
+const databaseUrl = prefix ? await postgresDatabaseOrSkip(SUITE, "the many-process suite") : undefined;
+
+if (prefix && databaseUrl) {
+  const env = {
+    WARDEN_DATABASE_URL: databaseUrl,
+    WARDEN_REDIS_URL: TEST_REDIS_URL,
+    WARDEN_REDIS_KEY_PREFIX: prefix,
+    WARDEN_LOG_LEVEL: "warn",
+    WARDEN_SIGNING_KEY_REFRESH_SECONDS: "1",
+    WARDEN_RATE_LIMIT_MAX: "30",
+    // Generous: three servers and the test share two cores.
+    WARDEN_VERIFY_DEADLINE_MS: "45",
+    WARDEN_STORE_TIMEOUT_MS: "40",
+  };
+  let procs: WardenProcess[] = [];
+  const at = (i: number) => procs[i % procs.length] as WardenProcess;
+
+  async function newKey(): Promise<string> {
+    const out = await wardenCli(
+      env,
+      "key",
+      "create",
+      "--tenant",
+      "acme",
+      "--scopes",
+      "verify:write,challenge:write,feedback:write,ledger:read",
+      "--json",
+    );
+    return (JSON.parse(out) as { apiKey: string }).apiKey;
+  }
+  const call = async (
+    i: number,
+    key: string,
+    path: string,
+    body?: unknown,
+    headers: Record<string, string> = {},
+  ) => {
+    const res = await fetch(`${at(i).url}${path}`, {
+      method: body === undefined ? "GET" : "POST",
+      headers: { authorization: `Bearer ${key}`, "content-type": "application/json", ...headers },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    });
+    return { status: res.status, json: (await res.json()) as Record<string, unknown> };
+  };
+
+  describe(SUITE, () => {
+    beforeAll(async () => {
+      procs = await Promise.all([startWarden(env), startWarden(env), startWarden(env)]);
+      await wardenCli(env, "tenant", "create", "acme");
+    }, 60_000);
+    afterAll(async () => {
+      const codes = await Promise.all(procs.map((p) => p.stop()));
+      expect(codes).toEqual([0, 0, 0]);
+    });
+
+    it("a challenge issued on one process completes on another; the re-verify on a third is honored once", async () => {
+      const key = await newKey();
+      const session = `s-${randomBytes(6).toString("hex")}`;
+      const verdict = await call(0, key, "/v1/verify", { action: "signup", session, subject: {} });
+      expect(verdict.status).toBe(200);
+      const issued = await call(1, key, "/v1/challenge", { eventId: verdict.json.eventId, session });
+      expect(issued.status).toBe(200);
+      const { seed, difficulty } = issued.json.instructions as { seed: string; difficulty: number };
+      const { nonce } = solvePow(seed, difficulty);
+      const done = await call(2, key, "/v1/challenge", {
+        challengeId: issued.json.challengeId,
+        session,
+        proof: { nonce },
+      });
+      expect(done.json).toMatchObject({ ok: true });
+      const reverify = {
+        action: "signup",
+        session,
+        subject: {},
+        context: { challengeId: issued.json.challengeId },
+      };
+      const results = await Promise.all([0, 1, 2].map((i) => call(i, key, "/v1/verify", reverify)));
+      expect(results.filter((r) => r.json.challengeCleared === true)).toHaveLength(1);
+    });
+
+    it("an idempotent verify replays across processes", async () => {
+      const key = await newKey();
+      const body = { action: "signup", subject: { userAgent: "curl/8" } };
+      const headers = { "idempotency-key": `k-${randomBytes(6).toString("hex")}` };
+      const answers = await Promise.all([0, 1, 2].map((i) => call(i, key, "/v1/verify", body, headers)));
+      expect(new Set(answers.map((a) => a.json.eventId)).size).toBe(1);
+      const conflict = await call(1, key, "/v1/verify", { ...body, action: "other" }, headers);
+      expect(conflict).toMatchObject({ status: 409, json: { code: "idempotency_conflict" } });
+    });
+
+    it("concurrent conflicting feedback sent to different processes leaves exactly one effective", async () => {
+      const key = await newKey();
+      const verdict = await call(0, key, "/v1/verify", { action: "signup", subject: {} });
+      const eventId = verdict.json.eventId;
+      const outcomes = Array.from({ length: 12 }, (_, i) => (i % 2 ? "false_positive" : "abuse_confirmed"));
+      // As the spec's clients do: a 503 (the per-event lock waited past the store deadline) is retried
+      // with the same Idempotency-Key.
+      const observedAt = new Date(Date.now() - 60_000).toISOString();
+      const send = async (outcome: string, i: number) => {
+        const headers = { "idempotency-key": `fb-${i}-${randomBytes(4).toString("hex")}` };
+        for (let attempt = 0; ; attempt++) {
+          const r = await call(
+            i + attempt,
+            key,
+            "/v1/feedback",
+            { eventId, outcome, source: "manual_review", observedAt },
+            headers,
+          );
+          if (r.status !== 503 || attempt === 5) return r;
+          await new Promise((res) => setTimeout(res, 50 * 2 ** attempt));
+        }
+      };
+      const acks = await Promise.all(outcomes.map((outcome, i) => send(outcome, i)));
+      expect(acks.map((a) => a.status)).toEqual(outcomes.map(() => 200));
+      const event = await call(2, key, `/v1/events/${String(eventId)}`);
+      const observations = event.json.observations as { outcome: string; status: string }[];
+      const effective = new Set(observations.filter((o) => o.status === "effective").map((o) => o.outcome));
+      expect(effective.size).toBe(1);
+      // Identical bodies (same observedAt) collapse to one observation per outcome (spec, Feedback
+      // rule 7): two in all, whichever process stored them.
+      expect(observations).toHaveLength(2);
+    });
+
+    it("rate limits are shared by every process", { timeout: 30_000 }, async () => {
+      const key = await newKey();
+      // Fixed 60 s windows aligned to the epoch: start well inside one so all 33 requests share it.
+      const into = Date.now() % 60_000;
+      if (into > 50_000) await new Promise((r) => setTimeout(r, 60_000 - into + 100));
+      const statuses: number[] = [];
+      for (let i = 0; i < 33; i++)
+        statuses.push((await call(i, key, "/v1/verify", { action: "x", subject: {} })).status);
+      expect(statuses.slice(0, 30).every((s) => s === 200)).toBe(true);
+      expect(statuses.slice(30)).toEqual([429, 429, 429]);
+    });
+
+    it("every process publishes the same key set; any process's token verifies against any other's set; a rotation reaches all", async () => {
+      const key = await newKey();
+      const sets = async () =>
+        Promise.all(
+          procs.map(
+            async (p) => (await (await fetch(`${p.url}/.well-known/jwks.json`)).json()) as JSONWebKeySet,
+          ),
+        );
+      const kids = (set: JSONWebKeySet) => set.keys.map((k) => k.kid).sort();
+      const before = await sets();
+      expect(new Set(before.map((s) => JSON.stringify(kids(s)))).size).toBe(1);
+      for (let i = 0; i < 3; i++) {
+        const token = (await call(i, key, "/v1/verify", { action: "signup", subject: {} })).json
+          .verdictToken as string;
+        await jwtVerify(token, createLocalJWKSet(before[(i + 1) % 3] as JSONWebKeySet));
+      }
+
+      const rotated = await wardenCli(env, "signing-key", "rotate");
+      const kid = /new signing key (\S+);/.exec(rotated)?.[1];
+      expect(kid).toBeTruthy();
+      const deadline = Date.now() + 10_000;
+      for (;;) {
+        const tokens = await Promise.all(
+          [0, 1, 2].map(
+            async (i) =>
+              (await call(i, key, "/v1/verify", { action: "signup", subject: {} })).json
+                .verdictToken as string,
+          ),
+        );
+        if (tokens.every((t) => decodeProtectedHeader(t).kid === kid)) {
+          const after = await sets();
+          for (const set of after) expect(kids(set)).toContain(kid);
+          for (const [i, t] of tokens.entries())
+            await jwtVerify(t, createLocalJWKSet(after[(i + 2) % 3] as JSONWebKeySet));
+          break;
+        }
+        if (Date.now() > deadline) throw new Error("the rotation did not reach every process within 10 s");
+        await new Promise((r) => setTimeout(r, 250));
+      }
+    });
+  });
+}
