@@ -38,8 +38,8 @@ export function loggerOptions(level: string): LoggerSetting {
 
 /** Builds the app from its dependencies; every route is registered in the list below. */
 export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<FastifyInstance> {
-  const { config, keyring, policy, clock, tenantPolicies, agents, hosting } = deps;
-  const metrics = createMetrics();
+  const { config, keyring, policy, clock, tenantPolicies, agents, hosting, pendingEvents } = deps;
+  const metrics = createMetrics(pendingEvents);
   const store = metrics.timed(deps.store);
   const app = Fastify({
     logger: options.logger ?? loggerOptions(config.logLevel),
@@ -72,11 +72,13 @@ export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<Fa
   const warn = (err: unknown, what: string) => app.log.warn({ err }, what);
   agents.report = warn;
   tenantPolicies.report = warn;
+  pendingEvents.report = warn;
   const verifyDeps: VerifyDeps = {
     store,
     keyring,
     policy,
     tenantPolicies,
+    pendingEvents,
     hosting,
     agentKeys: agents.lookup,
     clock,

@@ -46,6 +46,8 @@ export interface Config {
   readonly agentDirectoryFetch: boolean;
   readonly agentDirectoryTimeoutMs: number;
   readonly agentDirectoryMaxBytes: number;
+  /** Degraded verdicts' events that may wait in memory for the store (oldest dropped beyond). */
+  readonly degradedQueueCapacity: number;
   /** Lets directory fetches reach private and loopback addresses: for tests only. */
   readonly agentDirectoryAllowPrivate: boolean;
 }
@@ -166,5 +168,6 @@ export function loadConfig(env: Env = process.env): Config {
     agentDirectoryTimeoutMs: integer(env, "WARDEN_AGENT_DIRECTORY_TIMEOUT_MS", 3000, 100, 30_000),
     agentDirectoryMaxBytes: integer(env, "WARDEN_AGENT_DIRECTORY_MAX_BYTES", 65_536, 1024, 1_048_576),
     agentDirectoryAllowPrivate: flag(env, "WARDEN_AGENT_DIRECTORY_ALLOW_PRIVATE", false),
+    degradedQueueCapacity: integer(env, "WARDEN_DEGRADED_QUEUE_CAPACITY", 10_000, 0, 1_000_000),
   });
 }

@@ -1,4 +1,5 @@
 import type { Config } from "./config.js";
+import { PendingEvents } from "./operations/verify/pendingEvents.js";
 import { DEFAULT_POLICY, type DecisionPolicy } from "./operations/verify/policy.js";
 import { HostingNetworks } from "./operations/verify/signals/hostingNetworks.js";
 import { TenantPolicies } from "./policy/tenantPolicies.js";
@@ -17,6 +18,7 @@ export interface Deps {
   policy: DecisionPolicy;
   tenantPolicies: TenantPolicies;
   agents: AgentRegistry;
+  pendingEvents: PendingEvents;
   hosting: HostingNetworks;
   clock: () => number;
 }
@@ -85,6 +87,7 @@ export async function buildDeps(
     keyring,
     policy: DEFAULT_POLICY,
     tenantPolicies: new TenantPolicies(opened, config.policyRefreshSeconds * 1000, clock),
+    pendingEvents: new PendingEvents(opened, { capacity: config.degradedQueueCapacity, retryMs: 1000 }),
     agents,
     hosting: hostingNetworks(),
     clock,
@@ -94,5 +97,6 @@ export async function buildDeps(
 export async function closeDeps(deps: Deps): Promise<void> {
   deps.keyring.stop();
   deps.agents.stop();
+  deps.pendingEvents.stop();
   await deps.store.close();
 }

@@ -54,6 +54,9 @@ export async function startServer(config: Config, print: (line: string) => void)
       closing ??= (async () => {
         clearInterval(housekeeping);
         await app.close();
+        // In-flight requests are done; degraded events still waiting get a last chance at the store.
+        const left = await deps.pendingEvents.drain(5000);
+        if (left > 0) app.log.error({ left }, "degraded events not written before exit");
         await closeDeps(deps);
       })();
       return closing;

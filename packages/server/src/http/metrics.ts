@@ -1,5 +1,6 @@
 import type { FastifyInstance } from "fastify";
-import { Counter, collectDefaultMetrics, Histogram, Registry } from "prom-client";
+import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from "prom-client";
+import type { PendingEvents } from "../operations/verify/pendingEvents.js";
 import type { Verdict } from "../operations/verify/schema.js";
 import type { Store } from "../store/interfaces.js";
 
@@ -19,9 +20,25 @@ export interface Metrics {
 
 const LATENCY_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5];
 
-export function createMetrics(): Metrics {
+export function createMetrics(pending: Pick<PendingEvents, "size" | "dropped" | "written">): Metrics {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry, prefix: "warden_" });
+  new Gauge({
+    name: "warden_degraded_events_pending",
+    help: "Events of degraded verdicts waiting in memory for the store",
+    registers: [registry],
+    collect() {
+      this.set(pending.size);
+    },
+  });
+  new Gauge({
+    name: "warden_degraded_events_dropped",
+    help: "Events of degraded verdicts dropped because the pending queue was full (since start)",
+    registers: [registry],
+    collect() {
+      this.set(pending.dropped);
+    },
+  });
   const requests = new Counter({
     name: "warden_http_requests_total",
     help: "HTTP requests by route template, method and status",

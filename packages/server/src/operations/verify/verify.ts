@@ -10,6 +10,7 @@ import type { Caller } from "../caller.js";
 import { confidenceFor, type DecisionCosts, decide, reasonsFor, resolveCosts } from "./decide.js";
 import { enforcementModeFor } from "./enforcement.js";
 import { observe, subjectError } from "./evidence.js";
+import type { PendingEvents } from "./pendingEvents.js";
 import type { DecisionPolicy } from "./policy.js";
 import { principalFor } from "./principal.js";
 import type { Verdict, VerifyRequest } from "./schema.js";
@@ -26,6 +27,8 @@ export interface VerifyDeps {
   /** The decision model's parameters. */
   policy: DecisionPolicy;
   tenantPolicies: TenantPolicies;
+  /** Where degraded verdicts' events wait while the store is down. */
+  pendingEvents: PendingEvents;
   hosting: HostingNetworks;
   agentKeys: KeyLookup;
   /** Overall deadline; past it the answer is the degraded challenge. */
@@ -395,7 +398,7 @@ export const DEGRADED_REASON =
 
 /**
  * The degraded verdict: always challenge, degraded true, signed with the last loaded key. Its event
- * is written after the response, best effort (when the store is down it is lost; see README).
+ * is written after the response; while the store is down it waits in the bounded pending queue.
  * `caller` is undefined when even authentication could not reach the store.
  */
 export async function degradedVerdict(
@@ -443,9 +446,7 @@ export async function degradedVerdict(
       deps.tenantPolicies.peek(caller.tenant.id)?.version ?? "unavailable",
       { degraded: true },
     );
-    deps.store.events
-      .record(event, undefined)
-      .catch((err: unknown) => deps.report(err, "degraded event not stored"));
+    deps.pendingEvents.add(event);
   }
   return verdict;
 }

@@ -1,0 +1,73 @@
+import { afterEach, describe, expect, it } from "vitest";
+import { StoreUnavailableError } from "../../store/interfaces.js";
+import { bearer, faultyStore, makeTestApp, type TestApp, testEvent } from "../../testing/harness.js";
+import { PendingEvents } from "./pendingEvents.js";
+
+let t: TestApp | undefined;
+afterEach(async () => {
+  await t?.close();
+  t = undefined;
+});
+
+describe("events of degraded verdicts", () => {
+  it("wait while the store is down and are written when it returns: the eventId then works for challenge and feedback", async () => {
+    const failing = new Set<string>();
+    t = await makeTestApp({
+      wrapStore: (s) => faultyStore(s, { failing, error: () => new StoreUnavailableError("down") }),
+    });
+    await t.tenant("acme");
+    const { apiKey } = await t.key("acme");
+    const post = (url: string, payload: Record<string, unknown>) =>
+      (t as TestApp).app.inject({ method: "POST", url, headers: bearer(apiKey), payload });
+
+    failing.add("events");
+    failing.add("counters");
+    const degraded = await post("/v1/verify", { action: "signup", session: "s-1", subject: {} });
+    expect(degraded.json()).toMatchObject({ decision: "challenge", degraded: true });
+    const eventId = degraded.json<{ eventId: string }>().eventId;
+    expect(t.deps.pendingEvents.size).toBe(1);
+    // While the store is down the event cannot be found, and the metrics say one is waiting.
+    expect((await t.app.inject({ method: "GET", url: "/metrics" })).body).toMatch(
+      /warden_degraded_events_pending 1/,
+    );
+
+    failing.clear();
+    await t.deps.pendingEvents.flush();
+    expect(t.deps.pendingEvents.size).toBe(0);
+    const event = await t.store.events.get("acme", eventId);
+    expect(event).toMatchObject({ decision: "challenge", degraded: true, session: "s-1" });
+    expect((await post("/v1/challenge", { eventId, session: "s-1" })).statusCode).toBe(200);
+    expect((await post("/v1/feedback", { eventId, outcome: "converted" })).json()).toEqual({
+      ok: true,
+      eventId,
+    });
+  });
+
+  it("are bounded: past the capacity the oldest are dropped and counted; written in order when the store returns", async () => {
+    t = await makeTestApp();
+    const failing = new Set<string>(["events"]);
+    const store = faultyStore(t.store, { failing });
+    const pending = new PendingEvents(store, { capacity: 3, retryMs: 10_000 });
+    for (const id of ["evt_1", "evt_2", "evt_3", "evt_4", "evt_5"]) pending.add(testEvent(id));
+    await pending.flush();
+    expect(pending.size).toBe(3);
+    expect(pending.dropped).toBe(2);
+    failing.clear();
+    expect(await pending.drain(1000)).toBe(0);
+    expect(pending.written).toBe(3);
+    expect(await t.store.events.get("t1", "evt_1")).toBeUndefined();
+    for (const id of ["evt_3", "evt_4", "evt_5"]) expect(await t.store.events.get("t1", id)).toBeDefined();
+  });
+
+  it("drain gives up after its timeout and reports what is left", async () => {
+    t = await makeTestApp();
+    const pending = new PendingEvents(faultyStore(t.store, { failing: new Set(["events"]) }), {
+      capacity: 10,
+      retryMs: 50,
+    });
+    pending.add(testEvent("evt_x"));
+    const started = Date.now();
+    expect(await pending.drain(300)).toBe(1);
+    expect(Date.now() - started).toBeLessThan(1000);
+  });
+});

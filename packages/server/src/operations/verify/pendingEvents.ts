@@ -1,0 +1,89 @@
+import type { EventRecord, Store } from "../../store/interfaces.js";
+
+export interface PendingEventSettings {
+  /** At most this many events wait; past it the oldest is dropped (and counted). */
+  capacity: number;
+  /** How often a waiting queue retries the store. */
+  retryMs: number;
+}
+
+/**
+ * Events of degraded verdicts, kept in memory when the store cannot take them and written, in order,
+ * when it returns: their eventIds then work for challenge and feedback. Bounded: past `capacity` the
+ * oldest is dropped. What survives a crash: nothing that was still waiting (it lives in memory only);
+ * SIGTERM drains the queue before the process exits.
+ */
+export class PendingEvents {
+  private readonly queue: EventRecord[] = [];
+  private timer: NodeJS.Timeout | undefined;
+  private flushing: Promise<void> | undefined;
+  dropped = 0;
+  written = 0;
+  /** Where failures to write go; the app points it at its logger. */
+  report: (err: unknown, what: string) => void = () => {};
+
+  constructor(
+    private readonly store: Store,
+    private readonly settings: PendingEventSettings,
+  ) {}
+
+  get size(): number {
+    return this.queue.length;
+  }
+
+  /** Writes the event now if nothing is waiting and the store answers; queues it otherwise. */
+  add(event: EventRecord): void {
+    this.queue.push(event);
+    if (this.queue.length > this.settings.capacity) {
+      this.queue.shift();
+      this.dropped++;
+    }
+    void this.flush();
+  }
+
+  /** Writes waiting events in order until the queue is empty or the store fails. */
+  flush(): Promise<void> {
+    this.flushing ??= (async () => {
+      try {
+        while (this.queue.length > 0) {
+          const next = this.queue[0] as EventRecord;
+          await this.store.events.record(next, undefined);
+          this.queue.shift();
+          this.written++;
+        }
+      } catch (err) {
+        this.report(err, `degraded events waiting for the store: ${this.queue.length}`);
+        this.schedule();
+      } finally {
+        this.flushing = undefined;
+      }
+    })();
+    return this.flushing;
+  }
+
+  /** On shutdown: keeps flushing until the queue is empty or `timeoutMs` has passed; resolves what is left. */
+  async drain(timeoutMs: number): Promise<number> {
+    const deadline = Date.now() + timeoutMs;
+    while (this.queue.length > 0 && Date.now() < deadline) {
+      await this.flush();
+      if (this.queue.length > 0)
+        await new Promise((r) => setTimeout(r, Math.min(200, this.settings.retryMs)));
+    }
+    this.stop();
+    return this.queue.length;
+  }
+
+  stop(): void {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = undefined;
+  }
+
+  private schedule(): void {
+    if (this.timer) return;
+    this.timer = setTimeout(() => {
+      this.timer = undefined;
+      void this.flush();
+    }, this.settings.retryMs);
+    this.timer.unref();
+  }
+}
