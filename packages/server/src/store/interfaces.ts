@@ -162,7 +162,8 @@ export interface EventStore {
    * If the key already holds a response, nothing is written: the stored response is returned for
    * the same fingerprint ("replay"), or "conflict" for a different one. Of any number of concurrent
    * calls with one key, exactly one records its event.
-   * `signal` aborts before commit: an aborted call writes nothing.
+   * `signal` aborts before commit: an aborted call writes nothing. Writing an event whose id exists
+   * already changes nothing (a retry whose first answer was lost).
    */
   record(
     event: EventRecord,

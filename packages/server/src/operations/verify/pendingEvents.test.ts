@@ -59,6 +59,16 @@ describe("events of degraded verdicts", () => {
     for (const id of ["evt_3", "evt_4", "evt_5"]) expect(await t.store.events.get("t1", id)).toBeDefined();
   });
 
+  it("a flush of an empty queue does not stop later flushes", async () => {
+    t = await makeTestApp();
+    const pending = new PendingEvents(t.store, { capacity: 10, retryMs: 10_000 });
+    await pending.flush();
+    pending.add(testEvent("evt_later"));
+    await pending.flush();
+    expect(pending.size).toBe(0);
+    expect(await t.store.events.get("t1", "evt_later")).toBeDefined();
+  });
+
   it("drain gives up after its timeout and reports what is left", async () => {
     t = await makeTestApp();
     const pending = new PendingEvents(faultyStore(t.store, { failing: new Set(["events"]) }), {

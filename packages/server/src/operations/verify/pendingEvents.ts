@@ -43,22 +43,25 @@ export class PendingEvents {
 
   /** Writes waiting events in order until the queue is empty or the store fails. */
   flush(): Promise<void> {
-    this.flushing ??= (async () => {
-      try {
-        while (this.queue.length > 0) {
-          const next = this.queue[0] as EventRecord;
-          await this.store.events.record(next, undefined);
-          this.queue.shift();
-          this.written++;
-        }
-      } catch (err) {
-        this.report(err, `degraded events waiting for the store: ${this.queue.length}`);
-        this.schedule();
-      } finally {
-        this.flushing = undefined;
-      }
-    })();
+    // Assigned before the work can settle: `finally` runs on a later tick, never before this line.
+    this.flushing ??= this.writeWaiting().finally(() => {
+      this.flushing = undefined;
+    });
     return this.flushing;
+  }
+
+  private async writeWaiting(): Promise<void> {
+    try {
+      while (this.queue.length > 0) {
+        const next = this.queue[0] as EventRecord;
+        await this.store.events.record(next, undefined);
+        this.queue.shift();
+        this.written++;
+      }
+    } catch (err) {
+      this.report(err, `degraded events waiting for the store: ${this.queue.length}`);
+      this.schedule();
+    }
   }
 
   /** On shutdown: keeps flushing until the queue is empty or `timeoutMs` has passed; resolves what is left. */

@@ -22,15 +22,26 @@ export interface PostgresOptions {
 const MIGRATION_CONNECT_TIMEOUT_MS = 10_000;
 
 function pool(opts: PostgresOptions, statementTimeoutMs: number | undefined): pg.Pool {
-  return new pg.Pool({
+  const created = new pg.Pool({
     connectionString: opts.url,
     max: statementTimeoutMs === undefined ? 1 : opts.poolSize,
     // No unbounded waits: a request that cannot get a connection in time fails like a slow statement.
     connectionTimeoutMillis:
       statementTimeoutMs === undefined ? MIGRATION_CONNECT_TIMEOUT_MS : Math.max(opts.statementTimeoutMs, 50),
-    ...(statementTimeoutMs === undefined ? {} : { statement_timeout: statementTimeoutMs }),
+    // statement_timeout bounds the server's work; query_timeout bounds the client's wait, which is what
+    // matters when the network itself stalls (the server never sees the statement).
+    ...(statementTimeoutMs === undefined
+      ? {}
+      : { statement_timeout: statementTimeoutMs, query_timeout: statementTimeoutMs + 25 }),
     ...(opts.schema === undefined ? {} : { options: `-c search_path=${opts.schema}` }),
   });
+  // An idle connection that the server or the network drops (failover, reset) is discarded by the
+  // pool; without a listener its error would crash the process.
+  created.on("error", () => undefined);
+  // Likewise for a connection in use: its query fails on its own; the client's error event must not
+  // crash the process.
+  created.on("connect", (client) => client.on("error", () => undefined));
+  return created;
 }
 
 /**

@@ -80,7 +80,14 @@ export function hotStatements(db: Kysely<Database>) {
       }
       return statement;
     },
-    insertEvent: precompile(EVENT_COLUMNS, (p) => db.insertInto("events").values(p)),
+    // Event ids are random and unique, so a conflict is only ever a retry of the same event (the
+    // degraded-event queue re-sends a write whose answer was lost): it counts as written.
+    insertEvent: precompile(EVENT_COLUMNS, (p) =>
+      db
+        .insertInto("events")
+        .values(p)
+        .onConflict((oc) => oc.column("id").doNothing()),
+    ),
   };
 }
 
