@@ -3,7 +3,7 @@ import { hashApiKey, isWellFormedApiKey } from "../admin/apiKeys.js";
 import { ApiError } from "../errors.js";
 import type { Caller } from "../operations/caller.js";
 import { type Store, StoreUnavailableError } from "../store/interfaces.js";
-import type { RouteSettings } from "./types.js";
+import { type RouteSettings, remainingBudget, within } from "./types.js";
 
 const BEARER = /^Bearer\s+(\S+)\s*$/i;
 
@@ -39,7 +39,7 @@ class LastKnownCallers {
  */
 export function authenticator(store: Store) {
   const lastKnown = new LastKnownCallers(10_000);
-  return async function authenticate(request: FastifyRequest, _reply: FastifyReply): Promise<void> {
+  return async function authenticate(request: FastifyRequest, reply: FastifyReply): Promise<void> {
     const settings = request.routeOptions.config.warden as RouteSettings;
     const match = BEARER.exec(request.headers.authorization ?? "");
     const apiKey = match?.[1];
@@ -47,7 +47,10 @@ export function authenticator(store: Store) {
     const hash = hashApiKey(apiKey);
     let caller: Caller | undefined;
     try {
-      const found = await store.apiKeys.findByHash(hash);
+      const found = await within(
+        remainingBudget(settings, reply.elapsedTime),
+        store.apiKeys.findByHash(hash),
+      );
       if (found && found.key.revokedAt === null) {
         caller = { key: found.key, tenant: found.tenant };
         lastKnown.remember(hash, caller);

@@ -1,7 +1,7 @@
 import type { FastifyReply, FastifyRequest } from "fastify";
 import { ApiError } from "../errors.js";
 import { type Store, StoreUnavailableError } from "../store/interfaces.js";
-import type { RouteSettings } from "./types.js";
+import { type RouteSettings, remainingBudget, within } from "./types.js";
 
 export interface RateLimitSettings {
   max: number;
@@ -26,9 +26,9 @@ export function rateLimiter(store: Store, limits: RateLimitSettings, clock: () =
     const now = clock();
     let count: number;
     try {
-      const [reading] = await store.counters.hit(
-        [{ name: `rl:${caller.key.id}:${settings.operation}`, windowMs }],
-        now,
+      const [reading] = await within(
+        remainingBudget(settings, reply.elapsedTime),
+        store.counters.hit([{ name: `rl:${caller.key.id}:${settings.operation}`, windowMs }], now),
       );
       count = reading?.current ?? 0;
     } catch (err) {

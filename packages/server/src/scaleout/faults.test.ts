@@ -203,7 +203,8 @@ if (prefix && schema) {
 
       expect(tally.verify5xx).toBe(0);
       expect(tally.allowsDuringFault).toBe(0);
-      expect(tally.slowestVerifyMs).toBeLessThan(DEADLINE_MS + 250);
+      // The deadline runs from arrival; what is left is signing the verdict and the in-process HTTP round trip.
+      expect(tally.slowestVerifyMs).toBeLessThan(DEADLINE_MS + 60);
       expect(tally.feedbackStored).toBe(3);
       if (outage) {
         expect(issued.status).toBe(503);

@@ -5,13 +5,17 @@ import type { RouteSettings } from "../../http/types.js";
 import { Verdict, VerifyRequest } from "./schema.js";
 import { degradedVerdict, type VerifyDeps, verify } from "./verify.js";
 
-const settings: RouteSettings = { scope: "verify:write", operation: "verify", onStoreFault: "degrade" };
-
 export function registerVerify(
   app: FastifyInstance,
   deps: VerifyDeps,
   hooks: { onRequest: preHandlerHookHandler[]; onVerdict: (verdict: Verdict) => void },
 ): void {
+  const settings: RouteSettings = {
+    scope: "verify:write",
+    operation: "verify",
+    onStoreFault: "degrade",
+    deadlineMs: deps.deadlineMs,
+  };
   app.post<{ Body: VerifyRequest }>(
     "/v1/verify",
     {
@@ -38,7 +42,14 @@ export function registerVerify(
         hooks.onVerdict(degraded);
         return degraded;
       }
-      const result = await verify(deps, caller, request.body, idempotencyKey);
+      // The deadline runs from the request's arrival: the hooks have used part of it.
+      const result = await verify(
+        deps,
+        caller,
+        request.body,
+        idempotencyKey,
+        deps.deadlineMs - reply.elapsedTime,
+      );
       if (!result.ok) throw new ApiError(result.code, result.message);
       if (result.replayed) reply.header("idempotent-replayed", "true");
       hooks.onVerdict(result.verdict);

@@ -89,6 +89,7 @@ export async function verify(
   caller: Caller,
   req: VerifyRequest,
   idempotencyKey: string | undefined,
+  budgetMs: number = deps.deadlineMs,
 ): Promise<VerifyResult> {
   if ((req.subject.email !== undefined || req.subject.ip !== undefined) && !caller.tenant.rawPii) {
     return {
@@ -103,7 +104,7 @@ export async function verify(
 
   const controller = new AbortController();
   try {
-    return await withDeadline(deps.deadlineMs, controller, () =>
+    return await withDeadline(Math.max(1, budgetMs), controller, () =>
       scoreAndRecord(deps, caller, req, idempotencyKey, controller.signal),
     );
   } catch (err) {
