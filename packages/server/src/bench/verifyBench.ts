@@ -1,67 +1,11 @@
-import { randomBytes } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import autocannon from "autocannon";
-import { type BenchServer, startBenchServer } from "./startBenchServer.js";
+import { startBenchServer } from "./startBenchServer.js";
+import { CONNECTIONS, load, type Run } from "./verifyLoad.js";
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
-const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 16);
 const _here = path.dirname(fileURLToPath(import.meta.url));
-
-const CHROME_UA =
-  "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36";
-const HEADERS = {
-  "accept-language": "en-US,en;q=0.9",
-  "sec-fetch-site": "same-origin",
-  "sec-fetch-mode": "navigate",
-  "sec-fetch-dest": "document",
-  "sec-ch-ua": '"Chromium";v="131"',
-  "sec-ch-ua-mobile": "?0",
-  "sec-ch-ua-platform": '"Windows"',
-};
-
-/** A realistic signup: browser evidence, a hashed email and a /24 that vary per request. */
-function body(): string {
-  return JSON.stringify({
-    action: "signup",
-    session: randomBytes(12).toString("base64url"),
-    surface: "app.example.com/signup",
-    subject: {
-      userAgent: CHROME_UA,
-      headers: HEADERS,
-      emailSha256: randomBytes(32).toString("hex"),
-      ipTrunc: `198.51.${Math.floor(Math.random() * 256)}.0/24`,
-    },
-  });
-}
-
-interface Run {
-  rps: number;
-  p50: number;
-  p99: number;
-  non2xx: number;
-  errors: number;
-}
-
-async function load(target: BenchServer, seconds: number, rate?: number): Promise<Run> {
-  const result = await autocannon({
-    url: `${target.url}/v1/verify`,
-    connections: CONNECTIONS,
-    duration: seconds,
-    ...(rate ? { overallRate: rate } : {}),
-    method: "POST",
-    headers: { authorization: `Bearer ${target.apiKey}`, "content-type": "application/json" },
-    requests: [{ setupRequest: (req) => ({ ...req, body: body() }) }],
-  });
-  return {
-    rps: result.requests.average,
-    p50: result.latency.p50,
-    p99: result.latency.p99,
-    non2xx: result.non2xx,
-    errors: result.errors + result.timeouts,
-  };
-}
 
 const fmt = (n: number, digits = 0) => n.toFixed(digits);
 

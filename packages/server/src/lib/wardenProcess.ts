@@ -1,0 +1,79 @@
+/** Real `warden` processes for the many-process tests and the scale-out bench. */
+import { type ChildProcess, execFile, spawn } from "node:child_process";
+import { createServer } from "node:net";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { promisify } from "node:util";
+
+const exec = promisify(execFile);
+export const WARDEN_BIN = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../bin/warden.js");
+
+/** A free loopback port (asked of the OS, then released). */
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = createServer();
+    srv.once("error", reject);
+    srv.listen(0, "127.0.0.1", () => {
+      const { port } = srv.address() as { port: number };
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+export interface WardenProcess {
+  url: string;
+  child: ChildProcess;
+  output(): string;
+  /** SIGTERM, then waits for the exit code. */
+  stop(): Promise<number | null>;
+}
+
+/** Starts a real `warden serve` on a free port and waits until /readyz answers 200. */
+export async function startWarden(
+  env: Record<string, string>,
+  readyTimeoutMs = 20_000,
+): Promise<WardenProcess> {
+  const port = await freePort();
+  const child = spawn(process.execPath, [WARDEN_BIN, "serve"], {
+    env: { ...process.env, ...env, PORT: String(port), HOST: "127.0.0.1" },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let out = "";
+  child.stdout?.on("data", (d: Buffer) => {
+    out += d.toString();
+  });
+  child.stderr?.on("data", (d: Buffer) => {
+    out += d.toString();
+  });
+  const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
+  const url = `http://127.0.0.1:${port}`;
+  const deadline = Date.now() + readyTimeoutMs;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`warden serve exited with ${child.exitCode}:\n${out}`);
+    try {
+      if ((await fetch(`${url}/readyz`)).status === 200) break;
+    } catch {
+      // not listening yet
+    }
+    if (Date.now() > deadline) {
+      child.kill("SIGKILL");
+      throw new Error(`warden serve was not ready within ${readyTimeoutMs} ms:\n${out}`);
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  return {
+    url,
+    child,
+    output: () => out,
+    stop: async () => {
+      if (child.exitCode === null) child.kill("SIGTERM");
+      return exited;
+    },
+  };
+}
+
+/** Runs the real `warden` CLI with `env`; rejects on a non-zero exit. */
+export async function wardenCli(env: Record<string, string>, ...args: string[]): Promise<string> {
+  const { stdout } = await exec(process.execPath, [WARDEN_BIN, ...args], { env: { ...process.env, ...env } });
+  return stdout;
+}
