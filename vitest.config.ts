@@ -1,9 +1,10 @@
 import { defineConfig } from "vitest/config";
 
 /**
- * Two projects, run one after the other by `npm test`: everything else in parallel, then the
- * scale-out suites (real server processes, fault injection) alone, so that their timing-sensitive
- * checks (verify's deadline) do not compete with other test files for this machine's two cores.
+ * Two projects, run one after the other by `npm test`: everything else in parallel, then the suites
+ * whose checks depend on verify meeting its deadline under load (real server processes, fault
+ * injection, the evaluation replay) one file at a time, so they do not compete with other test files
+ * for this machine's two cores.
  */
 export default defineConfig({
   test: {
@@ -17,14 +18,14 @@ export default defineConfig({
         test: {
           name: "main",
           include: ["packages/*/src/**/*.test.ts"],
-          exclude: ["packages/*/src/scaleout/**"],
+          exclude: ["packages/*/src/scaleout/**", "packages/*/src/eval/**"],
         },
       },
       {
         extends: true,
         test: {
-          name: "scaleout",
-          include: ["packages/*/src/scaleout/**/*.test.ts"],
+          name: "serial",
+          include: ["packages/*/src/scaleout/**/*.test.ts", "packages/*/src/eval/**/*.test.ts"],
           fileParallelism: false,
         },
       },

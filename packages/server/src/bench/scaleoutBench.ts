@@ -1,9 +1,9 @@
 import { randomBytes } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
-import { Redis } from "ioredis";
 import pg from "pg";
 import { startWarden, type WardenProcess, wardenCli } from "../lib/wardenProcess.js";
+import { redisAnswers } from "../store/redis/redisCounters.js";
 import { startBenchServer } from "./startBenchServer.js";
 import { CONNECTIONS, load, type Run } from "./verifyLoad.js";
 
@@ -15,24 +15,6 @@ import { CONNECTIONS, load, type Run } from "./verifyLoad.js";
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const PG_URL = process.env.WARDEN_BENCH_POSTGRES_URL ?? "postgres://postgres@127.0.0.1:5432/test";
 const REDIS_URL = process.env.WARDEN_BENCH_REDIS_URL ?? "redis://127.0.0.1:6379";
-
-async function redisAnswers(): Promise<boolean> {
-  const r = new Redis(REDIS_URL, {
-    lazyConnect: true,
-    connectTimeout: 1000,
-    maxRetriesPerRequest: 0,
-    retryStrategy: () => null,
-  });
-  r.on("error", () => undefined);
-  try {
-    await r.connect();
-    return (await r.ping()) === "PONG";
-  } catch {
-    return false;
-  } finally {
-    r.disconnect();
-  }
-}
 
 /** Several processes at once: connections split evenly, rates summed, the worst p99 kept. */
 async function loadAll(
@@ -72,7 +54,7 @@ async function main(): Promise<void> {
   await admin.query(`create database ${database}`);
   const url = new URL(PG_URL);
   url.pathname = `/${database}`;
-  const withRedis = await redisAnswers();
+  const withRedis = await redisAnswers(REDIS_URL);
   const env: Record<string, string> = {
     WARDEN_DATABASE_URL: url.toString(),
     WARDEN_RATE_LIMIT_MAX: "100000000",

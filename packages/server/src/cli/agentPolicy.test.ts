@@ -1,13 +1,9 @@
-import { execFile } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
-import { promisify } from "node:util";
 import { afterAll, describe, expect, it } from "vitest";
+import { runWarden } from "../lib/wardenProcess.js";
 import { tempDir } from "../testing/harness.js";
 
-const exec = promisify(execFile);
-const bin = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../bin/warden.js");
 const dir = tempDir();
 const env = {
   ...process.env,
@@ -16,15 +12,7 @@ const env = {
 };
 afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
 
-async function warden(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  try {
-    const { stdout, stderr } = await exec(process.execPath, [bin, ...args], { env });
-    return { code: 0, stdout, stderr };
-  } catch (err) {
-    const e = err as { code: number; stdout: string; stderr: string };
-    return { code: e.code, stdout: e.stdout, stderr: e.stderr };
-  }
-}
+const warden = (...args: string[]) => runWarden(env, ...args);
 function file(name: string, content: unknown): string {
   const p = path.join(dir, name);
   fs.writeFileSync(p, typeof content === "string" ? content : JSON.stringify(content));

@@ -1,15 +1,11 @@
-import { execFile } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
-import { promisify } from "node:util";
 import { afterAll, describe, expect, it } from "vitest";
+import { runWarden } from "../lib/wardenProcess.js";
 import { powDigest } from "../operations/challenge/proofOfWork.js";
 import { openSqliteStore } from "../store/sqlite/sqliteStore.js";
 import { tempDir, testEvent } from "../testing/harness.js";
 
-const exec = promisify(execFile);
-const bin = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../bin/warden.js");
 const dir = tempDir();
 const env = {
   ...process.env,
@@ -20,15 +16,7 @@ const env = {
 afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
 
 /** Runs the real `warden` binary; resolves with its exit code and output instead of throwing. */
-async function warden(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  try {
-    const { stdout, stderr } = await exec(process.execPath, [bin, ...args], { env });
-    return { code: 0, stdout, stderr };
-  } catch (err) {
-    const e = err as { code: number; stdout: string; stderr: string };
-    return { code: e.code, stdout: e.stdout, stderr: e.stderr };
-  }
-}
+const warden = (...args: string[]) => runWarden(env, ...args);
 
 describe("warden CLI", () => {
   it("creates a tenant once and refuses a duplicate", async () => {
@@ -237,9 +225,7 @@ describe("warden CLI", () => {
   });
 
   it("names a bad environment variable", async () => {
-    const res = await exec(process.execPath, [bin, "tenant", "list"], {
-      env: { ...env, PORT: "http" },
-    }).catch((e) => e);
+    const res = await runWarden({ ...env, PORT: "http" }, "tenant", "list");
     expect(res.code).toBe(2);
     expect(res.stderr).toMatch(/PORT: must be a whole number/);
   });

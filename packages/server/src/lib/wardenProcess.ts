@@ -77,3 +77,17 @@ export async function wardenCli(env: Record<string, string>, ...args: string[]):
   const { stdout } = await exec(process.execPath, [WARDEN_BIN, ...args], { env: { ...process.env, ...env } });
   return stdout;
 }
+
+/** Runs the real `warden` CLI and resolves its exit code and output instead of throwing. */
+export async function runWarden(
+  env: NodeJS.ProcessEnv,
+  ...args: string[]
+): Promise<{ code: number; stdout: string; stderr: string }> {
+  try {
+    const { stdout, stderr } = await exec(process.execPath, [WARDEN_BIN, ...args], { env });
+    return { code: 0, stdout, stderr };
+  } catch (err) {
+    const e = err as { code: number; stdout: string; stderr: string };
+    return { code: e.code, stdout: e.stdout, stderr: e.stderr };
+  }
+}

@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
 import pg from "pg";
-import { afterAll, describe, it } from "vitest";
+import { afterAll } from "vitest";
+import { skipLoudly } from "./skip.js";
 
 /** The local server every developer and CI machine runs; override with WARDEN_TEST_POSTGRES_URL. */
 export const TEST_POSTGRES_URL =
@@ -26,12 +27,7 @@ async function reachable(): Promise<boolean> {
  */
 export async function postgresSchemaOrSkip(suite: string, what: string): Promise<string | undefined> {
   if (!(await reachable())) {
-    const banner = `PostgreSQL is not reachable at ${TEST_POSTGRES_URL}: ${what} is SKIPPED`;
-    process.stderr.write(`\n${"!".repeat(banner.length)}\n${banner}\n${"!".repeat(banner.length)}\n\n`);
-    describe(suite, () => {
-      it.skip(`SKIPPED: ${banner}`, () => undefined);
-    });
-    return undefined;
+    return skipLoudly(suite, `PostgreSQL is not reachable at ${TEST_POSTGRES_URL}: ${what} is SKIPPED`);
   }
   const schema = `warden_test_${randomBytes(6).toString("hex")}`;
   const admin = new pg.Client({ connectionString: TEST_POSTGRES_URL });
@@ -50,12 +46,7 @@ export async function postgresSchemaOrSkip(suite: string, what: string): Promise
  */
 export async function postgresDatabaseOrSkip(suite: string, what: string): Promise<string | undefined> {
   if (!(await reachable())) {
-    const banner = `PostgreSQL is not reachable at ${TEST_POSTGRES_URL}: ${what} is SKIPPED`;
-    process.stderr.write(`\n${"!".repeat(banner.length)}\n${banner}\n${"!".repeat(banner.length)}\n\n`);
-    describe(suite, () => {
-      it.skip(`SKIPPED: ${banner}`, () => undefined);
-    });
-    return undefined;
+    return skipLoudly(suite, `PostgreSQL is not reachable at ${TEST_POSTGRES_URL}: ${what} is SKIPPED`);
   }
   const name = `warden_test_${randomBytes(6).toString("hex")}`;
   const admin = new pg.Client({ connectionString: TEST_POSTGRES_URL });

@@ -1,27 +1,13 @@
 import { randomBytes } from "node:crypto";
 import { Redis } from "ioredis";
-import { afterAll, describe, it } from "vitest";
+import { afterAll } from "vitest";
+import { redisAnswers } from "../store/redis/redisCounters.js";
+import { skipLoudly } from "./skip.js";
 
 /** The local server every developer and CI machine runs; override with WARDEN_TEST_REDIS_URL. */
 export const TEST_REDIS_URL = process.env.WARDEN_TEST_REDIS_URL ?? "redis://127.0.0.1:6379";
 
-async function reachable(): Promise<boolean> {
-  const client = new Redis(TEST_REDIS_URL, {
-    lazyConnect: true,
-    connectTimeout: 2000,
-    maxRetriesPerRequest: 0,
-    retryStrategy: () => null,
-  });
-  client.on("error", () => undefined);
-  try {
-    await client.connect();
-    return (await client.ping()) === "PONG";
-  } catch {
-    return false;
-  } finally {
-    client.disconnect();
-  }
-}
+const reachable = () => redisAnswers(TEST_REDIS_URL);
 
 /**
  * A key prefix of its own for one test file, its keys deleted after the file's tests. When Redis
@@ -30,12 +16,7 @@ async function reachable(): Promise<boolean> {
  */
 export async function redisPrefixOrSkip(suite: string, what: string): Promise<string | undefined> {
   if (!(await reachable())) {
-    const banner = `Redis is not reachable at ${TEST_REDIS_URL}: ${what} is SKIPPED`;
-    process.stderr.write(`\n${"!".repeat(banner.length)}\n${banner}\n${"!".repeat(banner.length)}\n\n`);
-    describe(suite, () => {
-      it.skip(`SKIPPED: ${banner}`, () => undefined);
-    });
-    return undefined;
+    return skipLoudly(suite, `Redis is not reachable at ${TEST_REDIS_URL}: ${what} is SKIPPED`);
   }
   const prefix = `warden-test-${randomBytes(6).toString("hex")}:`;
   afterAll(async () => {

@@ -122,3 +122,22 @@ export function withRedisCounters(store: Store, counters: RedisCounters): Store 
     },
   };
 }
+
+/** Whether a Redis answers PING within a second (tests and the bench decide whether to use it). */
+export async function redisAnswers(url: string): Promise<boolean> {
+  const client = new Redis(url, {
+    lazyConnect: true,
+    connectTimeout: 1000,
+    maxRetriesPerRequest: 0,
+    retryStrategy: () => null,
+  });
+  client.on("error", () => undefined);
+  try {
+    await client.connect();
+    return (await client.ping()) === "PONG";
+  } catch {
+    return false;
+  } finally {
+    client.disconnect();
+  }
+}
