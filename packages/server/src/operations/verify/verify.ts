@@ -7,8 +7,10 @@ import type { SigningKeyring } from "../../tokens/signingKeys.js";
 import { signVerdictToken, type TokenSettings } from "../../tokens/verdictToken.js";
 import type { KeyLookup } from "../../webBotAuth/verifyAgent.js";
 import type { Caller } from "../caller.js";
-import { confidenceFor, type DecisionCosts, decide, reasonsFor, resolveCosts } from "./decide.js";
+import { confidenceFor, decide, reasonsFor, resolveCosts } from "./decide.js";
+import { degradedVerdict } from "./degraded.js";
 import { enforcementModeFor } from "./enforcement.js";
+import { eventRecord, NO_PRINCIPAL } from "./eventRecord.js";
 import { observe, subjectError } from "./evidence.js";
 import type { PendingEvents } from "./pendingEvents.js";
 import type { DecisionPolicy } from "./policy.js";
@@ -17,8 +19,8 @@ import type { Verdict, VerifyRequest } from "./schema.js";
 import type { HostingNetworks } from "./signals/hostingNetworks.js";
 import { mergeLimits, velocityChecks, velocityFindings } from "./signals/velocity.js";
 
-/** The decision model and its parameters (policy.ts); recorded with every event. */
-export const ENGINE_VERSION = "warden-engine/2";
+export { DEGRADED_REASON, degradedVerdict } from "./degraded.js";
+export { ENGINE_VERSION } from "./version.js";
 
 export interface VerifyDeps {
   store: Store;
@@ -44,13 +46,6 @@ export interface VerifyDeps {
 export type VerifyResult =
   | { ok: true; verdict: Verdict; replayed: boolean }
   | { ok: false; code: ErrorCode; message: string };
-
-const NO_PRINCIPAL: Verdict["principal"] = Object.freeze({
-  resolved: false,
-  operator: "",
-  onBehalfOf: "",
-  identityBasis: [],
-}) as Verdict["principal"];
 
 /** Spec, payload fingerprints: SHA-256 of canonical JSON over action, session, surface, subject, context. */
 export function verifyFingerprint(req: VerifyRequest): string {
@@ -361,96 +356,6 @@ function replayOrConflict(sameFingerprint: boolean, body: unknown): VerifyResult
 }
 
 const round = (n: number): number => Math.round(n * 10_000) / 10_000;
-
-function eventRecord(
-  caller: Caller,
-  req: VerifyRequest,
-  now: number,
-  verdict: Verdict,
-  wouldBe: EventRecord["decision"],
-  costs: DecisionCosts,
-  policyVersion: string,
-  signals: Record<string, unknown>,
-): EventRecord {
-  return {
-    id: verdict.eventId,
-    tenantId: caller.tenant.id,
-    keyId: caller.key.id,
-    createdAt: now,
-    action: req.action,
-    surface: req.surface ?? null,
-    session: req.session ?? null,
-    decision: verdict.decision,
-    wouldBeDecision: wouldBe,
-    actorType: verdict.actorType,
-    confidence: verdict.confidence,
-    reasons: verdict.reasons,
-    degraded: verdict.degraded,
-    enforcementMode: verdict.enforcementMode,
-    costs,
-    signals,
-    engineVersion: ENGINE_VERSION,
-    policyVersion,
-  };
-}
-
-export const DEGRADED_REASON =
-  "Warden could not complete its checks in time (store outage, timeout or internal error); this is a precautionary challenge.";
-
-/**
- * The degraded verdict: always challenge, degraded true, signed with the last loaded key. Its event
- * is written after the response; while the store is down it waits in the bounded pending queue.
- * `caller` is undefined when even authentication could not reach the store.
- */
-export async function degradedVerdict(
-  deps: VerifyDeps,
-  caller: Caller | undefined,
-  req: Partial<VerifyRequest> | undefined,
-): Promise<Verdict> {
-  const now = deps.clock();
-  const eventId = timeOrderedId("evt", now);
-  const action = typeof req?.action === "string" ? req.action : "unknown";
-  const session = typeof req?.session === "string" ? req.session : null;
-  const mode = enforcementModeFor(caller, req?.context?.logOnly === true ? true : undefined);
-  const verdict: Verdict = {
-    decision: "challenge",
-    actorType: "unknown",
-    confidence: 0,
-    reasons: [DEGRADED_REASON],
-    principal: NO_PRINCIPAL,
-    verdictToken: await signVerdictToken(
-      deps.keyring.activeSigner(),
-      deps.tokens,
-      {
-        tenantId: caller?.tenant.id ?? "unauthenticated",
-        eventId,
-        session,
-        action,
-        decision: "challenge",
-        actorType: "unknown",
-        degraded: true,
-      },
-      now,
-    ),
-    eventId,
-    degraded: true,
-    enforcementMode: mode,
-  };
-  if (caller) {
-    const event = eventRecord(
-      caller,
-      { action, subject: {}, ...(session === null ? {} : { session }) },
-      now,
-      verdict,
-      "challenge",
-      resolveCosts(req?.context?.decisionCosts),
-      deps.tenantPolicies.peek(caller.tenant.id)?.version ?? "unavailable",
-      { degraded: true },
-    );
-    deps.pendingEvents.add(event);
-  }
-  return verdict;
-}
 
 /** The built-in velocity limits with the tenant's own over them. */
 function velocityLimitsFor(model: DecisionPolicy, tenant: TenantPolicy) {

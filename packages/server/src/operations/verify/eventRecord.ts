@@ -1,0 +1,46 @@
+import type { EventRecord } from "../../store/interfaces.js";
+import type { Caller } from "../caller.js";
+import type { DecisionCosts } from "./decide.js";
+import type { Verdict, VerifyRequest } from "./schema.js";
+import { ENGINE_VERSION } from "./version.js";
+
+/** The principal of a verdict that resolved nobody (spec: empty strings and an empty list mean unknown). */
+export const NO_PRINCIPAL: Verdict["principal"] = Object.freeze({
+  resolved: false,
+  operator: "",
+  onBehalfOf: "",
+  identityBasis: [],
+}) as Verdict["principal"];
+
+/** The event a verdict is recorded as: protected signal values only, never raw email or IP. */
+export function eventRecord(
+  caller: Caller,
+  req: VerifyRequest,
+  now: number,
+  verdict: Verdict,
+  wouldBe: EventRecord["decision"],
+  costs: DecisionCosts,
+  policyVersion: string,
+  signals: Record<string, unknown>,
+): EventRecord {
+  return {
+    id: verdict.eventId,
+    tenantId: caller.tenant.id,
+    keyId: caller.key.id,
+    createdAt: now,
+    action: req.action,
+    surface: req.surface ?? null,
+    session: req.session ?? null,
+    decision: verdict.decision,
+    wouldBeDecision: wouldBe,
+    actorType: verdict.actorType,
+    confidence: verdict.confidence,
+    reasons: verdict.reasons,
+    degraded: verdict.degraded,
+    enforcementMode: verdict.enforcementMode,
+    costs,
+    signals,
+    engineVersion: ENGINE_VERSION,
+    policyVersion,
+  };
+}
