@@ -1,18 +1,9 @@
 import fs from "node:fs";
 import path from "node:path";
-import { afterAll, describe, expect, it } from "vitest";
-import { runWarden } from "../lib/wardenProcess.js";
-import { tempDir } from "../testing/harness.js";
+import { describe, expect, it } from "vitest";
+import { cliSandbox } from "../testing/cliSandbox.js";
 
-const dir = tempDir();
-const env = {
-  ...process.env,
-  WARDEN_DATABASE_URL: `sqlite:${path.join(dir, "cli.db")}`,
-  WARDEN_LOG_LEVEL: "silent",
-};
-afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
-
-const warden = (...args: string[]) => runWarden(env, ...args);
+const { dir, warden } = cliSandbox();
 function file(name: string, content: unknown): string {
   const p = path.join(dir, name);
   fs.writeFileSync(p, typeof content === "string" ? content : JSON.stringify(content));

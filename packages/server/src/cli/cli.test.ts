@@ -1,22 +1,13 @@
 import fs from "node:fs";
 import path from "node:path";
-import { afterAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { runWarden } from "../lib/wardenProcess.js";
 import { powDigest } from "../operations/challenge/proofOfWork.js";
 import { openSqliteStore } from "../store/sqlite/sqliteStore.js";
-import { tempDir, testEvent } from "../testing/harness.js";
+import { cliSandbox } from "../testing/cliSandbox.js";
+import { testEvent } from "../testing/harness.js";
 
-const dir = tempDir();
-const env = {
-  ...process.env,
-  WARDEN_DATABASE_URL: `sqlite:${path.join(dir, "cli.db")}`,
-  WARDEN_LOG_LEVEL: "silent",
-};
-
-afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
-
-/** Runs the real `warden` binary; resolves with its exit code and output instead of throwing. */
-const warden = (...args: string[]) => runWarden(env, ...args);
+const { dir, env, warden } = cliSandbox();
 
 describe("warden CLI", () => {
   it("creates a tenant once and refuses a duplicate", async () => {
