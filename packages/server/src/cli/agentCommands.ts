@@ -50,7 +50,7 @@ export const AGENT_COMMANDS: Record<string, Command> = {
           ctx.io.err(`${file}: ${parsed.message}`);
           return 1;
         }
-        keys = parsed.keys.map((k) => ({ thumbprint: k.thumbprint, alg: k.alg, jwk: { ...k.jwk } }));
+        keys = parsed.keys;
       }
       const now = Date.now();
       const clash = await ctx.withStore(async (store) => {

@@ -54,7 +54,7 @@ export async function runEvaluation(o: EvalOptions): Promise<EvalRow[]> {
     for (const op of operators) {
       const parsed = await parseAgentJwks({ keys: [op.publicJwk] });
       if (!parsed.ok) throw new Error(parsed.message);
-      const keys = parsed.keys.map((k) => ({ thumbprint: k.thumbprint, alg: k.alg, jwk: { ...k.jwk } }));
+      const keys = parsed.keys;
       keyids.push(keys[0]?.thumbprint ?? "");
       await deps.store.agents.put({
         operator: op.operator,

@@ -3,7 +3,8 @@ import { hashApiKey, isWellFormedApiKey } from "../admin/apiKeys.js";
 import { ApiError } from "../errors.js";
 import type { Caller } from "../operations/caller.js";
 import { type Store, StoreUnavailableError } from "../store/interfaces.js";
-import { type RouteSettings, remainingBudget, within } from "./types.js";
+import { remainingBudget, within } from "./budget.js";
+import type { RouteSettings } from "./types.js";
 
 const BEARER = /^Bearer\s+(\S+)\s*$/i;
 

@@ -23,22 +23,25 @@ const LATENCY_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0
 export function createMetrics(pending: Pick<PendingEvents, "size" | "dropped" | "written">): Metrics {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry, prefix: "warden_" });
-  new Gauge({
-    name: "warden_degraded_events_pending",
-    help: "Events of degraded verdicts waiting in memory for the store",
-    registers: [registry],
-    collect() {
-      this.set(pending.size);
-    },
-  });
-  new Gauge({
-    name: "warden_degraded_events_dropped",
-    help: "Events of degraded verdicts dropped because the pending queue was full (since start)",
-    registers: [registry],
-    collect() {
-      this.set(pending.dropped);
-    },
-  });
+  const gauge = (name: string, help: string, read: () => number) =>
+    new Gauge({
+      name,
+      help,
+      registers: [registry],
+      collect() {
+        this.set(read());
+      },
+    });
+  gauge(
+    "warden_degraded_events_pending",
+    "Events of degraded verdicts waiting in memory for the store",
+    () => pending.size,
+  );
+  gauge(
+    "warden_degraded_events_dropped",
+    "Events of degraded verdicts dropped because the pending queue was full (since start)",
+    () => pending.dropped,
+  );
   const requests = new Counter({
     name: "warden_http_requests_total",
     help: "HTTP requests by route template, method and status",

@@ -1,7 +1,8 @@
 import type { FastifyReply, FastifyRequest } from "fastify";
 import { ApiError } from "../errors.js";
 import { type Store, StoreUnavailableError } from "../store/interfaces.js";
-import { type RouteSettings, remainingBudget, within } from "./types.js";
+import { remainingBudget, within } from "./budget.js";
+import type { RouteSettings } from "./types.js";
 
 export interface RateLimitSettings {
   max: number;

@@ -1,6 +1,6 @@
 import type { ErrorCode } from "../errors.js";
 import type { Caller } from "../operations/caller.js";
-import { type Scope, StoreUnavailableError } from "../store/interfaces.js";
+import type { Scope } from "../store/interfaces.js";
 
 /** Per-route settings read by the cross-cutting hooks. */
 export interface RouteSettings {
@@ -20,28 +20,6 @@ export interface RouteSettings {
   deadlineMs?: number;
   /** Error codes for invalid fields, by field path (e.g. value → invalid_value); default invalid_field. */
   fieldCodes?: Readonly<Record<string, ErrorCode>>;
-}
-
-/** Rejects with StoreUnavailableError when `work` takes longer than `ms` (the work itself goes on). */
-export async function within<T>(ms: number | undefined, work: Promise<T>): Promise<T> {
-  if (ms === undefined) return work;
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<never>((_, reject) => {
-    timer = setTimeout(
-      () => reject(new StoreUnavailableError(`no answer within the request's ${ms} ms budget`)),
-      Math.max(1, ms),
-    );
-  });
-  try {
-    return await Promise.race([work, late]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
-
-/** What is left of a route's deadline for this request, or undefined when the route has none. */
-export function remainingBudget(settings: RouteSettings, elapsedMs: number): number | undefined {
-  return settings.deadlineMs === undefined ? undefined : settings.deadlineMs - elapsedMs;
 }
 
 declare module "fastify" {

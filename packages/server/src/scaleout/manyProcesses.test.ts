@@ -1,9 +1,9 @@
 import { randomBytes } from "node:crypto";
 import { createLocalJWKSet, decodeProtectedHeader, type JSONWebKeySet, jwtVerify } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startWarden, type WardenProcess, wardenCli } from "../lib/wardenProcess.js";
 import { solvePow } from "../operations/challenge/proofOfWork.js";
 import { postgresDatabaseOrSkip } from "../testing/postgres.js";
-import { startWarden, type WardenProcess, wardenCli } from "../testing/processes.js";
 import { redisPrefixOrSkip, TEST_REDIS_URL } from "../testing/redis.js";
 
 /**

@@ -1,18 +1,12 @@
 import { createPublicKey, type KeyObject } from "node:crypto";
 import { calculateJwkThumbprint, type JWK } from "jose";
+import type { AgentKeyRecord } from "../store/interfaces.js";
 import type { SignatureAlgorithm } from "./messageSignature.js";
-
-/** A public key of a registered agent operator, as stored: the JWK and its RFC 7638 thumbprint. */
-export interface AgentJwk {
-  /** SHA-256 JWK thumbprint (base64url): the Web Bot Auth keyid. */
-  thumbprint: string;
-  alg: SignatureAlgorithm;
-  jwk: JWK;
-}
 
 const PRIVATE_MEMBERS = ["d", "p", "q", "dp", "dq", "qi", "k"] as const;
 
-export type ParsedJwks = { ok: true; keys: AgentJwk[] } | { ok: false; message: string };
+/** Parsed keys come out in the form the registry stores (public JWK, thumbprint = keyid, algorithm). */
+export type ParsedJwks = { ok: true; keys: AgentKeyRecord[] } | { ok: false; message: string };
 
 /**
  * Reads a JWKS (`{"keys":[…]}`, the form of a key directory) into agent keys. Only Ed25519 (OKP) and
@@ -24,7 +18,7 @@ export async function parseAgentJwks(input: unknown): Promise<ParsedJwks> {
   if (!Array.isArray(keys) || keys.length === 0) {
     return { ok: false, message: 'expected a JWK set: {"keys": [ … ]} with at least one key' };
   }
-  const out: AgentJwk[] = [];
+  const out: AgentKeyRecord[] = [];
   for (const [i, raw] of keys.entries()) {
     if (typeof raw !== "object" || raw === null) return { ok: false, message: `keys[${i}] is not an object` };
     const jwk = raw as JWK;
@@ -47,12 +41,16 @@ export async function parseAgentJwks(input: unknown): Promise<ParsedJwks> {
     } catch {
       return { ok: false, message: `keys[${i}] is not a valid ${alg} public key` };
     }
-    out.push({ thumbprint: await calculateJwkThumbprint(publicJwk, "sha256"), alg, jwk: publicJwk });
+    out.push({
+      thumbprint: await calculateJwkThumbprint(publicJwk, "sha256"),
+      alg,
+      jwk: publicJwk as Record<string, unknown>,
+    });
   }
   return { ok: true, keys: out };
 }
 
-export function publicKeyOf(jwk: JWK): KeyObject {
+export function publicKeyOf(jwk: JWK | Record<string, unknown>): KeyObject {
   return createPublicKey({ key: jwk as import("node:crypto").JsonWebKey, format: "jwk" });
 }
 

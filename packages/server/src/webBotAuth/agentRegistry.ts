@@ -1,4 +1,3 @@
-import type { JWK } from "jose";
 import type { AgentKeyRecord, AgentOperatorRecord, Store } from "../store/interfaces.js";
 import { publicKeyOf } from "./agentKeys.js";
 import { type DirectoryLimits, type DirectoryResult, fetchKeyDirectory } from "./keyDirectory.js";
@@ -116,7 +115,7 @@ export class AgentRegistry {
             operator: op.operator,
             signatureAgent: op.signatureAgent,
             alg: k.alg,
-            key: publicKeyOf(k.jwk as JWK),
+            key: publicKeyOf(k.jwk),
           });
         } catch (err) {
           this.report(err, `agent key ${k.thumbprint} of ${op.operator} is unusable`);

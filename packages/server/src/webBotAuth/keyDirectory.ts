@@ -2,7 +2,8 @@ import { lookup as dnsLookup, type LookupAddress } from "node:dns";
 import { request } from "node:https";
 import type { LookupFunction } from "node:net";
 import ipaddr from "ipaddr.js";
-import { type AgentJwk, parseAgentJwks } from "./agentKeys.js";
+import type { AgentKeyRecord } from "../store/interfaces.js";
+import { parseAgentJwks } from "./agentKeys.js";
 
 /** Where an agent publishes its keys (draft-meunier-http-message-signatures-directory). */
 export const DIRECTORY_PATH = "/.well-known/http-message-signatures-directory";
@@ -23,7 +24,7 @@ export const DEFAULT_DIRECTORY_LIMITS: DirectoryLimits = Object.freeze({
 });
 
 export type DirectoryResult =
-  | { ok: true; keys: AgentJwk[]; maxAgeSeconds: number | undefined }
+  | { ok: true; keys: AgentKeyRecord[]; maxAgeSeconds: number | undefined }
   | { ok: false; message: string };
 
 /** Only public unicast addresses may be reached: no SSRF into the operator's own network. */

@@ -1,55 +1,32 @@
-import { generateKeyPairSync, type KeyObject } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { agentRequestHeaders, registerAgent, type TestAgent } from "../../testing/agents.js";
 import { bearer, CHROME_HEADERS, CHROME_UA, makeTestApp, type TestApp } from "../../testing/harness.js";
-import { parseAgentJwks } from "../../webBotAuth/agentKeys.js";
-import { signRequest } from "../../webBotAuth/signRequest.js";
 import type { Verdict } from "../verify/schema.js";
 import { solvePow } from "./proofOfWork.js";
 
 const AGENT_URL = "https://agent.example";
 let t: TestApp;
 let apiKey: string;
-const agents: { key: KeyObject; keyid: string }[] = [];
+const agents: TestAgent[] = [];
 
 beforeAll(async () => {
   t = await makeTestApp();
   await t.tenant("acme");
   ({ apiKey } = await t.key("acme"));
-  for (const operator of ["Example Agents", "Other Agents"]) {
-    const pair = generateKeyPairSync("ed25519");
-    const parsed = await parseAgentJwks({ keys: [pair.publicKey.export({ format: "jwk" })] });
-    if (!parsed.ok || !parsed.keys[0]) throw new Error("key");
-    const k = parsed.keys[0];
-    agents.push({ key: pair.privateKey, keyid: k.thumbprint });
-    await t.store.agents.put({
-      operator,
-      signatureAgent: operator === "Example Agents" ? AGENT_URL : "https://other.example",
-      keys: [{ thumbprint: k.thumbprint, alg: k.alg, jwk: { ...k.jwk } }],
-      fetchDirectory: false,
-      createdAt: 1,
-      updatedAt: 1,
-    });
-  }
+  agents.push(await registerAgent(t.store, "Example Agents", AGENT_URL));
+  agents.push(await registerAgent(t.store, "Other Agents", "https://other.example"));
   await t.deps.agents.reload();
 });
 afterAll(() => t.close());
 
-const agent = (i: number) => agents[i] as { key: KeyObject; keyid: string };
+const agent = (i: number) => agents[i] as TestAgent;
 
-/** Headers of a request signed by agent `i` (with a nonce, e.g. the step-up's). */
-function signed(i: number, nonce = "first-request", keyid = agent(i).keyid): Record<string, string> {
-  const now = Math.floor(Date.now() / 1000);
-  const headers = { host: "app.example", "signature-agent": `agent1="${AGENT_URL}"` };
-  const s = signRequest(headers, agent(i).key, {
-    components: ["@authority", ["signature-agent", { key: "agent1" }]],
-    keyid,
-    alg: "ed25519",
-    created: now,
-    expires: now + 60,
-    nonce,
-  });
-  return { ...headers, signature: s.signature, "signature-input": s.signatureInput };
-}
+/**
+ * Headers of a request signed by agent `i` (with a nonce, e.g. the step-up's), always naming the first
+ * agent's Signature-Agent, so another agent's key is a key of the wrong operator.
+ */
+const signed = (i: number, nonce = "first-request", keyid = agent(i).keyid): Record<string, string> =>
+  agentRequestHeaders({ ...agent(0), privateKey: agent(i).privateKey }, { nonce, keyid });
 
 const post = (url: string, payload: Record<string, unknown>) =>
   t.app.inject({ method: "POST", url, headers: bearer(apiKey), payload });

@@ -1,8 +1,7 @@
-import { generateKeyPairSync, type KeyObject } from "node:crypto";
+import { generateKeyPairSync } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { agentRequestHeaders, registerAgent, type TestAgent } from "../../testing/agents.js";
 import { bearer, CHROME_HEADERS, CHROME_UA, makeTestApp, type TestApp } from "../../testing/harness.js";
-import { parseAgentJwks } from "../../webBotAuth/agentKeys.js";
-import { signRequest } from "../../webBotAuth/signRequest.js";
 import type { Verdict } from "./schema.js";
 
 const AGENT_URL = "https://agent.example";
@@ -10,52 +9,20 @@ const BOT_UA = "ExampleAgent/1.0 (+https://agent.example/bot)";
 
 let t: TestApp;
 let apiKey: string;
-let privateKey: KeyObject;
-let keyid: string;
+let agent: TestAgent;
 
 beforeAll(async () => {
   t = await makeTestApp();
   await t.tenant("acme", { rawPii: true });
   ({ apiKey } = await t.key("acme"));
-  const pair = generateKeyPairSync("ed25519");
-  privateKey = pair.privateKey;
-  const parsed = await parseAgentJwks({ keys: [pair.publicKey.export({ format: "jwk" })] });
-  if (!parsed.ok) throw new Error(parsed.message);
-  const [key] = parsed.keys;
-  if (!key) throw new Error("no key");
-  keyid = key.thumbprint;
-  await t.store.agents.put({
-    operator: "Example Agents Inc.",
-    signatureAgent: AGENT_URL,
-    keys: [{ thumbprint: key.thumbprint, alg: key.alg, jwk: { ...key.jwk } }],
-    fetchDirectory: false,
-    createdAt: 1,
-    updatedAt: 1,
-  });
+  agent = await registerAgent(t.store, "Example Agents Inc.", AGENT_URL);
   await t.deps.agents.reload();
 });
 afterAll(() => t.close());
 
-/** The headers an agent sends, signed now with the registered key (or `flip` to forge). */
-function agentHeaders(o: { flip?: boolean; created?: number } = {}): Record<string, string> {
-  const created = o.created ?? Math.floor(Date.now() / 1000) - 5;
-  const headers = { host: "app.example", "signature-agent": `agent1="${AGENT_URL}"`, "user-agent": BOT_UA };
-  const signed = signRequest(headers, privateKey, {
-    components: ["@authority", ["signature-agent", { key: "agent1" }]],
-    keyid,
-    alg: "ed25519",
-    created,
-    expires: created + 300,
-    nonce: "bm9uY2U",
-  });
-  let signature = signed.signature;
-  if (o.flip) {
-    const bytes = Buffer.from(signature.slice("sig1=:".length, -1), "base64");
-    bytes[0] = (bytes[0] ?? 0) ^ 0xff;
-    signature = `sig1=:${bytes.toString("base64")}:`;
-  }
-  return { ...headers, signature, "signature-input": signed.signatureInput };
-}
+/** The headers the agent sends, signed now with its registered key (or `flip` to forge). */
+const agentHeaders = (o: { flip?: boolean; created?: number } = {}) =>
+  agentRequestHeaders(agent, { ...o, extra: { "user-agent": BOT_UA } });
 
 async function verify(body: Record<string, unknown>): Promise<Verdict> {
   const res = await t.app.inject({
@@ -87,7 +54,7 @@ describe("verify with Web Bot Auth", () => {
     const event = await t.store.events.get("acme", v.eventId);
     expect(event?.signals.agent).toEqual({
       outcome: "verified",
-      keyid,
+      keyid: agent.keyid,
       operator: "Example Agents Inc.",
       signatureAgent: AGENT_URL,
     });
@@ -117,23 +84,11 @@ describe("verify with Web Bot Auth", () => {
   });
 
   it("a signature by a key nobody registered: unverified, not agent_principal", async () => {
-    const other = generateKeyPairSync("ed25519");
-    const headers = { host: "app.example", "signature-agent": `agent1="${AGENT_URL}"` };
-    const now = Math.floor(Date.now() / 1000);
-    const signed = signRequest(headers, other.privateKey, {
-      components: ["@authority", ["signature-agent", { key: "agent1" }]],
+    const headers = agentRequestHeaders(agent, {
       keyid: "unknown-key",
-      alg: "ed25519",
-      created: now,
-      expires: now + 60,
+      privateKey: generateKeyPairSync("ed25519").privateKey,
     });
-    const v = await verify({
-      action: "signup",
-      subject: {
-        userAgent: BOT_UA,
-        headers: { ...headers, signature: signed.signature, "signature-input": signed.signatureInput },
-      },
-    });
+    const v = await verify({ action: "signup", subject: { userAgent: BOT_UA, headers } });
     expect(v.actorType).not.toBe("agent_principal");
     expect(v.principal.resolved).toBe(false);
     expect(v.reasons.join(" ")).toMatch(/cannot verify it \(the key is not registered with Warden\)/);

@@ -1,1 +1,0 @@
-export { freePort, startWarden, type WardenProcess, wardenCli } from "../lib/wardenProcess.js";
