@@ -3,8 +3,8 @@ import { defineConfig } from "vitest/config";
 /**
  * Two projects, run one after the other by `npm test`: everything else in parallel, then the suites
  * whose checks depend on verify meeting its deadline under load (real server processes, fault
- * injection, the evaluation replay) one file at a time, so they do not compete with other test files
- * for this machine's two cores.
+ * injection, the evaluation replay) and the load tests (`*.load.test.ts`, which saturate the machine
+ * on purpose) one file at a time, so they do not compete with other test files for its two cores.
  */
 export default defineConfig({
   test: {
@@ -18,14 +18,22 @@ export default defineConfig({
         test: {
           name: "main",
           include: ["packages/*/src/**/*.test.ts"],
-          exclude: ["packages/*/src/scaleout/**", "packages/*/src/eval/**"],
+          exclude: [
+            "packages/*/src/scaleout/**",
+            "packages/*/src/eval/**",
+            "packages/*/src/**/*.load.test.ts",
+          ],
         },
       },
       {
         extends: true,
         test: {
           name: "serial",
-          include: ["packages/*/src/scaleout/**/*.test.ts", "packages/*/src/eval/**/*.test.ts"],
+          include: [
+            "packages/*/src/scaleout/**/*.test.ts",
+            "packages/*/src/eval/**/*.test.ts",
+            "packages/*/src/**/*.load.test.ts",
+          ],
           fileParallelism: false,
         },
       },

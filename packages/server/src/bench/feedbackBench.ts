@@ -8,6 +8,7 @@ import SQLite from "better-sqlite3";
 import { ledgerSummary } from "../operations/feedback/ledger.js";
 import { openSqliteStore } from "../store/sqlite/sqliteStore.js";
 import { startBenchServer } from "./startBenchServer.js";
+import { steadyLoad } from "./steadyLoad.js";
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 16);
@@ -43,26 +44,30 @@ async function ingest(): Promise<void> {
         source: "billing",
         observedAt: new Date(Date.now() - Math.floor(Math.random() * 1e9)).toISOString(),
       });
-    const run = (rate?: number) =>
+    const run = () =>
       autocannon({
         url: `${server.url}/v1/feedback`,
         connections: CONNECTIONS,
         duration: SECONDS,
-        ...(rate ? { overallRate: rate } : {}),
         method: "POST",
         headers,
         requests: [{ setupRequest: (req) => ({ ...req, body: body() }) }],
       });
     await run();
     const peak = await run();
-    const half = await run(Math.max(1, Math.floor(peak.requests.average / 2)));
+    // At a steady half of the peak, open loop (see steadyLoad.ts).
+    const half = await steadyLoad(
+      [{ origin: server.url, path: "/v1/feedback", headers, body }],
+      SECONDS,
+      Math.max(1, Math.floor(peak.requests.average / 2)),
+    );
     process.stdout.write(
       [
         "",
         "| feedback ingest | req/s | p50 ms | p99 ms | non-2xx |",
         "|---|---:|---:|---:|---:|",
         `| peak (${CONNECTIONS} connections) | ${Math.round(peak.requests.average)} | ${peak.latency.p50} | ${peak.latency.p99} | ${peak.non2xx} |`,
-        `| half of peak | ${Math.round(half.requests.average)} | ${half.latency.p50} | ${half.latency.p99} | ${half.non2xx} |`,
+        `| half of peak (steady) | ${Math.round(half.rps)} | ${half.p50} | ${half.p99} | ${half.non2xx} |`,
         "",
       ].join("\n"),
     );

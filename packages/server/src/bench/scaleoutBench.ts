@@ -5,34 +5,21 @@ import pg from "pg";
 import { startWarden, type WardenProcess, wardenCli } from "../lib/wardenProcess.js";
 import { redisAnswers } from "../store/redis/redisCounters.js";
 import { startBenchServer } from "./startBenchServer.js";
-import { CONNECTIONS, load, type Run } from "./verifyLoad.js";
+import { CONNECTIONS, load, type Run, steadyVerify } from "./verifyLoad.js";
 
 /**
  * Verify on PostgreSQL (and Redis, when it answers): real `warden serve` processes, one and then two,
  * loaded side by side with the same minimal handler as the SQLite bench, on this one machine. Peak
- * throughput, then p50/p99 at half of each peak. Skips (and says so) when PostgreSQL is unreachable.
+ * throughput (closed loop), then p50/p99 at a steady half of each peak (open loop, see steadyLoad). Skips (and says so) when PostgreSQL is unreachable.
  */
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const PG_URL = process.env.WARDEN_BENCH_POSTGRES_URL ?? "postgres://postgres@127.0.0.1:5432/test";
 const REDIS_URL = process.env.WARDEN_BENCH_REDIS_URL ?? "redis://127.0.0.1:6379";
 
-/** Several processes at once: connections split evenly, rates summed, the worst p99 kept. */
-async function loadAll(
-  targets: { url: string; apiKey: string }[],
-  seconds: number,
-  rate?: number,
-): Promise<Run> {
+/** Several processes at full speed at once: connections split evenly, rates summed, the worst p99 kept. */
+async function loadAll(targets: { url: string; apiKey: string }[], seconds: number): Promise<Run> {
   const share = Math.max(1, Math.floor(CONNECTIONS / targets.length));
-  const runs = await Promise.all(
-    targets.map((t) =>
-      load(
-        t,
-        seconds,
-        rate === undefined ? undefined : Math.max(1, Math.floor(rate / targets.length)),
-        share,
-      ),
-    ),
-  );
+  const runs = await Promise.all(targets.map((t) => load(t, seconds, share)));
   return {
     rps: runs.reduce((s, r) => s + r.rps, 0),
     p50: Math.max(...runs.map((r) => r.p50)),
@@ -78,14 +65,14 @@ async function main(): Promise<void> {
     const minimalPeak = await load(minimal, SECONDS);
     process.stdout.write(`one process, peak: ${SECONDS}s…\n`);
     const onePeak = await loadAll(one, SECONDS);
-    const oneHalf = await loadAll(one, SECONDS, Math.floor(onePeak.rps / 2));
+    const oneHalf = await steadyVerify(one, SECONDS, Math.floor(onePeak.rps / 2));
 
     processes.push(await startWarden(env));
     const two = processes.map((p) => ({ url: p.url, apiKey }));
     await loadAll(two, 3);
     process.stdout.write(`two processes, peak: ${SECONDS}s…\n`);
     const twoPeak = await loadAll(two, SECONDS);
-    const twoHalf = await loadAll(two, SECONDS, Math.floor(twoPeak.rps / 2));
+    const twoHalf = await steadyVerify(two, SECONDS, Math.floor(twoPeak.rps / 2));
 
     const row = (name: string, r: Run) =>
       `| ${name} | ${r.rps.toFixed(0)} | ${r.p50} | ${r.p99} | ${r.non2xx} | ${r.errors} |`;

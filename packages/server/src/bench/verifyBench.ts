@@ -2,7 +2,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { startBenchServer } from "./startBenchServer.js";
-import { CONNECTIONS, load, type Run } from "./verifyLoad.js";
+import { CONNECTIONS, load, type Run, steadyVerify } from "./verifyLoad.js";
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const _here = path.dirname(fileURLToPath(import.meta.url));
@@ -27,9 +27,11 @@ async function main(): Promise<void> {
     const vPeak = best(peaks.verify);
     const mPeak = best(peaks.minimal);
     const half = Math.max(1, Math.floor(vPeak.rps / 2));
-    process.stdout.write(`verify at half of its peak (${half} req/s): ${SECONDS}s…\n`);
-    const vHalf = await load(verify, SECONDS, half);
-    const mHalf = await load(minimal, SECONDS, half);
+    process.stdout.write(
+      `verify and minimal at half of verify's peak (${half} req/s, steady): ${SECONDS}s each…\n`,
+    );
+    const vHalf = await steadyVerify([verify], SECONDS, half);
+    const mHalf = await steadyVerify([minimal], SECONDS, half);
 
     const ratio = vPeak.rps / mPeak.rps;
     const lines = [

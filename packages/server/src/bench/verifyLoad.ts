@@ -1,5 +1,6 @@
 import { randomBytes } from "node:crypto";
 import autocannon from "autocannon";
+import { type Run, steadyLoad } from "./steadyLoad.js";
 
 export const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 16);
 
@@ -30,26 +31,18 @@ export function body(): string {
   });
 }
 
-export interface Run {
-  rps: number;
-  p50: number;
-  p99: number;
-  non2xx: number;
-  errors: number;
-}
+export type { Run };
 
-/** Loads one verify endpoint with varying realistic bodies. */
+/** Loads one verify endpoint at full speed (closed loop) with varying realistic bodies. */
 export async function load(
   target: { url: string; apiKey: string },
   seconds: number,
-  rate?: number,
   connections = CONNECTIONS,
 ): Promise<Run> {
   const result = await autocannon({
     url: `${target.url}/v1/verify`,
     connections,
     duration: seconds,
-    ...(rate ? { overallRate: rate } : {}),
     method: "POST",
     headers: { authorization: `Bearer ${target.apiKey}`, "content-type": "application/json" },
     requests: [{ setupRequest: (req) => ({ ...req, body: body() }) }],
@@ -61,4 +54,22 @@ export async function load(
     non2xx: result.non2xx,
     errors: result.errors + result.timeouts,
   };
+}
+
+/** Verify on several processes at one steady total rate (open loop), requests spread evenly. */
+export function steadyVerify(
+  targets: { url: string; apiKey: string }[],
+  seconds: number,
+  rate: number,
+): Promise<Run> {
+  return steadyLoad(
+    targets.map((t) => ({
+      origin: t.url,
+      path: "/v1/verify",
+      headers: { authorization: `Bearer ${t.apiKey}`, "content-type": "application/json" },
+      body,
+    })),
+    seconds,
+    rate,
+  );
 }

@@ -5,32 +5,121 @@ import type SQLite from "better-sqlite3";
 /**
  * Runs WAL checkpoints on a worker thread with its own connection. By default SQLite checkpoints
  * inside a committing write, synchronously, which would stall the event loop while pages are copied
- * and fsynced. PASSIVE checkpoints never block writers; one that finds the database busy just waits
- * for the next tick. If the worker dies, the main connection goes back to checkpointing itself, so
- * the WAL can never grow without bound.
+ * and fsynced.
+ *
+ * PASSIVE checkpoints (every `intervalMs`) copy the log into the database without ever blocking
+ * writers. But under sustained writes they never catch up with the end of the log, and SQLite only
+ * starts the log over when a writer finds it fully copied, so the WAL file would grow without bound
+ * (measured: 2 GB after 40,000 verifies). So once a PASSIVE pass leaves `restartFrames` or more
+ * frames in the log, the worker asks the main thread to hold its write batches back (`pause`), runs
+ * a RESTART checkpoint (only the frames written since the PASSIVE pass are left to copy), and lets the
+ * writes go again; the next write starts the log over, and `journal_size_limit` truncates the file.
+ * The main thread's event loop never blocks on it: held writes just wait in the group-commit queue.
+ * If the worker does not answer within `maxPauseMs`, writes resume anyway.
+ *
+ * If the worker dies, the main connection goes back to checkpointing itself, so the WAL can never
+ * grow without bound.
  */
 const WORKER_SOURCE = `
 const { parentPort, workerData } = require("node:worker_threads");
 const Database = require(workerData.driver);
 const db = new Database(workerData.file, { timeout: 0 });
+db.pragma("journal_size_limit = " + workerData.journalSizeLimit);
+let waiting = false;
 const timer = setInterval(() => {
-  try { db.pragma("wal_checkpoint(PASSIVE)"); } catch { /* busy: next tick */ }
+  if (waiting) return;
+  try {
+    const [state] = db.pragma("wal_checkpoint(PASSIVE)");
+    if (state && state.log >= workerData.restartFrames) {
+      waiting = true;
+      parentPort.postMessage("pause");
+    }
+  } catch { /* busy: next tick */ }
 }, workerData.intervalMs);
-parentPort.on("message", () => { clearInterval(timer); db.close(); parentPort.close(); });
+parentPort.on("message", (message) => {
+  if (message === "paused") {
+    try {
+      db.pragma("busy_timeout = " + workerData.restartBusyMs);
+      db.pragma("wal_checkpoint(RESTART)");
+    } catch { /* busy (another process writing): the next pass tries again */ }
+    db.pragma("busy_timeout = 0");
+    waiting = false;
+    parentPort.postMessage("resume");
+  } else if (message === "skip") {
+    waiting = false;
+  } else if (message === "stop") {
+    clearInterval(timer);
+    db.close();
+    parentPort.close();
+  }
+});
 `;
+
+/** What the checkpointer needs from the write path: a way to hold write batches back. */
+export interface WriteGate {
+  pause(): Promise<void>;
+  resume(): void;
+}
+
+export interface CheckpointerOptions {
+  intervalMs?: number;
+  /** Frames left after a PASSIVE pass that trigger a restart of the log (4096 frames = 16 MiB). */
+  restartFrames?: number;
+  /** The WAL file is truncated back to this size when the log starts over. */
+  journalSizeLimit?: number;
+  /** How long writes are held at most for one restart. */
+  maxPauseMs?: number;
+}
 
 export interface Checkpointer {
   stop(): Promise<void>;
 }
 
-export function startCheckpointer(raw: SQLite.Database, file: string, intervalMs = 100): Checkpointer {
+export function startCheckpointer(
+  raw: SQLite.Database,
+  file: string,
+  gate: WriteGate,
+  options: CheckpointerOptions = {},
+): Checkpointer {
+  const intervalMs = options.intervalMs ?? 100;
+  const maxPauseMs = options.maxPauseMs ?? 250;
   raw.pragma("wal_autocheckpoint = 0");
   const driver = createRequire(import.meta.url).resolve("better-sqlite3");
-  const worker = new Worker(WORKER_SOURCE, { eval: true, workerData: { driver, file, intervalMs } });
+  const worker = new Worker(WORKER_SOURCE, {
+    eval: true,
+    workerData: {
+      driver,
+      file,
+      intervalMs,
+      restartFrames: options.restartFrames ?? 4096,
+      journalSizeLimit: options.journalSizeLimit ?? 64 * 1024 * 1024,
+      restartBusyMs: Math.max(1, maxPauseMs - 50),
+    },
+  });
   worker.unref();
   let stopping = false;
+  let pauseTimer: NodeJS.Timeout | undefined;
+  const resume = () => {
+    clearTimeout(pauseTimer);
+    pauseTimer = undefined;
+    gate.resume();
+  };
+  worker.on("message", (message) => {
+    if (message === "pause" && !stopping) {
+      pauseTimer = setTimeout(() => {
+        resume();
+        worker.postMessage("skip");
+      }, maxPauseMs);
+      void gate.pause().then(() => {
+        if (pauseTimer) worker.postMessage("paused");
+      });
+    } else if (message === "resume") {
+      resume();
+    }
+  });
   const exited = new Promise<void>((resolve) => {
     worker.once("exit", () => {
+      resume();
       if (!stopping && raw.open) raw.pragma("wal_autocheckpoint = 1000");
       resolve();
     });
@@ -41,6 +130,7 @@ export function startCheckpointer(raw: SQLite.Database, file: string, intervalMs
   return {
     stop: async () => {
       stopping = true;
+      resume();
       // Keep the event loop alive until the worker has closed its connection.
       worker.ref();
       worker.postMessage("stop");

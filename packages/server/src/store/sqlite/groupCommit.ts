@@ -25,6 +25,9 @@ export class GroupCommit {
   private scheduled = false;
   /** A batch holds the connection (its transaction is open). */
   active = false;
+  /** While paused (for a WAL restart), writes queue up and no batch starts. */
+  private paused = false;
+  private idle: (() => void)[] = [];
 
   constructor(
     private readonly db: Kysely<Database>,
@@ -34,29 +37,53 @@ export class GroupCommit {
   run<T>(fn: (conn: Conn) => Promise<T>, multiStatement: boolean): Promise<T> {
     return new Promise<T>((resolve, reject) => {
       this.queue.push({ fn, multiStatement, resolve: resolve as (v: unknown) => void, reject });
-      if (!this.scheduled) {
-        this.scheduled = true;
-        setImmediate(() => {
-          this.flush().catch(() => {
-            // flush settles every job itself; nothing is left to report here.
-          });
-        });
-      }
+      this.schedule();
+    });
+  }
+
+  /**
+   * Holds new batches back and resolves once none is running: the checkpointer then restarts the
+   * WAL without this connection's writers waiting on SQLite's (synchronous, loop-blocking) busy
+   * handler. Writes arriving meanwhile wait in the queue; `resume` lets them go.
+   */
+  pause(): Promise<void> {
+    this.paused = true;
+    if (!this.active) return Promise.resolve();
+    return new Promise((resolve) => this.idle.push(resolve));
+  }
+
+  resume(): void {
+    if (!this.paused) return;
+    this.paused = false;
+    if (this.queue.length > 0) this.schedule();
+  }
+
+  private schedule(): void {
+    if (this.scheduled || this.paused) return;
+    this.scheduled = true;
+    setImmediate(() => {
+      this.flush().catch(() => {
+        // flush settles every job itself; nothing is left to report here.
+      });
     });
   }
 
   private async flush(): Promise<void> {
+    this.scheduled = false;
+    if (this.paused || this.queue.length === 0) return;
     const jobs = this.queue;
     this.queue = [];
-    this.scheduled = false;
     await this.db.connection().execute(async (conn) => {
       this.active = true;
       try {
         await this.runBatch(conn, jobs);
       } finally {
         this.active = false;
+        for (const resolve of this.idle.splice(0)) resolve();
       }
     });
+    // Writes queued while this batch ran go in the next one.
+    if (this.queue.length > 0) this.schedule();
   }
 
   private async runBatch(conn: Conn, jobs: Job[]): Promise<void> {

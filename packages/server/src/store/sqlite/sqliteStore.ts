@@ -7,7 +7,7 @@ import { StoreUnavailableError } from "../interfaces.js";
 import { migrateToLatest } from "../migrations.js";
 import type { Database } from "../schema.js";
 import { createSqlStore } from "../sqlStore.js";
-import { startCheckpointer } from "./checkpointer.js";
+import { type CheckpointerOptions, startCheckpointer } from "./checkpointer.js";
 import { GroupCommit } from "./groupCommit.js";
 
 export interface SqliteOptions {
@@ -18,6 +18,8 @@ export interface SqliteOptions {
    * better-sqlite3 is synchronous, so this is the store call's deadline on request paths.
    */
   busyTimeoutMs: number;
+  /** WAL checkpointing (tests shrink its thresholds); see checkpointer.ts. */
+  checkpoint?: CheckpointerOptions;
 }
 
 /**
@@ -42,7 +44,8 @@ export async function openSqliteStore(opts: SqliteOptions): Promise<Store> {
   const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: cached }) });
   await migrateToLatest(db as unknown as Kysely<unknown>, "sqlite");
   const group = new GroupCommit(db, raw);
-  const checkpointer = opts.file === ":memory:" ? undefined : startCheckpointer(raw, opts.file);
+  const checkpointer =
+    opts.file === ":memory:" ? undefined : startCheckpointer(raw, opts.file, group, opts.checkpoint);
   return createSqlStore({
     db,
     writeTransaction: (fn) => group.run(fn, true),
