@@ -1,4 +1,4 @@
-import { createHash, randomBytes } from "node:crypto";
+import { hash, randomBytes } from "node:crypto";
 import canonicalize from "canonicalize";
 
 /** An unguessable identifier: `prefix_` then `bytes` random bytes in base64url. */
@@ -18,7 +18,7 @@ export function timeOrderedId(prefix: string, now: number): string {
 }
 
 export function sha256Hex(input: string): string {
-  return createHash("sha256").update(input, "utf8").digest("hex");
+  return hash("sha256", input, "hex");
 }
 
 /**
