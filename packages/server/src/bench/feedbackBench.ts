@@ -69,6 +69,8 @@ async function ingest(): Promise<void> {
         `| peak (${CONNECTIONS} connections) | ${Math.round(peak.requests.average)} | ${peak.latency.p50} | ${peak.latency.p99} | ${peak.non2xx} |`,
         `| half of peak (steady) | ${Math.round(half.rps)} | ${half.p50} | ${half.p99} | ${half.non2xx} |`,
         "",
+        `load generator late by (p99) in the steady run: ${half.lateP99} ms`,
+        "",
       ].join("\n"),
     );
   } finally {

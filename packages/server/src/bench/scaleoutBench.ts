@@ -88,6 +88,7 @@ async function main(): Promise<void> {
         row(`verify, 2 processes, at ${Math.floor(twoPeak.rps / 2)} req/s`, twoHalf),
         "",
         `p99 at half of peak: ${oneHalf.p99} ms (1 process), ${twoHalf.p99} ms (2 processes) (goal < 10 ms)`,
+        `load generator late by (p99): ${oneHalf.lateP99} ms (1 process), ${twoHalf.lateP99} ms (2 processes)`,
         "",
       ].join("\n"),
     );

@@ -45,6 +45,7 @@ async function main(): Promise<void> {
       "",
       `verify / minimal peak throughput: ${fmt(ratio * 100, 1)}% (goal ≥ 60%)`,
       `verify p99 at half peak: ${vHalf.p99} ms (goal < 10 ms)`,
+      `load generator late by (p99): ${mHalf.lateP99} ms (minimal run), ${vHalf.lateP99} ms (verify run)`,
       "",
     ];
     process.stdout.write(lines.join("\n"));
