@@ -44,9 +44,14 @@ export function percentile(sorted: readonly number[], p: number): number {
  * bursts for half of each second. autocannon still measures peak (closed-loop) throughput.
  */
 export async function steadyLoad(endpoints: Endpoint[], seconds: number, rate: number): Promise<Run> {
-  const pools = endpoints.map(
-    (e) => new Pool(e.origin, { connections: MAX_CONNECTIONS, pipelining: 1, keepAliveTimeout: 60_000 }),
-  );
+  const targets = endpoints.map((endpoint) => ({
+    endpoint,
+    pool: new Pool(endpoint.origin, {
+      connections: MAX_CONNECTIONS,
+      pipelining: 1,
+      keepAliveTimeout: 60_000,
+    }),
+  }));
   const total = Math.max(1, Math.round(rate * seconds));
   const latencies: number[] = [];
   const late: number[] = [];
@@ -60,8 +65,7 @@ export async function steadyLoad(endpoints: Endpoint[], seconds: number, rate: n
   const send = (i: number) => {
     const sentAt = performance.now();
     late.push(sentAt - (start + (i * 1000) / rate));
-    const endpoint = endpoints[i % endpoints.length] as Endpoint;
-    const pool = pools[i % pools.length] as Pool;
+    const { endpoint, pool } = targets[i % targets.length] as (typeof targets)[number];
     return pool
       .request({ path: endpoint.path, method: "POST", headers: endpoint.headers, body: endpoint.body() })
       .then(async (res) => {
@@ -86,7 +90,7 @@ export async function steadyLoad(endpoints: Endpoint[], seconds: number, rate: n
     tick();
   });
   await Promise.all(pending);
-  await Promise.all(pools.map((p) => p.close()));
+  await Promise.all(targets.map((t) => t.pool.close()));
 
   latencies.sort((a, b) => a - b);
   late.sort((a, b) => a - b);

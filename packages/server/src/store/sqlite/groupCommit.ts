@@ -82,8 +82,6 @@ export class GroupCommit {
         for (const resolve of this.idle.splice(0)) resolve();
       }
     });
-    // Writes queued while this batch ran go in the next one.
-    if (this.queue.length > 0) this.schedule();
   }
 
   private async runBatch(conn: Conn, jobs: Job[]): Promise<void> {
