@@ -7,7 +7,7 @@ import { principalFor } from "../operations/verify/principal.js";
 import type { VerifyRequest } from "../operations/verify/schema.js";
 import { mergeLimits, velocityChecks, velocityFindings } from "../operations/verify/signals/velocity.js";
 import { DEFAULT_TENANT_POLICY } from "../policy/tenantPolicy.js";
-import { parseAgentJwks, publicKeyOf } from "../webBotAuth/agentKeys.js";
+import { parseAgentJwks, signatureCheckFor } from "../webBotAuth/agentKeys.js";
 import type { KnownAgentKey } from "../webBotAuth/verifyAgent.js";
 
 /**
@@ -33,7 +33,7 @@ async function main(): Promise<void> {
       operator: op.operator,
       signatureAgent: op.signatureAgent,
       alg: k.alg,
-      key: publicKeyOf(k.jwk),
+      check: signatureCheckFor(k.jwk, k.alg),
     });
   }
   const loadStart = performance.now();

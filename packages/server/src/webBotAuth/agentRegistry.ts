@@ -1,5 +1,5 @@
 import type { AgentKeyRecord, AgentOperatorRecord, Store } from "../store/interfaces.js";
-import { publicKeyOf } from "./agentKeys.js";
+import { signatureCheckFor } from "./agentKeys.js";
 import { type DirectoryLimits, type DirectoryResult, fetchKeyDirectory } from "./keyDirectory.js";
 import type { KeyLookup, KnownAgentKey } from "./verifyAgent.js";
 
@@ -115,7 +115,7 @@ export class AgentRegistry {
             operator: op.operator,
             signatureAgent: op.signatureAgent,
             alg: k.alg,
-            key: publicKeyOf(k.jwk),
+            check: signatureCheckFor(k.jwk, k.alg),
           });
         } catch (err) {
           this.report(err, `agent key ${k.thumbprint} of ${op.operator} is unusable`);

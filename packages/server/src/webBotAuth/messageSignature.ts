@@ -1,5 +1,3 @@
-import { constants, type KeyObject, verify as verifyBytes } from "node:crypto";
-import { httpbis } from "http-message-signatures";
 import {
   type BareItem,
   type InnerList,
@@ -12,9 +10,9 @@ import {
 
 /**
  * RFC 9421 HTTP Message Signatures, the part Web Bot Auth needs: reading Signature and
- * Signature-Input, building the signature base, and checking the bytes with an Ed25519 or
- * RSA-PSS-SHA512 public key. The signature base comes from http-message-signatures (ISC), which
- * reproduces every vector in shared/vectors; parsing uses structured-headers (RFC 8941/9651).
+ * Signature-Input and building the signature base; agentKeys.ts checks the bytes. The signature base
+ * comes from http-message-signatures (ISC), which reproduces every vector in shared/vectors; parsing
+ * uses structured-headers (RFC 8941/9651).
  */
 
 export type SignatureAlgorithm = "ed25519" | "rsa-pss-sha512";
@@ -102,76 +100,4 @@ export function readSignatures(req: SignedRequest): ParseResult {
 
 function optional<K extends string, V>(key: K, value: V | undefined): { [P in K]?: V } {
   return (value === undefined ? {} : { [key]: value }) as { [P in K]?: V };
-}
-
-/**
- * Derived components need the request line, which arrives as HTTP/2-style pseudo-headers inside
- * subject.headers (`:method`, `:scheme`, `:authority`, `:path`); @authority falls back to `host`.
- */
-const DERIVED_NEEDS: Readonly<Record<string, readonly string[]>> = {
-  "@method": [":method"],
-  "@authority": [],
-  "@scheme": [],
-  "@target-uri": [":path"],
-  "@path": [":path"],
-  "@query": [":path"],
-  "@request-target": [":path"],
-  "@query-param": [":path"],
-};
-
-export type BaseResult = { ok: true; base: string } | { ok: false; why: string; unknowable?: boolean };
-
-/**
- * The signature base of `sig` over `req` (RFC 9421 §2.5). `unknowable` marks a covered component the
- * integration did not forward (not a forgery: the request cannot be checked).
- */
-export function signatureBase(req: SignedRequest, sig: MessageSignature): BaseResult {
-  const h = req.headers;
-  const authority = h[":authority"] ?? h.host;
-  for (const c of sig.components) {
-    if (c.params.has("req")) return { ok: false, why: `${c.serialized} refers to a request of a response` };
-    if (!c.name.startsWith("@")) continue;
-    const needs = DERIVED_NEEDS[c.name];
-    if (!needs) return { ok: false, why: `unsupported derived component ${c.name}` };
-    if (authority === undefined) {
-      return { ok: false, why: `${c.name} needs the host header, which was not forwarded`, unknowable: true };
-    }
-    const missing = needs.find((name) => h[name] === undefined);
-    if (missing) {
-      return { ok: false, why: `${c.name} needs ${missing}, which was not forwarded`, unknowable: true };
-    }
-  }
-  const url = `${h[":scheme"] ?? "https"}://${authority ?? "invalid"}${h[":path"] ?? "/"}`;
-  try {
-    const lines = httpbis.createSignatureBase(
-      { fields: sig.components.map((c) => c.serialized) },
-      { method: h[":method"] ?? "GET", url, headers: { ...h } },
-    );
-    lines.push(['"@signature-params"', [sig.signatureParams]]);
-    return { ok: true, base: httpbis.formatSignatureBase(lines) };
-  } catch (err) {
-    // A covered header that is absent, or a `key` that is not in the dictionary (RFC 9421 §2.5 step 2).
-    return { ok: false, why: err instanceof Error ? err.message : "signature base could not be built" };
-  }
-}
-
-/** Checks the signature bytes over `base` with the key, for the algorithm the key is registered for. */
-export function checkSignatureBytes(
-  base: string,
-  signature: Buffer,
-  key: KeyObject,
-  alg: SignatureAlgorithm,
-): boolean {
-  const data = Buffer.from(base, "utf8");
-  try {
-    if (alg === "ed25519") return verifyBytes(null, data, key, signature);
-    return verifyBytes(
-      "sha512",
-      data,
-      { key, padding: constants.RSA_PKCS1_PSS_PADDING, saltLength: 64 },
-      signature,
-    );
-  } catch {
-    return false;
-  }
 }

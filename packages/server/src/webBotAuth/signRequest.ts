@@ -1,6 +1,7 @@
 import { constants, type KeyObject, sign } from "node:crypto";
 import { type Item, type Parameters, serializeInnerList, serializeItem } from "structured-headers";
-import { type SignatureAlgorithm, signatureBase } from "./messageSignature.js";
+import type { SignatureAlgorithm } from "./messageSignature.js";
+import { signatureBase } from "./signatureBase.js";
 
 export interface SignOptions {
   label?: string;

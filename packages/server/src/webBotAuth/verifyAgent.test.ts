@@ -1,8 +1,9 @@
 import { createPrivateKey, type JsonWebKey } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { publicKeyOf } from "./agentKeys.js";
-import { readSignatures, type SignatureAlgorithm, signatureBase } from "./messageSignature.js";
+import { signatureCheckFor } from "./agentKeys.js";
+import { readSignatures, type SignatureAlgorithm } from "./messageSignature.js";
+import { signatureBase } from "./signatureBase.js";
 import { signRequest } from "./signRequest.js";
 import { type KeyLookup, type KnownAgentKey, verifyAgent } from "./verifyAgent.js";
 
@@ -32,7 +33,7 @@ if (!ED?.jwkPrivate || !RSA) throw new Error("shared/vectors/web-bot-auth.json l
 const ED_PRIVATE = createPrivateKey({ key: ED.jwkPrivate, format: "jwk" });
 
 function known(jwk: JsonWebKey, alg: SignatureAlgorithm, signatureAgent = AGENT): KnownAgentKey {
-  return { operator: "Test Operator", signatureAgent, alg, key: publicKeyOf(jwk as never) };
+  return { operator: "Test Operator", signatureAgent, alg, check: signatureCheckFor(jwk as never, alg) };
 }
 /** The registry of these tests: both vector keys by thumbprint, and the RFC key by its name. */
 const REGISTRY: Record<string, KnownAgentKey> = {

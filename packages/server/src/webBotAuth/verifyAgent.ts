@@ -1,15 +1,13 @@
-import type { KeyObject } from "node:crypto";
 import { isInnerList, parseDictionary, parseItem } from "structured-headers";
-import { agentOrigin } from "./agentKeys.js";
+import { agentOrigin, type SignatureCheck } from "./agentKeys.js";
 import {
-  checkSignatureBytes,
   type MessageSignature,
   readSignatures,
   type SignatureAlgorithm,
   type SignedRequest,
   SUPPORTED_ALGORITHMS,
-  signatureBase,
 } from "./messageSignature.js";
+import { signatureBase } from "./signatureBase.js";
 
 /** The Web Bot Auth tag (draft-meunier-web-bot-auth-architecture). */
 export const WEB_BOT_AUTH_TAG = "web-bot-auth";
@@ -20,7 +18,7 @@ export interface KnownAgentKey {
   /** The operator's registered Signature-Agent URL. */
   signatureAgent: string;
   alg: SignatureAlgorithm;
-  key: KeyObject;
+  check: SignatureCheck;
 }
 
 export type KeyLookup = (keyid: string) => KnownAgentKey | undefined;
@@ -120,7 +118,7 @@ function checkOne(req: SignedRequest, sig: MessageSignature, lookup: KeyLookup, 
 
   const base = signatureBase(req, sig);
   if (!base.ok) return base.unknowable ? unverified(base.why) : invalid(base.why);
-  if (!checkSignatureBytes(base.base, sig.signature, known.key, known.alg)) {
+  if (!known.check(Buffer.from(base.base, "utf8"), sig.signature)) {
     return invalid("the signature does not match the request");
   }
   return {

@@ -307,9 +307,11 @@ describe("re-verify with context.challengeId", () => {
       reasons: [CLEARED_REASON],
     });
     const url = await t.app.listen({ port: 0, host: "127.0.0.1" });
+    // The token was issued on this test's clock, not the wall clock.
     const { payload } = await jwtVerify(
       v.verdictToken as string,
       createRemoteJWKSet(new URL(`${url}/.well-known/jwks.json`)),
+      { currentDate: new Date(now) },
     );
     expect(payload).toMatchObject({ decision: "allow", challengeCleared: true, sub: "s-re", tid: "acme" });
     const event = await t.store.events.get("acme", v.eventId as string);
