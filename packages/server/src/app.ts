@@ -88,14 +88,13 @@ export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<Fa
       ttlSeconds: config.tokenTtlSeconds,
     },
     deadlineMs: config.verifyDeadlineMs,
+    rateLimit: { max: config.rateLimitMax, windowSeconds: config.rateLimitWindowSeconds },
     idempotencyTtlMs: config.idempotencyTtlHours * 3_600_000,
     clearWindowMs: config.clearWindowSeconds * 1000,
     report: warn,
   };
-  const onRequest = [
-    authenticator(store),
-    rateLimiter(store, { max: config.rateLimitMax, windowSeconds: config.rateLimitWindowSeconds }, clock),
-  ];
+  const authenticate = authenticator(store);
+  const onRequest = [authenticate, rateLimiter(store, verifyDeps.rateLimit, clock)];
 
   app.setErrorHandler(
     errorHandler(async (request) => {
@@ -112,7 +111,8 @@ export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<Fa
 
   registerHealth(app, store);
   registerJwks(app, keyring);
-  registerVerify(app, verifyDeps, { onRequest, onVerdict: (v) => metrics.verdict(v) });
+  // Verify counts its rate limit with its velocity counters, in one store call.
+  registerVerify(app, verifyDeps, { onRequest: [authenticate], onVerdict: (v) => metrics.verdict(v) });
   registerChallenge(
     app,
     {

@@ -6,6 +6,7 @@ import { createChallengeStore } from "./sql/challengeStore.js";
 import { createFeedbackStore } from "./sql/feedbackStore.js";
 import { hotStatements, type KeyWithTenantRow } from "./sql/hotStatements.js";
 import { claimIdempotencyKey, readIdempotentResponse } from "./sql/idempotencyClaim.js";
+import { KeyCache, type KeyWithTenant } from "./sql/keyCache.js";
 import {
   abortError,
   bool,
@@ -28,6 +29,7 @@ export type { SqlRuntime } from "./sql/runtime.js";
 export function createSqlStore(rt: SqlRuntime): Store {
   const { db } = rt;
   const hot = hotStatements(db);
+  const keyCache = rt.dataVersion ? new KeyCache(rt.dataVersion) : undefined;
   return {
     tenants: {
       create: (t) =>
@@ -37,6 +39,7 @@ export function createSqlStore(rt: SqlRuntime): Store {
             .values({ id: t.id, raw_pii: bool(t.rawPii), log_only: bool(t.logOnly), created_at: t.createdAt })
             .onConflict((oc) => oc.column("id").doNothing())
             .executeTakeFirst();
+          keyCache?.invalidate();
           return Number(res.numInsertedOrUpdatedRows ?? 0) === 1;
         }),
       get: (id) =>
@@ -101,13 +104,16 @@ export function createSqlStore(rt: SqlRuntime): Store {
               revoked_at: k.revokedAt,
             })
             .execute();
+          keyCache?.invalidate();
         }),
       findByHash: (keyHash) =>
         guard("apiKeys.findByHash", async () => {
+          const cached = keyCache?.get(keyHash);
+          if (cached?.hit) return cached.hit;
           const { rows } = await rt.execute(db, hot.findKey({ keyHash }));
           const row = rows[0] as KeyWithTenantRow | undefined;
           if (!row) return undefined;
-          return {
+          const found: KeyWithTenant = {
             key: keyFromRow(row),
             tenant: tenantFromRow({
               id: row.tenant_id,
@@ -116,6 +122,14 @@ export function createSqlStore(rt: SqlRuntime): Store {
               created_at: row.t_created_at,
             }),
           };
+          if (cached) {
+            // Shared by every request that authenticates with this key until the cache drops it.
+            Object.freeze(found.key.scopes);
+            Object.freeze(found.key);
+            Object.freeze(found.tenant);
+            keyCache?.set(keyHash, found, cached.ticket);
+          }
+          return found;
         }),
       list: (tenantId) =>
         guard("apiKeys.list", async () =>
@@ -137,6 +151,7 @@ export function createSqlStore(rt: SqlRuntime): Store {
             .where("id", "=", keyId)
             .where("revoked_at", "is", null)
             .executeTakeFirst();
+          keyCache?.invalidate();
           return Number(res.numUpdatedRows) === 1;
         }),
     },

@@ -1,6 +1,7 @@
 import type { FastifyInstance, preHandlerHookHandler } from "fastify";
 import { ApiError, ErrorResponse } from "../../errors.js";
 import { IDEMPOTENCY_HEADER_SCHEMA, idempotencyKeyOf } from "../../http/idempotencyKey.js";
+import { applyRateLimit } from "../../http/rateLimit.js";
 import type { RouteSettings } from "../../http/types.js";
 import { Verdict, VerifyRequest } from "./schema.js";
 import { degradedVerdict, type VerifyDeps, verify } from "./verify.js";
@@ -36,7 +37,7 @@ export function registerVerify(
         request.body.idempotencyKey,
       );
       const caller = request.caller;
-      // A store fault while authenticating or rate limiting degrades the whole verdict (spec, degradation).
+      // A store fault while authenticating degrades the whole verdict (spec, degradation).
       if (!caller || request.storeFault) {
         const degraded = await degradedVerdict(deps, caller ?? undefined, request.body);
         hooks.onVerdict(degraded);
@@ -50,6 +51,7 @@ export function registerVerify(
         idempotencyKey,
         deps.deadlineMs - reply.elapsedTime,
       );
+      if (result.rateLimit) applyRateLimit(reply, result.rateLimit);
       if (!result.ok) throw new ApiError(result.code, result.message);
       if (result.replayed) reply.header("idempotent-replayed", "true");
       hooks.onVerdict(result.verdict);

@@ -9,13 +9,8 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
-const verify = (apiKey: string) =>
-  t.app.inject({
-    method: "POST",
-    url: "/v1/verify",
-    headers: bearer(apiKey),
-    payload: { action: "signup", subject: {} },
-  });
+const verify = (apiKey: string, payload: Record<string, unknown> = { action: "signup", subject: {} }) =>
+  t.app.inject({ method: "POST", url: "/v1/verify", headers: bearer(apiKey), payload });
 
 describe("429 rate limits per API key", () => {
   it("answers 429 in the Error schema with Retry-After clamped to 1..60 once the key's budget is spent", async () => {
@@ -40,5 +35,45 @@ describe("429 rate limits per API key", () => {
     for (let i = 0; i < 4; i++) await verify(first.apiKey);
     expect((await verify(first.apiKey)).statusCode).toBe(429);
     expect((await verify(second.apiKey)).statusCode).toBe(200);
+  });
+
+  it("says where the key stands on every counted answer", async () => {
+    const { apiKey } = await t.key("acme");
+    const first = await verify(apiKey);
+    expect(first.headers["ratelimit-limit"]).toBe("3");
+    expect(first.headers["ratelimit-remaining"]).toBe("2");
+  });
+
+  it("counts replays of an idempotency key, but not requests refused before any work (400, 403)", async () => {
+    const { apiKey } = await t.key("acme");
+    for (let i = 0; i < 4; i++) expect((await verify(apiKey, { action: "signup" })).statusCode).toBe(400);
+    const once = { action: "signup", subject: {}, idempotencyKey: "k-replayed" };
+    expect((await verify(apiKey, once)).statusCode).toBe(200);
+    expect((await verify(apiKey, once)).headers["idempotent-replayed"]).toBe("true");
+    expect((await verify(apiKey, once)).statusCode).toBe(200);
+    expect((await verify(apiKey, once)).statusCode).toBe(429);
+  });
+
+  it("counts a re-verify with a challengeId once, whether or not the clear is honored", async () => {
+    const { apiKey } = await t.key("acme");
+    const reverify = {
+      action: "signup",
+      session: "s1",
+      subject: {},
+      context: { challengeId: "chl_unknown" },
+    };
+    for (let i = 0; i < 3; i++) expect((await verify(apiKey, reverify)).statusCode).toBe(200);
+    expect((await verify(apiKey, reverify)).statusCode).toBe(429);
+  });
+
+  it("still counts a refused request's velocity counters: the attempt happened", async () => {
+    const { apiKey } = await t.key("acme");
+    const attempt = { action: "signup", subject: { emailSha256: "e".repeat(64) } };
+    for (let i = 0; i < 3; i++) await verify(apiKey, attempt);
+    expect((await verify(apiKey, attempt)).statusCode).toBe(429);
+    // The fourth attempt was refused but counted: a fresh key sees five attempts with this one.
+    const fresh = await t.key("acme");
+    const fifth = (await verify(fresh.apiKey, attempt)).json();
+    expect(fifth.reasons.join(" ")).toMatch(/about 5 signup attempts/);
   });
 });

@@ -1,4 +1,10 @@
 import type { ErrorCode } from "../../errors.js";
+import {
+  type RateLimitSettings,
+  type RateLimitState,
+  rateLimitHit,
+  rateLimitState,
+} from "../../http/rateLimit.js";
 import { canonicalJson, sha256Hex, timeOrderedId } from "../../lib/crypto.js";
 import type { TenantPolicies } from "../../policy/tenantPolicies.js";
 import type { TenantPolicy } from "../../policy/tenantPolicy.js";
@@ -35,6 +41,8 @@ export interface VerifyDeps {
   agentKeys: KeyLookup;
   /** Overall deadline; past it the answer is the degraded challenge. */
   deadlineMs: number;
+  /** Per API key; counted in the same store call as the velocity counters. */
+  rateLimit: RateLimitSettings;
   idempotencyTtlMs: number;
   /** How long after a clear a re-verify may redeem it. */
   clearWindowMs: number;
@@ -43,9 +51,10 @@ export interface VerifyDeps {
   report: (err: unknown, what: string) => void;
 }
 
+/** `rateLimit` is where the key stands once this request was counted (absent when it was not). */
 export type VerifyResult =
-  | { ok: true; verdict: Verdict; replayed: boolean }
-  | { ok: false; code: ErrorCode; message: string };
+  | { ok: true; verdict: Verdict; replayed: boolean; rateLimit?: RateLimitState }
+  | { ok: false; code: ErrorCode; message: string; rateLimit?: RateLimitState };
 
 /** Spec, payload fingerprints: SHA-256 of canonical JSON over action, session, surface, subject, context. */
 export function verifyFingerprint(req: VerifyRequest): string {
@@ -117,6 +126,10 @@ async function scoreAndRecord(
 ): Promise<VerifyResult> {
   const { store, policy } = deps;
   const tenantId = caller.tenant.id;
+  const limitHit = rateLimitHit(deps.rateLimit, caller.key.id, "verify");
+  /** Counts this request against its key alone, where no velocity counters are hit with it. */
+  const countAlone = async (now: number) =>
+    rateLimitState(deps.rateLimit, (await store.counters.hit([limitHit], now))[0], now);
   const idem: (IdempotencyKey & { fingerprint: string }) | undefined =
     idempotencyKey === undefined
       ? undefined
@@ -125,20 +138,31 @@ async function scoreAndRecord(
   // Fast path for retries: a key already answered replays before anything is counted again.
   if (idem) {
     const stored = await store.idempotency.find(idem, deps.clock());
-    if (stored) return replayOrConflict(stored.fingerprint === idem.fingerprint, stored.body);
+    if (stored) {
+      const limit = await countAlone(deps.clock());
+      if (limit.retryAfterSeconds !== undefined) return rateLimited(limit);
+      return { ...replayOrConflict(stored.fingerprint === idem.fingerprint, stored.body), rateLimit: limit };
+    }
   }
 
   const tenantPolicy = await deps.tenantPolicies.get(tenantId);
   const now = deps.clock();
   let clearNote: string | undefined;
+  let limit: RateLimitState | undefined;
   const challengeId = req.context?.challengeId;
   if (challengeId !== undefined) {
+    // Counted before the clear is redeemed: a refused request must not use it up.
+    limit = await countAlone(now);
+    if (limit.retryAfterSeconds !== undefined) return rateLimited(limit);
     const window = { since: now - deps.clearWindowMs, minutes: Math.round(deps.clearWindowMs / 60_000) };
     if (
       req.session !== undefined &&
       (await store.challenges.redeem(tenantId, challengeId, req.session, window.since, now))
     ) {
-      return recordCleared(deps, caller, req, challengeId, tenantPolicy.version, idem, now, signal);
+      return withLimit(
+        await recordCleared(deps, caller, req, challengeId, tenantPolicy.version, idem, now, signal),
+        limit,
+      );
     }
     clearNote = await whyClearNotHonored(store, tenantId, challengeId, req.session, window);
   }
@@ -155,13 +179,12 @@ async function scoreAndRecord(
     obs.velocityKeys,
     velocityLimitsFor(policy, tenantPolicy),
   );
-  const readings =
-    checks.length > 0
-      ? await store.counters.hit(
-          checks.map((c) => c.hit),
-          now,
-        )
-      : [];
+  // One store call counts the request against its key's rate limit and hits the velocity counters.
+  const hits = checks.map((c) => c.hit);
+  const counted = await store.counters.hit(limit ? hits : [limitHit, ...hits], now);
+  const readings = limit ? counted : counted.slice(1);
+  limit ??= rateLimitState(deps.rateLimit, counted[0], now);
+  if (limit.retryAfterSeconds !== undefined) return rateLimited(limit);
   const findings = [
     ...obs.findings,
     ...velocityFindings(req.action, checks, readings, policy.weights.velocity),
@@ -230,8 +253,22 @@ async function scoreAndRecord(
       high: round(assessment.risk.high),
     },
   });
-  return recordVerdict(deps, event, verdict, idem, now, signal);
+  return withLimit(await recordVerdict(deps, event, verdict, idem, now, signal), limit);
 }
+
+function rateLimited(limit: RateLimitState): VerifyResult {
+  return {
+    ok: false,
+    code: "rate_limited",
+    message: "This API key has used its verify budget for the current window; retry after Retry-After.",
+    rateLimit: limit,
+  };
+}
+
+const withLimit = (result: VerifyResult, limit: RateLimitState): VerifyResult => ({
+  ...result,
+  rateLimit: limit,
+});
 
 /** Why a re-verify's challengeId was not honored, as a display sentence. */
 async function whyClearNotHonored(

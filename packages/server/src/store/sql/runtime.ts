@@ -27,5 +27,11 @@ export interface SqlRuntime {
    * PostgreSQL takes a transaction-scoped advisory lock.
    */
   serialize(trx: Kysely<Database>, key: string): Promise<void>;
+  /**
+   * A number that changes whenever another connection commits to the database (SQLite's
+   * `PRAGMA data_version`); absent where an adapter cannot tell cheaply (PostgreSQL). With it, API
+   * key lookups are cached (sql/keyCache.ts).
+   */
+  dataVersion?: () => number;
   close(): Promise<void>;
 }
