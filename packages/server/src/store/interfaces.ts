@@ -168,7 +168,7 @@ export interface EventStore {
   record(
     event: EventRecord,
     idempotency: (IdempotencyKey & { response: IdempotentResponse; expiresAt: number }) | undefined,
-    signal?: AbortSignal,
+    signal?: { readonly aborted: boolean },
   ): Promise<RecordOutcome>;
   get(tenantId: string, eventId: string): Promise<EventRecord | undefined>;
 }

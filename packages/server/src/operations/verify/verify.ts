@@ -69,11 +69,19 @@ class DeadlineExceeded extends Error {
   }
 }
 
-async function withDeadline<T>(ms: number, controller: AbortController, work: () => Promise<T>): Promise<T> {
+/**
+ * Set when the deadline passes, so a write still in flight is not committed after the degraded answer
+ * went out. A plain flag: an AbortController per verify cost more than the check it serves.
+ */
+interface Cancellation {
+  aborted: boolean;
+}
+
+async function withDeadline<T>(ms: number, cancel: Cancellation, work: () => Promise<T>): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   const deadline = new Promise<never>((_, reject) => {
     timer = setTimeout(() => {
-      controller.abort();
+      cancel.aborted = true;
       reject(new DeadlineExceeded(ms));
     }, ms);
   });
@@ -106,10 +114,10 @@ export async function verify(
   const invalid = subjectError(req);
   if (invalid) return { ok: false, code: "invalid_field", message: invalid.message };
 
-  const controller = new AbortController();
+  const cancel: Cancellation = { aborted: false };
   try {
-    return await withDeadline(Math.max(1, budgetMs), controller, () =>
-      scoreAndRecord(deps, caller, req, idempotencyKey, controller.signal),
+    return await withDeadline(Math.max(1, budgetMs), cancel, () =>
+      scoreAndRecord(deps, caller, req, idempotencyKey, cancel),
     );
   } catch (err) {
     deps.report(err, "verify degraded");
@@ -122,7 +130,7 @@ async function scoreAndRecord(
   caller: Caller,
   req: VerifyRequest,
   idempotencyKey: string | undefined,
-  signal: AbortSignal,
+  signal: Cancellation,
 ): Promise<VerifyResult> {
   const { store, policy } = deps;
   const tenantId = caller.tenant.id;
@@ -308,7 +316,7 @@ async function recordCleared(
   policyVersion: string,
   idem: (IdempotencyKey & { fingerprint: string }) | undefined,
   now: number,
-  signal: AbortSignal,
+  signal: Cancellation,
 ): Promise<VerifyResult> {
   const eventId = timeOrderedId("evt", now);
   const mode = enforcementModeFor(caller, req.context?.logOnly);
@@ -363,7 +371,7 @@ async function recordVerdict(
   verdict: Verdict,
   idem: (IdempotencyKey & { fingerprint: string }) | undefined,
   now: number,
-  signal: AbortSignal,
+  signal: Cancellation,
 ): Promise<VerifyResult> {
   const outcome = await deps.store.events.record(
     event,

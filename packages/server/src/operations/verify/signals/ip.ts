@@ -21,8 +21,22 @@ export interface Network {
   prefix: number;
 }
 
-/** Parses and truncates an address or CIDR; undefined when it does not parse. */
+/**
+ * Parses and truncates an address or CIDR; undefined when it does not parse. Verify reads the same
+ * field twice in a row (validation, then evidence), so the last answer is kept; answers are frozen.
+ */
 export function readNetwork(input: string): Network | undefined {
+  if (input === last.input) return last.network;
+  const network = parseNetwork(input);
+  last = { input, network };
+  return network;
+}
+let last: { input: string | undefined; network: Network | undefined } = {
+  input: undefined,
+  network: undefined,
+};
+
+function parseNetwork(input: string): Network | undefined {
   const text = input.trim();
   // Choosing the family first avoids ipaddr's try-IPv6-then-IPv4 (an exception per IPv4 address).
   const family = text.includes(":") ? ipaddr.IPv6 : ipaddr.IPv4;
@@ -45,12 +59,10 @@ export function readNetwork(input: string): Network | undefined {
   }
   const max = addr.kind() === "ipv4" ? IPV4_PREFIX : IPV6_PREFIX;
   const bits = Math.min(prefix ?? max, max);
-  const cidr = `${addr.toString()}/${bits}`;
-  const base =
-    addr.kind() === "ipv4"
-      ? ipaddr.IPv4.networkAddressFromCIDR(cidr)
-      : ipaddr.IPv6.networkAddressFromCIDR(cidr);
-  return { text: `${base.toString()}/${bits}`, addr: base, prefix: bits };
+  // The network address: the address's bytes with everything past `bits` cleared.
+  const bytes = addr.toByteArray().map((b, i) => b & (0xff << Math.max(0, Math.min(8, 8 - (bits - i * 8)))));
+  const base = ipaddr.fromByteArray(bytes);
+  return Object.freeze({ text: `${base.toString()}/${bits}`, addr: base, prefix: bits });
 }
 
 /** A full address as a one-address network (/32 or /128), for tenant lists; undefined when it does not parse. */

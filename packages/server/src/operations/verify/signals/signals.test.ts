@@ -1,3 +1,5 @@
+import fc from "fast-check";
+import ipaddr from "ipaddr.js";
 import { describe, expect, it } from "vitest";
 import { CHROME_HEADERS, CHROME_UA } from "../../../testing/harness.js";
 import { DEFAULT_POLICY } from "../policy.js";
@@ -95,6 +97,31 @@ describe("ip truncation", () => {
 
   it.each(["", "not-an-ip", "300.1.1.1", "1.2.3.4/99"])("rejects %j", (input) => {
     expect(truncateIp(input)).toBeUndefined();
+  });
+});
+
+describe("ip truncation agrees with ipaddr.js's networkAddressFromCIDR", () => {
+  it("for any IPv4 or IPv6 address and prefix", () => {
+    const v4 = fc.tuple(fc.array(fc.nat(255), { minLength: 4, maxLength: 4 }), fc.nat(32)).map(([o, p]) => ({
+      text: `${o.join(".")}/${p}`,
+      bits: Math.min(p, 24),
+    }));
+    const v6 = fc
+      .tuple(fc.array(fc.nat(0xffff), { minLength: 8, maxLength: 8 }), fc.nat(128))
+      .map(([parts, p]) => ({
+        text: `${parts.map((x) => x.toString(16)).join(":")}/${p}`,
+        bits: Math.min(p, 48),
+      }))
+      .filter(({ text }) => !ipaddr.IPv6.parseCIDR(text)[0].isIPv4MappedAddress());
+    fc.assert(
+      fc.property(fc.oneof(v4, v6), ({ text, bits }) => {
+        const [addr] = ipaddr.parseCIDR(text);
+        const family = addr.kind() === "ipv4" ? ipaddr.IPv4 : ipaddr.IPv6;
+        const expected = `${family.networkAddressFromCIDR(`${addr.toString()}/${bits}`).toString()}/${bits}`;
+        expect(truncateIp(text)).toBe(expected);
+      }),
+      { numRuns: 2000 },
+    );
   });
 });
 
