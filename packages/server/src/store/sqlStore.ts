@@ -7,6 +7,7 @@ import { createFeedbackStore } from "./sql/feedbackStore.js";
 import { hotStatements, type KeyWithTenantRow } from "./sql/hotStatements.js";
 import { claimIdempotencyKey, readIdempotentResponse } from "./sql/idempotencyClaim.js";
 import { KeyCache, type KeyWithTenant } from "./sql/keyCache.js";
+import { deleteExpiredCounters, deleteExpiredIdempotency, purgeInChunks } from "./sql/purge.js";
 import {
   abortError,
   bool,
@@ -201,10 +202,9 @@ export function createSqlStore(rt: SqlRuntime): Store {
       hit: (hits, now) =>
         guard("counters.hit", () => rt.write((conn) => hitCounters(rt, conn, hot.hitCounters, hits, now))),
       purgeExpired: (now) =>
-        guard("counters.purgeExpired", async () => {
-          const res = await db.deleteFrom("counters").where("expires_at", "<=", now).executeTakeFirst();
-          return Number(res.numDeletedRows);
-        }),
+        guard("counters.purgeExpired", () =>
+          purgeInChunks(rt, (conn, limit) => deleteExpiredCounters(conn, now, limit)),
+        ),
     },
 
     events: {
@@ -241,10 +241,9 @@ export function createSqlStore(rt: SqlRuntime): Store {
     idempotency: {
       find: (key, now) => guard("idempotency.find", () => readIdempotentResponse(db, key, now)),
       purgeExpired: (now) =>
-        guard("idempotency.purgeExpired", async () => {
-          const res = await db.deleteFrom("idempotency").where("expires_at", "<=", now).executeTakeFirst();
-          return Number(res.numDeletedRows);
-        }),
+        guard("idempotency.purgeExpired", () =>
+          purgeInChunks(rt, (conn, limit) => deleteExpiredIdempotency(conn, now, limit)),
+        ),
     },
     feedback: createFeedbackStore(rt),
     challenges: createChallengeStore(rt),

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { AgentOperatorRecord, Store } from "../store/interfaces.js";
+import { PURGE_CHUNK } from "../store/sql/purge.js";
 import { newSigningKey } from "../tokens/signingKeys.js";
 import { testEvent } from "./harness.js";
 
@@ -101,6 +102,19 @@ export function storeContract(
       else expect(purged).toBeGreaterThan(0);
       const [fresh] = await a.counters.hit([{ name: "c2", windowMs: w }], 100 * w);
       expect(fresh).toEqual({ current: 1, previous: 0, elapsed: 0 });
+    });
+
+    it("purges expired counters in chunks: all of them, and none that can still be read", async () => {
+      const w = 60_000;
+      const old = Array.from({ length: PURGE_CHUNK + 250 }, (_, i) => ({ name: `bulk${i}`, windowMs: w }));
+      for (let i = 0; i < old.length; i += 250) await a.counters.hit(old.slice(i, i + 250), 1000 * w);
+      await a.counters.hit([{ name: "kept", windowMs: w }], 5000 * w);
+      const purged = await b.counters.purgeExpired(3000 * w);
+      if (options.countersExpireThemselves) expect(purged).toBe(0);
+      else expect(purged).toBeGreaterThanOrEqual(old.length);
+      expect(await a.counters.purgeExpired(3000 * w)).toBe(0);
+      const [kept] = await a.counters.hit([{ name: "kept", windowMs: w }], 5000 * w);
+      expect(kept?.current).toBe(2);
     });
 
     it("records an event and reads it back only for its tenant", async () => {
