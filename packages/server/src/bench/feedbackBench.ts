@@ -2,6 +2,7 @@ import { randomBytes } from "node:crypto";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { monitorEventLoopDelay } from "node:perf_hooks";
 import { fileURLToPath } from "node:url";
 import autocannon from "autocannon";
 import SQLite from "better-sqlite3";
@@ -128,13 +129,19 @@ async function summary(): Promise<void> {
 
     const store = await openSqliteStore({ file, busyTimeoutMs: 5000 });
     const time = async (label: string, filter: Parameters<typeof ledgerSummary>[2]) => {
+      // How long the summary holds the event loop (every request would wait that long), besides its time.
+      const delay = monitorEventLoopDelay({ resolution: 1 });
+      delay.enable();
       const t0 = performance.now();
       const s = await ledgerSummary(store, "bench", filter);
       const ms = performance.now() - t0;
-      process.stdout.write(`| ${label} | ${Math.round(ms)} | ${Math.round(s.ledgerUsdTotal)} |\n`);
+      await new Promise((resolve) => setTimeout(resolve, 5));
+      delay.disable();
+      const held = (delay.max / 1e6).toFixed(1);
+      process.stdout.write(`| ${label} | ${Math.round(ms)} | ${held} | ${Math.round(s.ledgerUsdTotal)} |\n`);
     };
     process.stdout.write(
-      "\n| tenant summary over the observations | ms | ledger usd total |\n|---|---:|---:|\n",
+      "\n| tenant summary over the observations | ms | event loop held, max ms | ledger usd total |\n|---|---:|---:|---:|\n",
     );
     await time("all time (cold)", {});
     await time("all time (warm)", {});

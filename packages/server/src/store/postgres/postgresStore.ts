@@ -68,6 +68,7 @@ export async function openPostgresStore(opts: PostgresOptions): Promise<Store> {
     writeTransaction: (fn) => db.transaction().execute(fn),
     write: (fn) => fn(db),
     execute: (conn, query) => conn.executeQuery(query),
+    report: async (query) => (await db.executeQuery(query)).rows,
     serialize: async (trx, key) => {
       await sql`select pg_advisory_xact_lock(hashtextextended(${key}, 0))`.execute(trx);
     },

@@ -86,16 +86,18 @@ export function createFeedbackStore(rt: SqlRuntime): FeedbackStore {
       ),
     aggregate: (tenantId, filter) =>
       guard("feedback.aggregate", async () => {
-        const rows = await ledgerScope(db, tenantId, filter)
-          .select((eb) => [
-            "f.outcome",
-            "f.unit",
-            "f.status",
-            eb.fn.countAll<number>().as("count"),
-            eb.fn.coalesce(eb.fn.sum<number>("f.value"), eb.lit(0)).as("total"),
-          ])
-          .groupBy(["f.outcome", "f.unit", "f.status"])
-          .execute();
+        const rows = await rt.report(
+          ledgerScope(db, tenantId, filter)
+            .select((eb) => [
+              "f.outcome",
+              "f.unit",
+              "f.status",
+              eb.fn.countAll<number>().as("count"),
+              eb.fn.coalesce(eb.fn.sum<number>("f.value"), eb.lit(0)).as("total"),
+            ])
+            .groupBy(["f.outcome", "f.unit", "f.status"])
+            .compile(),
+        );
         return rows.map(
           (r): LedgerRow => ({
             outcome: r.outcome,
@@ -108,13 +110,15 @@ export function createFeedbackStore(rt: SqlRuntime): FeedbackStore {
       }),
     quarantined: (tenantId, filter, limit) =>
       guard("feedback.quarantined", async () => {
-        const rows = await ledgerScope(db, tenantId, filter)
-          .selectAll("f")
-          .where("f.status", "=", "quarantined")
-          .orderBy("f.received_at", "desc")
-          .orderBy("f.feedback_id", "desc")
-          .limit(limit)
-          .execute();
+        const rows = await rt.report(
+          ledgerScope(db, tenantId, filter)
+            .selectAll("f")
+            .where("f.status", "=", "quarantined")
+            .orderBy("f.received_at", "desc")
+            .orderBy("f.feedback_id", "desc")
+            .limit(limit)
+            .compile(),
+        );
         const refs = [
           ...new Set(rows.map((r) => r.conflicts_with).filter((id): id is string => id !== null)),
         ];

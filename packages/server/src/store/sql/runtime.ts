@@ -33,5 +33,10 @@ export interface SqlRuntime {
    * key lookups are cached (sql/keyCache.ts).
    */
   dataVersion?: () => number;
+  /**
+   * Runs a long read (ledger aggregates) where it does not hold up requests: a worker thread for
+   * SQLite, whose driver is synchronous; PostgreSQL's pool is asynchronous already.
+   */
+  report<R>(query: CompiledQuery<R>): Promise<R[]>;
   close(): Promise<void>;
 }

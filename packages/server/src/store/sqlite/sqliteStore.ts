@@ -9,6 +9,7 @@ import type { Database } from "../schema.js";
 import { createSqlStore } from "../sqlStore.js";
 import { type CheckpointerOptions, startCheckpointer } from "./checkpointer.js";
 import { GroupCommit } from "./groupCommit.js";
+import { startReadWorker } from "./readWorker.js";
 
 export interface SqliteOptions {
   /** File path, or ":memory:". */
@@ -47,6 +48,10 @@ export async function openSqliteStore(opts: SqliteOptions): Promise<Store> {
   const dataVersion = raw.prepare("pragma data_version").pluck();
   const checkpointer =
     opts.file === ":memory:" ? undefined : startCheckpointer(raw, opts.file, group, opts.checkpoint);
+  // On the main connection a read waits for an open write batch (Kysely's connection lock).
+  const readHere = async <R>(query: CompiledQuery<R>): Promise<R[]> => (await db.executeQuery(query)).rows;
+  const reader =
+    opts.file === ":memory:" ? undefined : startReadWorker(opts.file, opts.busyTimeoutMs, readHere);
   return createSqlStore({
     db,
     writeTransaction: (fn) => group.run(fn, true),
@@ -61,7 +66,9 @@ export async function openSqliteStore(opts: SqliteOptions): Promise<Store> {
     // it (through Kysely's connection lock), so they never see its uncommitted writes.
     execute: (conn, query) =>
       conn === db && group.active ? conn.executeQuery(query) : Promise.resolve(runDirect(cached, query)),
+    report: (query) => (reader ? reader.all(query) : readHere(query)),
     close: async () => {
+      await reader?.close();
       await checkpointer?.stop();
       await db.destroy();
     },
