@@ -3,7 +3,7 @@ import swagger from "@fastify/swagger";
 import swaggerUi from "@fastify/swagger-ui";
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from "fastify";
 import type { Deps } from "./deps.js";
-import { authenticator } from "./http/auth.js";
+import { authenticator, KnownCallers } from "./http/auth.js";
 import { errorHandler, notFoundHandler } from "./http/errorHandler.js";
 import { registerHealth } from "./http/healthRoutes.js";
 import { createMetrics } from "./http/metrics.js";
@@ -93,8 +93,8 @@ export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<Fa
     clearWindowMs: config.clearWindowSeconds * 1000,
     report: warn,
   };
-  const authenticate = authenticator(store);
-  const onRequest = [authenticate, rateLimiter(store, verifyDeps.rateLimit, clock)];
+  const callers = new KnownCallers();
+  const onRequest = [authenticator(store, callers), rateLimiter(store, verifyDeps.rateLimit, clock)];
 
   app.setErrorHandler(
     errorHandler(async (request) => {
@@ -112,7 +112,11 @@ export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<Fa
   registerHealth(app, store);
   registerJwks(app, keyring);
   // Verify counts its rate limit with its velocity counters, in one store call.
-  registerVerify(app, verifyDeps, { onRequest: [authenticate], onVerdict: (v) => metrics.verdict(v) });
+  registerVerify(app, verifyDeps, {
+    onRequest: [authenticator(store, callers, { fromMemory: true })],
+    onVerdict: (v) => metrics.verdict(v),
+    onKeyRevoked: (keyId) => callers.forgetKey(keyId),
+  });
   registerChallenge(
     app,
     {

@@ -17,11 +17,21 @@ export function requireCaller(request: FastifyRequest): Caller {
   return request.caller;
 }
 
-/** Last callers seen per key hash, in memory only; consulted only while the store cannot answer. */
-class LastKnownCallers {
+/**
+ * Callers last seen active, per key hash, in memory only (least recently used dropped past `max`).
+ * Keys and tenants never change after creation except for revocation, so a remembered caller is
+ * right until its key is revoked: verify authenticates from here and has the store refuse its event
+ * if the key was revoked meanwhile (then `forgetKey`); other routes read the store every time and use
+ * this only while the store cannot answer.
+ */
+export class KnownCallers {
   private readonly entries = new Map<string, Caller>();
-  constructor(private readonly max: number) {}
+  constructor(private readonly max = 10_000) {}
   remember(hash: string, caller: Caller): void {
+    // Shared by every later request with this key: nothing may change it.
+    Object.freeze(caller.key.scopes);
+    Object.freeze(caller.key);
+    Object.freeze(caller.tenant);
     this.entries.delete(hash);
     this.entries.set(hash, caller);
     if (this.entries.size > this.max) {
@@ -32,21 +42,32 @@ class LastKnownCallers {
   recall(hash: string): Caller | undefined {
     return this.entries.get(hash);
   }
+  forgetKey(keyId: string): void {
+    for (const [hash, caller] of this.entries) if (caller.key.id === keyId) this.entries.delete(hash);
+  }
 }
 
 /**
- * The authentication hook: Bearer API key → caller, then the route's scope. Every request looks the
- * key up in the store, so a revocation takes effect at once in every process.
+ * The authentication hook: Bearer API key → caller, then the route's scope. A revocation takes effect
+ * at once in every process: by default every request looks its key up in the store; with `fromMemory`
+ * (verify) a caller seen before is taken from `known`, and the route's one write is made on condition
+ * that the key is still active (events.record with activeKey).
  */
-export function authenticator(store: Store) {
-  const lastKnown = new LastKnownCallers(10_000);
+export function authenticator(store: Store, known: KnownCallers, options: { fromMemory?: boolean } = {}) {
   return async function authenticate(request: FastifyRequest, reply: FastifyReply): Promise<void> {
     const settings = request.routeOptions.config.warden as RouteSettings;
     const match = BEARER.exec(request.headers.authorization ?? "");
     const apiKey = match?.[1];
     if (!apiKey || !isWellFormedApiKey(apiKey)) throw new ApiError("invalid_api_key");
     const hash = hashApiKey(apiKey);
-    let caller: Caller | undefined;
+    let caller: Caller | undefined = options.fromMemory ? known.recall(hash) : undefined;
+    if (caller) {
+      if (!caller.key.scopes.includes(settings.scope)) {
+        throw new ApiError("insufficient_scope", `This API key lacks the ${settings.scope} scope.`);
+      }
+      request.caller = caller;
+      return;
+    }
     try {
       const found = await within(
         remainingBudget(settings, reply.elapsedTime),
@@ -54,13 +75,13 @@ export function authenticator(store: Store) {
       );
       if (found && found.key.revokedAt === null) {
         caller = { key: found.key, tenant: found.tenant };
-        lastKnown.remember(hash, caller);
+        known.remember(hash, caller);
       }
     } catch (err) {
       if (!(err instanceof StoreUnavailableError) || settings.onStoreFault !== "degrade") throw err;
       request.log.warn({ err }, "authentication could not reach the store");
       request.storeFault = true;
-      caller = lastKnown.recall(hash);
+      caller = known.recall(hash);
       if (caller && !caller.key.scopes.includes(settings.scope)) {
         throw new ApiError("insufficient_scope", `This API key lacks the ${settings.scope} scope.`);
       }

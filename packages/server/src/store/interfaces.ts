@@ -60,6 +60,8 @@ export interface ApiKeyStore {
   list(tenantId: string): Promise<ApiKeyRecord[]>;
   /** Atomic: marks the key revoked; resolves false when the key is unknown or already revoked. */
   revoke(keyId: string, at: number): Promise<boolean>;
+  /** Whether the key exists and is not revoked, read now. */
+  isActive(keyId: string): Promise<boolean>;
 }
 
 export interface SigningKeyRecord {
@@ -154,7 +156,9 @@ export interface IdempotencyKey {
 export type RecordOutcome =
   | { kind: "recorded" }
   | { kind: "replay"; response: IdempotentResponse }
-  | { kind: "conflict" };
+  | { kind: "conflict" }
+  /** Asked for `activeKey` and the event's API key is revoked (or gone): nothing was written. */
+  | { kind: "key_revoked" };
 
 export interface EventStore {
   /**
@@ -164,11 +168,15 @@ export interface EventStore {
    * calls with one key, exactly one records its event.
    * `signal` aborts before commit: an aborted call writes nothing. Writing an event whose id exists
    * already changes nothing (a retry whose first answer was lost).
+   * With `activeKey`, the write is conditional, in the same statement or transaction, on the event's
+   * API key not being revoked at that moment ("key_revoked" otherwise): verify authenticates from
+   * memory and is still refused for a key revoked a moment before its event was written.
    */
   record(
     event: EventRecord,
     idempotency: (IdempotencyKey & { response: IdempotentResponse; expiresAt: number }) | undefined,
     signal?: { readonly aborted: boolean },
+    options?: { activeKey?: boolean },
   ): Promise<RecordOutcome>;
   get(tenantId: string, eventId: string): Promise<EventRecord | undefined>;
 }

@@ -6,7 +6,6 @@ import { createChallengeStore } from "./sql/challengeStore.js";
 import { createFeedbackStore } from "./sql/feedbackStore.js";
 import { hotStatements, type KeyWithTenantRow } from "./sql/hotStatements.js";
 import { claimIdempotencyKey, readIdempotentResponse } from "./sql/idempotencyClaim.js";
-import { KeyCache, type KeyWithTenant } from "./sql/keyCache.js";
 import { deleteExpiredCounters, deleteExpiredIdempotency, purgeInChunks } from "./sql/purge.js";
 import {
   abortError,
@@ -30,7 +29,6 @@ export type { SqlRuntime } from "./sql/runtime.js";
 export function createSqlStore(rt: SqlRuntime): Store {
   const { db } = rt;
   const hot = hotStatements(db);
-  const keyCache = rt.dataVersion ? new KeyCache(rt.dataVersion) : undefined;
   return {
     tenants: {
       create: (t) =>
@@ -40,7 +38,6 @@ export function createSqlStore(rt: SqlRuntime): Store {
             .values({ id: t.id, raw_pii: bool(t.rawPii), log_only: bool(t.logOnly), created_at: t.createdAt })
             .onConflict((oc) => oc.column("id").doNothing())
             .executeTakeFirst();
-          keyCache?.invalidate();
           return Number(res.numInsertedOrUpdatedRows ?? 0) === 1;
         }),
       get: (id) =>
@@ -105,16 +102,13 @@ export function createSqlStore(rt: SqlRuntime): Store {
               revoked_at: k.revokedAt,
             })
             .execute();
-          keyCache?.invalidate();
         }),
       findByHash: (keyHash) =>
         guard("apiKeys.findByHash", async () => {
-          const cached = keyCache?.get(keyHash);
-          if (cached?.hit) return cached.hit;
           const { rows } = await rt.execute(db, hot.findKey({ keyHash }));
           const row = rows[0] as KeyWithTenantRow | undefined;
           if (!row) return undefined;
-          const found: KeyWithTenant = {
+          return {
             key: keyFromRow(row),
             tenant: tenantFromRow({
               id: row.tenant_id,
@@ -123,14 +117,6 @@ export function createSqlStore(rt: SqlRuntime): Store {
               created_at: row.t_created_at,
             }),
           };
-          if (cached) {
-            // Shared by every request that authenticates with this key until the cache drops it.
-            Object.freeze(found.key.scopes);
-            Object.freeze(found.key);
-            Object.freeze(found.tenant);
-            keyCache?.set(keyHash, found, cached.ticket);
-          }
-          return found;
         }),
       list: (tenantId) =>
         guard("apiKeys.list", async () =>
@@ -152,9 +138,13 @@ export function createSqlStore(rt: SqlRuntime): Store {
             .where("id", "=", keyId)
             .where("revoked_at", "is", null)
             .executeTakeFirst();
-          keyCache?.invalidate();
           return Number(res.numUpdatedRows) === 1;
         }),
+      isActive: (keyId) =>
+        guard(
+          "apiKeys.isActive",
+          async () => (await rt.execute(db, hot.keyIsActive({ keyId }))).rows.length > 0,
+        ),
     },
 
     signingKeys: {
@@ -208,17 +198,33 @@ export function createSqlStore(rt: SqlRuntime): Store {
     },
 
     events: {
-      record: (event, idem, signal) =>
+      record: (event, idem, signal, options) =>
         guard("events.record", async (): Promise<RecordOutcome> => {
+          const activeKey = options?.activeKey === true;
           if (!idem) {
             // One statement is atomic on its own; no transaction needed.
-            return rt.write(async (conn) => {
+            return rt.write(async (conn): Promise<RecordOutcome> => {
               if (signal?.aborted) throw abortError();
-              await rt.execute(conn, hot.insertEvent(eventToRow(event)));
-              return { kind: "recorded" } as const;
+              const row = eventToRow(event);
+              if (!activeKey) {
+                await rt.execute(conn, hot.insertEvent(row));
+                return { kind: "recorded" };
+              }
+              const res = await rt.execute(conn, hot.insertEventIfKeyActive(row));
+              if (Number(res.numAffectedRows ?? 0) === 1) return { kind: "recorded" };
+              // Nothing written: a retry of an event already stored, or a revoked key.
+              const active =
+                (await rt.execute(conn, hot.keyIsActive({ keyId: event.keyId }))).rows.length > 0;
+              return active ? { kind: "recorded" } : { kind: "key_revoked" };
             });
           }
           return rt.writeTransaction(async (trx): Promise<RecordOutcome> => {
+            if (
+              activeKey &&
+              (await rt.execute(trx, hot.keyIsActive({ keyId: event.keyId }))).rows.length === 0
+            ) {
+              return { kind: "key_revoked" };
+            }
             const claim = await claimIdempotencyKey(trx, idem, event.createdAt);
             if (claim) return claim;
             await rt.execute(trx, hot.insertEvent(eventToRow(event)));

@@ -117,6 +117,46 @@ export function storeContract(
       expect(kept?.current).toBe(2);
     });
 
+    it("writes an event on condition that its API key is not revoked, when asked", async () => {
+      const key = { tenantId: "t1", scopes: ["verify:write" as const], logOnly: false, createdAt: 1 };
+      await a.apiKeys.create({ ...key, id: "key_live", revokedAt: null }, "hash-live");
+      await a.apiKeys.create({ ...key, id: "key_dead", revokedAt: null }, "hash-dead");
+      expect(await b.apiKeys.isActive("key_live")).toBe(true);
+      expect(await a.apiKeys.revoke("key_dead", 9)).toBe(true);
+      expect(await b.apiKeys.isActive("key_dead")).toBe(false);
+      expect(await b.apiKeys.isActive("key_never")).toBe(false);
+
+      const live = testEvent("evt_live", { keyId: "key_live" });
+      expect(await a.events.record(live, undefined, undefined, { activeKey: true })).toEqual({
+        kind: "recorded",
+      });
+      // A retry of the same write is still "recorded", not mistaken for a revoked key.
+      expect(await b.events.record(live, undefined, undefined, { activeKey: true })).toEqual({
+        kind: "recorded",
+      });
+      expect(await a.events.get("t1", "evt_live")).toEqual(live);
+
+      const dead = testEvent("evt_dead", { keyId: "key_dead" });
+      expect(await a.events.record(dead, undefined, undefined, { activeKey: true })).toEqual({
+        kind: "key_revoked",
+      });
+      expect(await a.events.get("t1", "evt_dead")).toBeUndefined();
+      const idem = {
+        tenantId: "t1",
+        operation: "verify",
+        key: "k-dead",
+        response: { fingerprint: "f", statusCode: 200, body: {} },
+        expiresAt: 10_000,
+      };
+      expect(await b.events.record(dead, idem, undefined, { activeKey: true })).toEqual({
+        kind: "key_revoked",
+      });
+      expect(await a.idempotency.find(idem, 500)).toBeUndefined();
+      // Without the condition (degraded events written after an outage) the key does not matter.
+      expect(await a.events.record(dead, undefined)).toEqual({ kind: "recorded" });
+      expect(await a.events.get("t1", "evt_dead")).toEqual(dead);
+    });
+
     it("records an event and reads it back only for its tenant", async () => {
       expect(await a.events.record(event("evt_a"), undefined)).toEqual({ kind: "recorded" });
       // A retry of the same write (its first answer lost) changes nothing.

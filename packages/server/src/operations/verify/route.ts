@@ -9,7 +9,12 @@ import { degradedVerdict, type VerifyDeps, verify } from "./verify.js";
 export function registerVerify(
   app: FastifyInstance,
   deps: VerifyDeps,
-  hooks: { onRequest: preHandlerHookHandler[]; onVerdict: (verdict: Verdict) => void },
+  hooks: {
+    onRequest: preHandlerHookHandler[];
+    onVerdict: (verdict: Verdict) => void;
+    /** The store refused the verdict's event: the key was revoked after it was authenticated. */
+    onKeyRevoked: (keyId: string) => void;
+  },
 ): void {
   const settings: RouteSettings = {
     scope: "verify:write",
@@ -51,6 +56,7 @@ export function registerVerify(
         idempotencyKey,
         deps.deadlineMs - reply.elapsedTime,
       );
+      if (!result.ok && result.code === "invalid_api_key") hooks.onKeyRevoked(caller.key.id);
       if (result.rateLimit) applyRateLimit(reply, result.rateLimit);
       if (!result.ok) throw new ApiError(result.code, result.message);
       if (result.replayed) reply.header("idempotent-replayed", "true");

@@ -87,11 +87,14 @@ describe("degradation: any fault answers 200 challenge with degraded true, never
     expectDegraded(await post());
   });
 
-  it("authentication that cannot reach the store degrades, signing for the tenant last seen with that key", async () => {
+  it("a key seen before authenticates from memory; a store outage degrades, signed for the tenant last seen with that key", async () => {
     const failing = new Set<string>();
     const { post } = await setup(failing);
     expect((await post()).json().degraded).toBe(false);
     failing.add("apiKeys.findByHash");
+    expect((await post()).json().degraded).toBe(false);
+    failing.add("counters");
+    failing.add("events");
     const body = expectDegraded(await post());
     const jwks = createRemoteJWKSet(
       new URL(`${await (t as TestApp).app.listen({ port: 0, host: "127.0.0.1" })}/.well-known/jwks.json`),

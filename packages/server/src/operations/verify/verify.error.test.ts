@@ -91,8 +91,21 @@ describe("401 invalid_api_key", () => {
   it("a revoked key stops working at once", async () => {
     const k = await t.key("acme");
     expect((await post(body, bearer(k.apiKey))).statusCode).toBe(200);
+    // Revoked behind the app's back (as the CLI or another process would): verify, which
+    // authenticates from memory, is refused when its event is written (nothing is written: store contract).
     await t.store.apiKeys.revoke(k.keyId, Date.now());
+    const refused = await post({ ...body, session: "after-revoke" }, bearer(k.apiKey));
+    expectError(refused, 401, "invalid_api_key");
     expectError(await post(body, bearer(k.apiKey)), 401, "invalid_api_key");
+  });
+
+  it("a revoked key cannot replay an earlier answer either", async () => {
+    const k = await t.key("acme");
+    const once = { ...body, idempotencyKey: "k-before-revoke" };
+    expect((await post(once, bearer(k.apiKey))).statusCode).toBe(200);
+    expect((await post(once, bearer(k.apiKey))).headers["idempotent-replayed"]).toBe("true");
+    await t.store.apiKeys.revoke(k.keyId, Date.now());
+    expectError(await post(once, bearer(k.apiKey)), 401, "invalid_api_key");
   });
 
   it("authentication comes before body checks", async () => {

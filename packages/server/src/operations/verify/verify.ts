@@ -147,6 +147,8 @@ async function scoreAndRecord(
   if (idem) {
     const stored = await store.idempotency.find(idem, deps.clock());
     if (stored) {
+      // Nothing is written on a replay, so the key's revocation is read here.
+      if (!(await store.apiKeys.isActive(caller.key.id))) return keyRevoked();
       const limit = await countAlone(deps.clock());
       if (limit.retryAfterSeconds !== undefined) return rateLimited(limit);
       return { ...replayOrConflict(stored.fingerprint === idem.fingerprint, stored.body), rateLimit: limit };
@@ -262,6 +264,11 @@ async function scoreAndRecord(
     },
   });
   return withLimit(await recordVerdict(deps, event, verdict, idem, now, signal), limit);
+}
+
+/** The caller was authenticated from memory; its key was revoked before the verdict was recorded. */
+function keyRevoked(): VerifyResult {
+  return { ok: false, code: "invalid_api_key", message: "This API key has been revoked." };
 }
 
 function rateLimited(limit: RateLimitState): VerifyResult {
@@ -383,7 +390,9 @@ async function recordVerdict(
       expiresAt: now + deps.idempotencyTtlMs,
     },
     signal,
+    { activeKey: true },
   );
+  if (outcome.kind === "key_revoked") return keyRevoked();
   if (outcome.kind === "replay") return replayOrConflict(true, outcome.response.body);
   if (outcome.kind === "conflict") return replayOrConflict(false, undefined);
   return { ok: true, verdict, replayed: false };

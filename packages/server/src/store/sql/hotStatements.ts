@@ -88,6 +88,36 @@ export function hotStatements(db: Kysely<Database>) {
         .values(p)
         .onConflict((oc) => oc.column("id").doNothing()),
     ),
+    /**
+     * The same insert, made only while the event's API key is not revoked: one statement, so the
+     * check and the write see the same moment. Values are cast to their column types because in
+     * INSERT … SELECT PostgreSQL cannot infer a parameter's type from the column it lands in.
+     */
+    insertEventIfKeyActive: precompile(EVENT_COLUMNS, (p) =>
+      db
+        .insertInto("events")
+        .columns(EVENT_COLUMNS)
+        .expression(
+          db
+            .selectNoFrom((eb) =>
+              EVENT_COLUMNS.map((c) => eb.cast(eb.val(p[c] as never), EVENT_COLUMN_TYPES[c]).as(c)),
+            )
+            .where((eb) =>
+              eb.exists(
+                eb
+                  .selectFrom("api_keys")
+                  .select("api_keys.id")
+                  .where("api_keys.id", "=", p.key_id as never)
+                  .where("api_keys.revoked_at", "is", null),
+              ),
+            ),
+        )
+        .onConflict((oc) => oc.column("id").doNothing()),
+    ),
+    /** Whether a key exists unrevoked (verify's replay path, and telling a lost insert from a refused one). */
+    keyIsActive: precompile(["keyId"], (p) =>
+      db.selectFrom("api_keys").select("id").where("id", "=", p.keyId).where("revoked_at", "is", null),
+    ),
   };
 }
 
@@ -111,3 +141,25 @@ const EVENT_COLUMNS = [
   "engine_version",
   "policy_version",
 ] as const satisfies readonly (keyof Database["events"])[];
+
+/** The events table's column types (migrations.ts), for casts in INSERT … SELECT. */
+const EVENT_COLUMN_TYPES = {
+  id: "text",
+  tenant_id: "text",
+  key_id: "text",
+  created_at: "bigint",
+  action: "text",
+  surface: "text",
+  session: "text",
+  decision: "text",
+  would_be_decision: "text",
+  actor_type: "text",
+  confidence: "double precision",
+  reasons: "text",
+  degraded: "integer",
+  enforcement_mode: "text",
+  costs: "text",
+  signals: "text",
+  engine_version: "text",
+  policy_version: "text",
+} as const satisfies Record<(typeof EVENT_COLUMNS)[number], string>;

@@ -28,12 +28,6 @@ export interface SqlRuntime {
    */
   serialize(trx: Kysely<Database>, key: string): Promise<void>;
   /**
-   * A number that changes whenever another connection commits to the database (SQLite's
-   * `PRAGMA data_version`); absent where an adapter cannot tell cheaply (PostgreSQL). With it, API
-   * key lookups are cached (sql/keyCache.ts).
-   */
-  dataVersion?: () => number;
-  /**
    * Runs a long read (ledger aggregates) where it does not hold up requests: a worker thread for
    * SQLite, whose driver is synchronous; PostgreSQL's pool is asynchronous already.
    */

@@ -45,7 +45,6 @@ export async function openSqliteStore(opts: SqliteOptions): Promise<Store> {
   const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: cached }) });
   await migrateToLatest(db as unknown as Kysely<unknown>, "sqlite");
   const group = new GroupCommit(db, raw);
-  const dataVersion = raw.prepare("pragma data_version").pluck();
   const checkpointer =
     opts.file === ":memory:" ? undefined : startCheckpointer(raw, opts.file, group, opts.checkpoint);
   // On the main connection a read waits for an open write batch (Kysely's connection lock).
@@ -59,8 +58,6 @@ export async function openSqliteStore(opts: SqliteOptions): Promise<Store> {
     serialize: async () => {
       // Every write batch already holds SQLite's single write lock (BEGIN IMMEDIATE).
     },
-    // Changes when another connection (the CLI, another process) commits; not for this one's writes.
-    dataVersion: () => dataVersion.get() as number,
     // One synchronous connection: inside a write job the batch holds it, and outside one a direct
     // call cannot interleave with anything. Only while a batch is open must outside reads wait for
     // it (through Kysely's connection lock), so they never see its uncommitted writes.
