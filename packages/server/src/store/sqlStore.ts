@@ -190,7 +190,12 @@ export function createSqlStore(rt: SqlRuntime): Store {
 
     counters: {
       hit: (hits, now) =>
-        guard("counters.hit", () => rt.write((conn) => hitCounters(rt, conn, hot.hitCounters, hits, now))),
+        // Nothing to count is not a write (no group-commit job, no transaction).
+        hits.length === 0
+          ? Promise.resolve([])
+          : guard("counters.hit", () =>
+              rt.write((conn) => hitCounters(rt, conn, hot.hitCounters, hits, now)),
+            ),
       purgeExpired: (now) =>
         guard("counters.purgeExpired", () =>
           purgeInChunks(rt, (conn, limit) => deleteExpiredCounters(conn, now, limit)),
@@ -276,7 +281,6 @@ async function hitCounters(
   hits: readonly CounterHit[],
   now: number,
 ): Promise<CounterReading[]> {
-  if (hits.length === 0) return [];
   const values: Record<string, unknown> = {};
   const rows = hits.map((h, i) => {
     const bucket = Math.floor(now / h.windowMs);
