@@ -29,6 +29,9 @@ export type { SqlRuntime } from "./sql/runtime.js";
 export function createSqlStore(rt: SqlRuntime): Store {
   const { db } = rt;
   const hot = hotStatements(db);
+  /** Whether the key exists unrevoked, read on `conn` (inside a write when one is open). */
+  const keyActive = async (conn: Kysely<Database>, keyId: string) =>
+    (await rt.execute(conn, hot.keyIsActive({ keyId }))).rows.length > 0;
   return {
     tenants: {
       create: (t) =>
@@ -140,11 +143,7 @@ export function createSqlStore(rt: SqlRuntime): Store {
             .executeTakeFirst();
           return Number(res.numUpdatedRows) === 1;
         }),
-      isActive: (keyId) =>
-        guard(
-          "apiKeys.isActive",
-          async () => (await rt.execute(db, hot.keyIsActive({ keyId }))).rows.length > 0,
-        ),
+      isActive: (keyId) => guard("apiKeys.isActive", () => keyActive(db, keyId)),
     },
 
     signingKeys: {
@@ -218,18 +217,11 @@ export function createSqlStore(rt: SqlRuntime): Store {
               const res = await rt.execute(conn, hot.insertEventIfKeyActive(row));
               if (Number(res.numAffectedRows ?? 0) === 1) return { kind: "recorded" };
               // Nothing written: a retry of an event already stored, or a revoked key.
-              const active =
-                (await rt.execute(conn, hot.keyIsActive({ keyId: event.keyId }))).rows.length > 0;
-              return active ? { kind: "recorded" } : { kind: "key_revoked" };
+              return (await keyActive(conn, event.keyId)) ? { kind: "recorded" } : { kind: "key_revoked" };
             });
           }
           return rt.writeTransaction(async (trx): Promise<RecordOutcome> => {
-            if (
-              activeKey &&
-              (await rt.execute(trx, hot.keyIsActive({ keyId: event.keyId }))).rows.length === 0
-            ) {
-              return { kind: "key_revoked" };
-            }
+            if (activeKey && !(await keyActive(trx, event.keyId))) return { kind: "key_revoked" };
             const claim = await claimIdempotencyKey(trx, idem, event.createdAt);
             if (claim) return claim;
             await rt.execute(trx, hot.insertEvent(eventToRow(event)));
