@@ -60,35 +60,35 @@ export function authenticator(store: Store, known: KnownCallers, options: { from
     const apiKey = match?.[1];
     if (!apiKey || !isWellFormedApiKey(apiKey)) throw new ApiError("invalid_api_key");
     const hash = hashApiKey(apiKey);
-    let caller: Caller | undefined = options.fromMemory ? known.recall(hash) : undefined;
-    if (caller) {
-      if (!caller.key.scopes.includes(settings.scope)) {
-        throw new ApiError("insufficient_scope", `This API key lacks the ${settings.scope} scope.`);
+    const remembered = known.recall(hash);
+    let caller: Caller | undefined;
+    if (options.fromMemory && remembered) {
+      caller = remembered;
+    } else {
+      try {
+        const found = await within(
+          remainingBudget(settings, reply.elapsedTime),
+          store.apiKeys.findByHash(hash),
+        );
+        if (found && found.key.revokedAt === null) {
+          caller = { key: found.key, tenant: found.tenant };
+          known.remember(hash, caller);
+        }
+      } catch (err) {
+        if (!(err instanceof StoreUnavailableError) || settings.onStoreFault !== "degrade") throw err;
+        request.log.warn({ err }, "authentication could not reach the store");
+        // The handler answers the degraded verdict, signed for the tenant last seen with this key if any.
+        request.storeFault = true;
+        caller = remembered;
       }
-      request.caller = caller;
-      return;
     }
-    try {
-      const found = await within(
-        remainingBudget(settings, reply.elapsedTime),
-        store.apiKeys.findByHash(hash),
-      );
-      if (found && found.key.revokedAt === null) {
-        caller = { key: found.key, tenant: found.tenant };
-        known.remember(hash, caller);
+    if (!caller) {
+      if (request.storeFault) {
+        request.caller = null;
+        return;
       }
-    } catch (err) {
-      if (!(err instanceof StoreUnavailableError) || settings.onStoreFault !== "degrade") throw err;
-      request.log.warn({ err }, "authentication could not reach the store");
-      request.storeFault = true;
-      caller = known.recall(hash);
-      if (caller && !caller.key.scopes.includes(settings.scope)) {
-        throw new ApiError("insufficient_scope", `This API key lacks the ${settings.scope} scope.`);
-      }
-      request.caller = caller ?? null;
-      return;
+      throw new ApiError("invalid_api_key");
     }
-    if (!caller) throw new ApiError("invalid_api_key");
     if (!caller.key.scopes.includes(settings.scope)) {
       throw new ApiError("insufficient_scope", `This API key lacks the ${settings.scope} scope.`);
     }

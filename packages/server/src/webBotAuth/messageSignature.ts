@@ -10,9 +10,8 @@ import {
 
 /**
  * RFC 9421 HTTP Message Signatures, the part Web Bot Auth needs: reading Signature and
- * Signature-Input and building the signature base; agentKeys.ts checks the bytes. The signature base
- * comes from http-message-signatures (ISC), which reproduces every vector in shared/vectors; parsing
- * uses structured-headers (RFC 8941/9651).
+ * Signature-Input with structured-headers (RFC 8941/9651). signatureBase.ts builds the base and
+ * agentKeys.ts checks the bytes.
  */
 
 export type SignatureAlgorithm = "ed25519" | "rsa-pss-sha512";

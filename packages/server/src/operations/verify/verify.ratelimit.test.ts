@@ -76,4 +76,22 @@ describe("429 rate limits per API key", () => {
     const fifth = (await verify(fresh.apiKey, attempt)).json();
     expect(fifth.reasons.join(" ")).toMatch(/about 5 signup attempts/);
   });
+
+  it("challenge and feedback have budgets of their own, counted as soon as the key is known", async () => {
+    const { apiKey } = await t.key("acme");
+    const feedback = () =>
+      t.app.inject({
+        method: "POST",
+        url: "/v1/feedback",
+        headers: bearer(apiKey),
+        payload: { eventId: "evt_unknown", outcome: "converted", observedAt: new Date().toISOString() },
+      });
+    for (let i = 0; i < 3; i++) expect((await feedback()).statusCode).toBe(404);
+    const limited = await feedback();
+    expect(limited.statusCode).toBe(429);
+    expect(limited.json().code).toBe("rate_limited");
+    expect(Number(limited.headers["retry-after"])).toBeGreaterThanOrEqual(1);
+    expect(limited.headers["ratelimit-remaining"]).toBe("0");
+    expect((await verify(apiKey)).statusCode).toBe(200);
+  });
 });

@@ -51,10 +51,13 @@ export interface VerifyDeps {
   report: (err: unknown, what: string) => void;
 }
 
-/** `rateLimit` is where the key stands once this request was counted (absent when it was not). */
+/**
+ * `rateLimit` is where the key stands once this request was counted (absent when it was not); a
+ * refusal without `message` answers with the error catalogue's.
+ */
 export type VerifyResult =
   | { ok: true; verdict: Verdict; replayed: boolean; rateLimit?: RateLimitState }
-  | { ok: false; code: ErrorCode; message: string; rateLimit?: RateLimitState };
+  | { ok: false; code: ErrorCode; message?: string; rateLimit?: RateLimitState };
 
 /** Spec, payload fingerprints: SHA-256 of canonical JSON over action, session, surface, subject, context. */
 export function verifyFingerprint(req: VerifyRequest): string {
@@ -268,16 +271,12 @@ async function scoreAndRecord(
 
 /** The caller was authenticated from memory; its key was revoked before the verdict was recorded. */
 function keyRevoked(): VerifyResult {
-  return { ok: false, code: "invalid_api_key", message: "This API key has been revoked." };
+  return { ok: false, code: "invalid_api_key" };
 }
 
+/** Answered by the route from `rateLimit`: the 429 with its Retry-After (http/rateLimit.ts). */
 function rateLimited(limit: RateLimitState): VerifyResult {
-  return {
-    ok: false,
-    code: "rate_limited",
-    message: "This API key has used its verify budget for the current window; retry after Retry-After.",
-    rateLimit: limit,
-  };
+  return { ok: false, code: "rate_limited", rateLimit: limit };
 }
 
 const withLimit = (result: VerifyResult, limit: RateLimitState): VerifyResult => ({
