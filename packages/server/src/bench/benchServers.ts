@@ -9,7 +9,6 @@ import os from "node:os";
 import path from "node:path";
 import SQLite from "better-sqlite3";
 import Fastify from "fastify";
-import { type CryptoKey, importJWK, type JWK } from "jose";
 import { Kysely, SqliteDialect } from "kysely";
 import { issueApiKey } from "../admin/apiKeys.js";
 import { buildApp } from "../app.js";
@@ -17,7 +16,7 @@ import { loadConfig } from "../config.js";
 import { buildDeps } from "../deps.js";
 import { timeOrderedId } from "../lib/crypto.js";
 import { ALL_SCOPES } from "../store/interfaces.js";
-import { newSigningKey } from "../tokens/signingKeys.js";
+import { newSigningKey, signerKey } from "../tokens/signingKeys.js";
 import { signVerdictToken } from "../tokens/verdictToken.js";
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), "warden-bench-"));
@@ -53,14 +52,14 @@ async function minimalServer(): Promise<{ url: string; apiKey: string }> {
   const record = await newSigningKey(Date.now());
   const signer = {
     kid: record.kid,
-    key: (await importJWK(JSON.parse(record.privateJwk) as JWK, "ES256")) as CryptoKey,
+    key: signerKey(record.privateJwk),
   };
   const app = Fastify({ logger: false });
   app.post("/v1/verify", async (request) => {
     const body = request.body as { action?: string; session?: string };
     const now = Date.now();
     const id = timeOrderedId("evt", now);
-    const token = await signVerdictToken(
+    const token = signVerdictToken(
       signer,
       { issuer: "bench", audience: "bench", ttlSeconds: 300 },
       {

@@ -1,10 +1,12 @@
-import { type CryptoKey, exportJWK, generateKeyPair, importJWK, type JWK } from "jose";
+import { createPrivateKey, type JsonWebKey, type KeyObject } from "node:crypto";
+import { exportJWK, generateKeyPair, type JWK } from "jose";
 import { randomId } from "../lib/crypto.js";
 import type { SigningKeyRecord, Store } from "../store/interfaces.js";
 
 export interface ActiveSigner {
   kid: string;
-  key: CryptoKey;
+  /** A node:crypto key: tokens are signed synchronously (verdictToken.ts says why). */
+  key: KeyObject;
 }
 
 export interface PublishedKeySet {
@@ -23,6 +25,13 @@ export async function newSigningKey(now: number): Promise<SigningKeyRecord> {
     retiredAt: null,
     publishUntil: null,
   };
+}
+
+/** The private key of a stored signing key, as node:crypto signs with it. */
+export function signerKey(privateJwk: string): KeyObject {
+  const jwk = JSON.parse(privateJwk) as JWK;
+  if (jwk.kty !== "EC" || jwk.crv !== "P-256") throw new Error("signing keys are ES256 (EC P-256) keys");
+  return createPrivateKey({ key: jwk as JsonWebKey, format: "jwk" });
 }
 
 /**
@@ -73,8 +82,7 @@ export class SigningKeyring {
     const active = records.find((r) => r.retiredAt === null);
     if (!active) throw new Error("no active signing key in the store");
     if (this.signer?.kid !== active.kid) {
-      const key = (await importJWK(JSON.parse(active.privateJwk) as JWK, "ES256")) as CryptoKey;
-      this.signer = { kid: active.kid, key };
+      this.signer = { kid: active.kid, key: signerKey(active.privateJwk) };
     }
     this.published = { keys: records.map((r) => JSON.parse(r.publicJwk) as JWK) };
   }

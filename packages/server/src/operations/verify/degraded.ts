@@ -31,7 +31,7 @@ export async function degradedVerdict(
     confidence: 0,
     reasons: [DEGRADED_REASON],
     principal: NO_PRINCIPAL,
-    verdictToken: await signVerdictToken(
+    verdictToken: signVerdictToken(
       deps.keyring.activeSigner(),
       deps.tokens,
       {

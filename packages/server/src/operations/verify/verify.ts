@@ -227,7 +227,7 @@ async function scoreAndRecord(
   }
 
   const eventId = timeOrderedId("evt", now);
-  const verdictToken = await signVerdictToken(
+  const verdictToken = signVerdictToken(
     deps.keyring.activeSigner(),
     deps.tokens,
     {
@@ -332,7 +332,7 @@ async function recordCleared(
     confidence: 0,
     reasons: [CLEARED_REASON],
     principal: NO_PRINCIPAL,
-    verdictToken: await signVerdictToken(
+    verdictToken: signVerdictToken(
       deps.keyring.activeSigner(),
       deps.tokens,
       {
