@@ -106,7 +106,10 @@ export interface CounterStore {
   /**
    * Atomic per counter: adds one to the counter's current bucket and reads it with the previous
    * bucket in one statement. Concurrent hits from many processes are never lost. (Counters are
-   * independent, so a call with several is not one transaction.)
+   * independent, so a call with several is not one transaction.) The readings may come back before
+   * the hit is durable (SQLite: so that the event written next shares its commit). It is durable once
+   * the caller's next write is; a commit that fails loses it, and fails that next write too when the
+   * two share the commit.
    */
   hit(hits: readonly CounterHit[], now: number): Promise<CounterReading[]>;
   /** Deletes buckets that can no longer be read; resolves how many (0 where counters expire by themselves). */

@@ -193,7 +193,9 @@ export function createSqlStore(rt: SqlRuntime): Store {
         hits.length === 0
           ? Promise.resolve([])
           : guard("counters.hit", () =>
-              rt.write((conn) => hitCounters(rt, conn, hot.hitCounters, hits, now)),
+              // Early: the event the caller writes next shares the commit (counters' semantics in
+              // interfaces.ts).
+              rt.write((conn) => hitCounters(rt, conn, hot.hitCounters, hits, now), { early: true }),
             ),
       purgeExpired: (now) =>
         guard("counters.purgeExpired", () =>

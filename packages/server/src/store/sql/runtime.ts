@@ -14,8 +14,13 @@ export interface SqlRuntime {
   /**
    * Runs write statements that are each atomic on their own (no all-or-nothing across them); resolves
    * once they are durable. SQLite batches these into group commits.
+   *
+   * With `early`, it may resolve as soon as the statements ran, before their commit, so that the
+   * caller's next write can share the commit (SQLite; see groupCommit.ts). Only for writes whose loss
+   * in a failed commit is harmless and whose results the caller may use before they are durable:
+   * velocity and rate-limit counters.
    */
-  write<T>(fn: (conn: Kysely<Database>) => Promise<T>): Promise<T>;
+  write<T>(fn: (conn: Kysely<Database>) => Promise<T>, options?: { early?: boolean }): Promise<T>;
   /**
    * Executes a precompiled hot-path statement on `conn` (`db`, or the connection a write job was
    * given). An adapter may run it more directly than Kysely's executor would.

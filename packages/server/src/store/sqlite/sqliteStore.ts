@@ -54,7 +54,7 @@ export async function openSqliteStore(opts: SqliteOptions): Promise<Store> {
   return createSqlStore({
     db,
     writeTransaction: (fn) => group.run(fn, true),
-    write: (fn) => group.run(fn, false),
+    write: (fn, options) => group.run(fn, false, options?.early === true),
     serialize: async () => {
       // Every write batch already holds SQLite's single write lock (BEGIN IMMEDIATE).
     },
