@@ -1,7 +1,8 @@
 /**
  * The two servers the verify benchmark compares, each run in its own process:
  *   verify   the real Warden app on a fresh SQLite file;
- *   minimal  only the mandatory work of a verify: parse JSON, sign one ES256 token, insert one row.
+ *   minimal  only the mandatory work of a verify: parse JSON, sign one ES256 token, insert one row,
+ *            each done the fastest way for its throughput.
  * Prints one JSON line {url, apiKey} on stdout once listening.
  */
 import fs from "node:fs";
@@ -9,6 +10,7 @@ import os from "node:os";
 import path from "node:path";
 import SQLite from "better-sqlite3";
 import Fastify from "fastify";
+import { importJWK, type JWK, SignJWT } from "jose";
 import { Kysely, SqliteDialect } from "kysely";
 import { issueApiKey } from "../admin/apiKeys.js";
 import { buildApp } from "../app.js";
@@ -16,8 +18,7 @@ import { loadConfig } from "../config.js";
 import { buildDeps } from "../deps.js";
 import { timeOrderedId } from "../lib/crypto.js";
 import { ALL_SCOPES } from "../store/interfaces.js";
-import { newSigningKey, signerKey } from "../tokens/signingKeys.js";
-import { signVerdictToken } from "../tokens/verdictToken.js";
+import { newSigningKey } from "../tokens/signingKeys.js";
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), "warden-bench-"));
 const mode = process.argv[2];
@@ -50,29 +51,32 @@ async function minimalServer(): Promise<{ url: string; apiKey: string }> {
     dialect: new SqliteDialect({ database: raw }),
   });
   const record = await newSigningKey(Date.now());
-  const signer = {
-    kid: record.kid,
-    key: signerKey(record.privateJwk),
-  };
+  const key = await importJWK(JSON.parse(record.privateJwk) as JWK, "ES256");
   const app = Fastify({ logger: false });
   app.post("/v1/verify", async (request) => {
     const body = request.body as { action?: string; session?: string };
     const now = Date.now();
     const id = timeOrderedId("evt", now);
-    const token = signVerdictToken(
-      signer,
-      { issuer: "bench", audience: "bench", ttlSeconds: 300 },
-      {
-        tenantId: "bench",
-        eventId: id,
-        session: body.session ?? null,
-        action: body.action ?? "x",
-        decision: "allow",
-        actorType: "unknown",
-        degraded: false,
-      },
-      now,
-    );
+    const iat = Math.floor(now / 1000);
+    // The same claims as a verdict token. Signed with jose's WebCrypto, not with verify's synchronous
+    // signer: on this 2-core machine the thread pool signing on the second core gives this handler
+    // its highest peak (measured side by side: 3,782-3,809 req/s against 2,936 with the synchronous
+    // signer), and the baseline must be the fastest way to do the mandatory work.
+    const token = await new SignJWT({
+      tid: "bench",
+      decision: "allow",
+      actorType: "unknown",
+      degraded: false,
+      action: body.action ?? "x",
+    })
+      .setProtectedHeader({ alg: "ES256", kid: record.kid, typ: "JWT" })
+      .setIssuer("bench")
+      .setAudience("bench")
+      .setSubject(body.session ?? id)
+      .setJti(id)
+      .setIssuedAt(iat)
+      .setExpirationTime(iat + 300)
+      .sign(key);
     await db
       .insertInto("rows")
       .values({ id, created_at: now, body: body.action ?? "" })
