@@ -110,6 +110,13 @@ describe("SQLite group commit", () => {
     expect(committed()).toEqual(["a"]);
   });
 
+  it("after the store is closed a write fails at once instead of waiting", async () => {
+    const group = new GroupCommit(db, raw);
+    raw.close();
+    await expect(group.run(insert("a"), false)).rejects.toThrow();
+    await expect(group.run(insert("b"), false, true)).rejects.toThrow();
+  });
+
   it("takes at most a bounded number of rounds into one batch, then commits", async () => {
     const group = new GroupCommit(db, raw);
     // A chain of early writes, each queuing the next from its result: it must not hold one

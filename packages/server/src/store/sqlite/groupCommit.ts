@@ -89,8 +89,10 @@ export class GroupCommit {
       this.scheduled = false;
       return;
     }
+    let started = false;
     try {
       await this.db.connection().execute(async (conn) => {
+        started = true;
         this.active = true;
         try {
           await this.runBatch(conn);
@@ -99,6 +101,10 @@ export class GroupCommit {
           for (const resolve of this.idle.splice(0)) resolve();
         }
       });
+    } catch (err) {
+      // No connection (the store was closed): the queued writes fail instead of waiting forever,
+      // and nothing is rescheduled.
+      if (!started) for (const job of this.queue.splice(0)) job.reject(err);
     } finally {
       this.scheduled = false;
       if (this.queue.length > 0) this.schedule();
