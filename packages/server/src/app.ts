@@ -98,7 +98,7 @@ export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<Fa
 
   app.setErrorHandler(
     errorHandler(async (request) => {
-      const verdict = await degradedVerdict(
+      const verdict = degradedVerdict(
         verifyDeps,
         request.caller ?? undefined,
         request.body as Partial<VerifyRequest> | undefined,

@@ -15,11 +15,11 @@ export const DEGRADED_REASON =
  * is written after the response; while the store is down it waits in the bounded pending queue.
  * `caller` is undefined when even authentication could not reach the store.
  */
-export async function degradedVerdict(
+export function degradedVerdict(
   deps: VerifyDeps,
   caller: Caller | undefined,
   req: Partial<VerifyRequest> | undefined,
-): Promise<Verdict> {
+): Verdict {
   const now = deps.clock();
   const eventId = timeOrderedId("evt", now);
   const action = typeof req?.action === "string" ? req.action : "unknown";

@@ -44,7 +44,7 @@ export function registerVerify(
       const caller = request.caller;
       // A store fault while authenticating degrades the whole verdict (spec, degradation).
       if (!caller || request.storeFault) {
-        const degraded = await degradedVerdict(deps, caller ?? undefined, request.body);
+        const degraded = degradedVerdict(deps, caller ?? undefined, request.body);
         hooks.onVerdict(degraded);
         return degraded;
       }

@@ -124,7 +124,7 @@ export async function verify(
     );
   } catch (err) {
     deps.report(err, "verify degraded");
-    return { ok: true, verdict: await degradedVerdict(deps, caller, req), replayed: false };
+    return { ok: true, verdict: degradedVerdict(deps, caller, req), replayed: false };
   }
 }
 
