@@ -46,6 +46,11 @@ if (schema) {
           session: "pg-1",
           subject: { userAgent: "curl/8.5.0", ipTrunc: "203.0.113.0/24" },
         };
+        // A cold process's first verify (modules compiled lazily under vitest, first PostgreSQL
+        // statements) can exceed the 45 ms deadline when this file runs alone or on a loaded CI
+        // machine, and then degrades, which is this suite's subject only elsewhere (faults.test.ts).
+        // Known issue in the README (Figures): no warm-up at start-up yet.
+        await post("/v1/verify", { ...attempt, session: "pg-warm-up" });
         const v = await post("/v1/verify", attempt, { "idempotency-key": "pg-k" });
         expect(v.body).toMatchObject({ decision: "challenge", degraded: false });
         expect((await post("/v1/verify", attempt, { "idempotency-key": "pg-k" })).body.eventId).toBe(
