@@ -8,8 +8,10 @@ import { errorHandler, notFoundHandler } from "./http/errorHandler.js";
 import { registerHealth } from "./http/healthRoutes.js";
 import { createMetrics } from "./http/metrics.js";
 import { rateLimiter } from "./http/rateLimit.js";
+import { warmUp } from "./http/warmUp.js";
 import { registerChallenge } from "./operations/challenge/route.js";
 import { registerFeedback } from "./operations/feedback/route.js";
+import { rehearsalDeps } from "./operations/verify/rehearsal.js";
 import { registerVerify } from "./operations/verify/route.js";
 import type { VerifyRequest } from "./operations/verify/schema.js";
 import { degradedVerdict, type VerifyDeps } from "./operations/verify/verify.js";
@@ -116,6 +118,13 @@ export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<Fa
     onRequest: [authenticator(store, callers, { fromMemory: true })],
     onVerdict: (v) => metrics.verdict(v),
     onKeyRevoked: (keyId) => callers.forgetKey(keyId),
+    // Only the start-up rehearsal's caller, which exists in memory while app.warmUp() runs, gets these.
+    rehearsal: rehearsalDeps({ ...verifyDeps, store: deps.store }),
+  });
+  app.decorate("warmUp", async () => {
+    const report = await warmUp(app, deps.store, callers, clock);
+    metrics.resetRequests();
+    return report;
   });
   registerChallenge(
     app,

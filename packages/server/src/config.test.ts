@@ -28,6 +28,8 @@ describe("configuration", () => {
     ["WARDEN_LOG_LEVEL", "loud", /WARDEN_LOG_LEVEL: must be one of/],
     ["WARDEN_DATABASE_URL", "mysql://x", /WARDEN_DATABASE_URL: must start with sqlite: or postgres:\/\//],
     ["WARDEN_PG_POOL_SIZE", "0", /WARDEN_PG_POOL_SIZE: must be between 1 and 200/],
+    ["WARDEN_PG_POOL_MIN", "11", /WARDEN_PG_POOL_MIN: must not exceed WARDEN_PG_POOL_SIZE \(10\), got 11/],
+    ["WARDEN_PG_POOL_MIN", "-1", /WARDEN_PG_POOL_MIN: must be/],
     ["WARDEN_TOKEN_ISSUER", "  ", /WARDEN_TOKEN_ISSUER: must not be empty/],
     ["WARDEN_REDIS_URL", "localhost:6379", /WARDEN_REDIS_URL: must start with redis:\/\/ or rediss:\/\//],
     ["WARDEN_AGENT_DIRECTORY_FETCH", "maybe", /WARDEN_AGENT_DIRECTORY_FETCH: must be true or false/],
@@ -35,5 +37,11 @@ describe("configuration", () => {
   ])("rejects %s=%j naming the variable", (name, value, message) => {
     expect(() => loadConfig({ [name]: value })).toThrow(ConfigError);
     expect(() => loadConfig({ [name]: value })).toThrow(message);
+  });
+
+  it("keeps two PostgreSQL connections open by default, never more than the pool", () => {
+    expect(loadConfig({}).pgPoolMin).toBe(2);
+    expect(loadConfig({ WARDEN_PG_POOL_SIZE: "1" }).pgPoolMin).toBe(1);
+    expect(loadConfig({ WARDEN_PG_POOL_SIZE: "20", WARDEN_PG_POOL_MIN: "20" }).pgPoolMin).toBe(20);
   });
 });

@@ -26,6 +26,8 @@ export interface Config {
   readonly idempotencyTtlHours: number;
   /** Connections per process to PostgreSQL (ignored for SQLite). */
   readonly pgPoolSize: number;
+  /** Connections of that pool opened at start-up and kept open while idle. */
+  readonly pgPoolMin: number;
   /** Redis for velocity counters and rate limits; undefined keeps them in the store. */
   readonly redisUrl: string | undefined;
   /** Prefix of Warden's Redis keys, so deployments can share one Redis. */
@@ -141,6 +143,14 @@ export function loadConfig(env: Env = process.env): Config {
   }
   const verifyDeadlineMs = integer(env, "WARDEN_VERIFY_DEADLINE_MS", 30, 5, 45);
   const storeTimeoutMs = integer(env, "WARDEN_STORE_TIMEOUT_MS", 20, 1, 10_000);
+  const pgPoolSize = integer(env, "WARDEN_PG_POOL_SIZE", 10, 1, 200);
+  const pgPoolMin = integer(env, "WARDEN_PG_POOL_MIN", Math.min(2, pgPoolSize), 0, 200);
+  if (pgPoolMin > pgPoolSize) {
+    throw new ConfigError(
+      "WARDEN_PG_POOL_MIN",
+      `must not exceed WARDEN_PG_POOL_SIZE (${pgPoolSize}), got ${pgPoolMin}`,
+    );
+  }
   return Object.freeze({
     databaseUrl: databaseUrl(env),
     host: text(env, "HOST", "127.0.0.1"),
@@ -155,7 +165,8 @@ export function loadConfig(env: Env = process.env): Config {
     verifyDeadlineMs,
     storeTimeoutMs,
     idempotencyTtlHours: integer(env, "WARDEN_IDEMPOTENCY_TTL_HOURS", 24, 24, 24 * 30),
-    pgPoolSize: integer(env, "WARDEN_PG_POOL_SIZE", 10, 1, 200),
+    pgPoolSize,
+    pgPoolMin,
     redisUrl: redisUrl(env),
     redisKeyPrefix: text(env, "WARDEN_REDIS_KEY_PREFIX", "warden:"),
     signingKeyRefreshSeconds: integer(env, "WARDEN_SIGNING_KEY_REFRESH_SECONDS", 10, 1, 3600),

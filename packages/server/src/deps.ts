@@ -38,6 +38,7 @@ export async function openStore(config: Config, storeTimeoutMs = config.storeTim
         url: config.databaseUrl,
         statementTimeoutMs: storeTimeoutMs,
         poolSize: config.pgPoolSize,
+        poolMin: config.pgPoolMin,
       });
   return withConfiguredCounters(config, store, storeTimeoutMs);
 }

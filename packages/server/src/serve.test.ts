@@ -53,6 +53,13 @@ describe("warden serve", () => {
     const key = /wdn_[A-Za-z0-9_-]{43}/.exec(first.output())?.[0];
     expect(key).toBeDefined();
     expect(first.output()).toMatch(/created tenant 'demo'/);
+    // Warmed up before listening; the rehearsal's requests are neither logged nor counted.
+    const beforeListen = first.output().split("Server listening")[0] ?? "";
+    expect(beforeListen).toMatch(/"rehearsed":32,.*"msg":"store connections opened and verify rehearsed"/);
+    expect(beforeListen).not.toContain("request completed");
+    const metrics = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
+    expect(metrics).not.toMatch(/^warden_verify_decisions_total\{/m);
+    expect(metrics).not.toMatch(/^warden_http_requests_total\{route="\/v1\/verify"/m);
 
     const res = await fetch(`http://127.0.0.1:${port}/v1/verify`, {
       method: "POST",

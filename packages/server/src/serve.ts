@@ -30,6 +30,17 @@ export async function startServer(config: Config, print: (line: string) => void)
   const deps = await buildDeps(config);
   const demo = await bootstrapDemoTenant(deps.store, deps.clock());
   const app = await buildApp(deps);
+  await app.ready();
+  // Before listening, so the first requests neither open connections nor run cold code.
+  const warm = await app.warmUp();
+  if (warm.storeError !== undefined || warm.failed > 0) {
+    app.log.warn(
+      { err: warm.storeError, rehearsed: warm.rehearsed, failed: warm.failed, ms: warm.ms },
+      "warm-up incomplete: the store did not answer; the first requests will be slower",
+    );
+  } else {
+    app.log.info({ rehearsed: warm.rehearsed, ms: warm.ms }, "store connections opened and verify rehearsed");
+  }
   const housekeeping = startHousekeeping(app, deps);
   const url = await app.listen({ host: config.host, port: config.port });
   if (demo) {

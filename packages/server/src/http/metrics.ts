@@ -16,6 +16,8 @@ export interface Metrics {
   timed(store: Store): Store;
   /** Registers request counting and timing on the app. */
   instrument(app: FastifyInstance): void;
+  /** Zeroes the request and verdict metrics: after the start-up rehearsal, so they count real requests. */
+  resetRequests(): void;
 }
 
 const LATENCY_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5];
@@ -116,8 +118,14 @@ export function createMetrics(pending: Pick<PendingEvents, "size" | "dropped" | 
       agents: timedArea("agents", store.agents),
       policies: timedArea("policies", store.policies),
       ping: timeCall("ping", () => store.ping()),
+      warmUp: () => store.warmUp(),
       close: () => store.close(),
     }),
+    resetRequests: () => {
+      requests.reset();
+      duration.reset();
+      decisions.reset();
+    },
     instrument: (app) => {
       app.addHook("onResponse", async (request, reply) => {
         const route = request.routeOptions.url ?? "unmatched";

@@ -366,5 +366,11 @@ export interface Store {
   readonly policies: PolicyStore;
   /** Resolves when the database answers a trivial query. */
   ping(): Promise<void>;
+  /**
+   * Readies what the request path uses before the first request needs it, writing nothing: opens the
+   * connections a pool keeps (PostgreSQL: its minimum, each answering a read) and loads Redis's
+   * counter script. Rejects like `ping` when a server is unreachable; the caller carries on.
+   */
+  warmUp(): Promise<void>;
   close(): Promise<void>;
 }

@@ -259,6 +259,33 @@ export function createSqlStore(rt: SqlRuntime): Store {
       guard("ping", async () => {
         await db.selectFrom("tenants").select("id").limit(1).execute();
       }),
+    // Each connection held at once (a pool with no idle connection opens one for each) reads every
+    // table verify touches, finding nothing: PostgreSQL loads a table's catalog entries into a new
+    // connection's backend on its first use, which costs that connection's first verify milliseconds.
+    warmUp: () =>
+      guard("warmUp", async () => {
+        await Promise.all(
+          Array.from({ length: Math.max(1, rt.warmConnections) }, () =>
+            db.connection().execute(async (conn) => {
+              await rt.execute(conn, hot.findKey({ keyHash: "" }));
+              await rt.execute(conn, hot.keyIsActive({ keyId: "" }));
+              await readIdempotentResponse(conn, { tenantId: "", operation: "verify", key: "" }, 0);
+              await conn
+                .selectFrom("tenant_policies")
+                .select("version")
+                .where("tenant_id", "=", "")
+                .execute();
+              await conn.selectFrom("events").select("id").where("id", "=", "").execute();
+              await conn
+                .selectFrom("counters")
+                .select("count")
+                .where("name", "=", "")
+                .where("expires_at", "=", 0)
+                .execute();
+            }),
+          ),
+        );
+      }),
     close: () => rt.close(),
   };
 }

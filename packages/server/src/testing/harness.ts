@@ -117,6 +117,7 @@ export function faultyStore(
     agents: wrap("agents", inner.agents),
     policies: wrap("policies", inner.policies),
     ping: () => inner.ping(),
+    warmUp: () => inner.warmUp(),
     close: () => inner.close(),
   };
 }

@@ -457,5 +457,12 @@ export function storeContract(
     it("answers ping", async () => {
       await expect(a.ping()).resolves.toBeUndefined();
     });
+
+    it("warms up (its reads find nothing and change nothing)", async () => {
+      const before = await a.tenants.list();
+      await expect(a.warmUp()).resolves.toBeUndefined();
+      await expect(b.warmUp()).resolves.toBeUndefined();
+      expect(await a.tenants.list()).toEqual(before);
+    });
   });
 }

@@ -3,6 +3,7 @@ import { ApiError, ErrorResponse } from "../../errors.js";
 import { IDEMPOTENCY_HEADER_SCHEMA, idempotencyKeyOf } from "../../http/idempotencyKey.js";
 import { applyRateLimit } from "../../http/rateLimit.js";
 import type { RouteSettings } from "../../http/types.js";
+import { REHEARSAL_TENANT } from "./rehearsal.js";
 import { Verdict, VerifyRequest } from "./schema.js";
 import { degradedVerdict, type VerifyDeps, verify } from "./verify.js";
 
@@ -14,6 +15,8 @@ export function registerVerify(
     onVerdict: (verdict: Verdict) => void;
     /** The store refused the verdict's event: the key was revoked after it was authenticated. */
     onKeyRevoked: (keyId: string) => void;
+    /** Deps for the start-up rehearsal's caller, which write nothing (rehearsal.ts). */
+    rehearsal?: VerifyDeps;
   },
 ): void {
   const settings: RouteSettings = {
@@ -42,6 +45,7 @@ export function registerVerify(
         request.body.idempotencyKey,
       );
       const caller = request.caller;
+      const d = hooks.rehearsal && caller?.tenant.id === REHEARSAL_TENANT ? hooks.rehearsal : deps;
       // A store fault while authenticating degrades the whole verdict (spec, degradation).
       if (!caller || request.storeFault) {
         const degraded = degradedVerdict(deps, caller ?? undefined, request.body);
@@ -49,13 +53,7 @@ export function registerVerify(
         return degraded;
       }
       // The deadline runs from the request's arrival: the hooks have used part of it.
-      const result = await verify(
-        deps,
-        caller,
-        request.body,
-        idempotencyKey,
-        deps.deadlineMs - reply.elapsedTime,
-      );
+      const result = await verify(d, caller, request.body, idempotencyKey, d.deadlineMs - reply.elapsedTime);
       if (!result.ok && result.code === "invalid_api_key") hooks.onKeyRevoked(caller.key.id);
       if (result.rateLimit) applyRateLimit(reply, result.rateLimit);
       if (!result.ok) throw new ApiError(result.code, result.message);

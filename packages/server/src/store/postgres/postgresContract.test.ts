@@ -1,3 +1,5 @@
+import pg from "pg";
+import { describe, expect, it } from "vitest";
 import { postgresSchemaOrSkip, TEST_POSTGRES_URL } from "../../testing/postgres.js";
 import { storeContract } from "../../testing/storeContract.js";
 import { openPostgresStore } from "./postgresStore.js";
@@ -5,7 +7,39 @@ import { openPostgresStore } from "./postgresStore.js";
 const schema = await postgresSchemaOrSkip("store contract: postgres", "the PostgreSQL store contract suite");
 if (schema) {
   const open = () =>
-    openPostgresStore({ url: TEST_POSTGRES_URL, statementTimeoutMs: 5000, poolSize: 8, schema });
+    openPostgresStore({ url: TEST_POSTGRES_URL, statementTimeoutMs: 5000, poolSize: 8, poolMin: 2, schema });
   // Two stores = two connection pools, as two Warden processes would have.
   storeContract("postgres", open, open);
+
+  describe("postgres connection pool", () => {
+    it("warmUp opens the pool's minimum of connections", async () => {
+      const applicationName = `warden-${schema}`;
+      const store = await openPostgresStore({
+        url: TEST_POSTGRES_URL,
+        statementTimeoutMs: 5000,
+        poolSize: 8,
+        poolMin: 3,
+        schema,
+        applicationName,
+      });
+      const admin = new pg.Client({ connectionString: TEST_POSTGRES_URL });
+      await admin.connect();
+      const open = async () =>
+        Number(
+          (
+            await admin.query("select count(*) as n from pg_stat_activity where application_name = $1", [
+              applicationName,
+            ])
+          ).rows[0].n,
+        );
+      try {
+        expect(await open()).toBe(0);
+        await store.warmUp();
+        expect(await open()).toBe(3);
+      } finally {
+        await store.close();
+        await admin.end();
+      }
+    });
+  });
 }

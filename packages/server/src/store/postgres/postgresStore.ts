@@ -14,6 +14,13 @@ export interface PostgresOptions {
   /** Deadline of one statement (statement_timeout) and of acquiring a connection. */
   statementTimeoutMs: number;
   poolSize: number;
+  /**
+   * Connections opened by `warmUp` and kept open while idle (the rest close after 10 s idle), so a
+   * burst after a quiet spell does not wait for new connections inside verify's deadline. Default 0.
+   */
+  poolMin?: number;
+  /** How the connections name themselves (pg_stat_activity.application_name); default "warden". */
+  applicationName?: string;
   /** A schema to use instead of public (tests run each suite in its own schema). */
   schema?: string;
 }
@@ -24,7 +31,9 @@ const MIGRATION_CONNECT_TIMEOUT_MS = 10_000;
 function pool(opts: PostgresOptions, statementTimeoutMs: number | undefined): pg.Pool {
   const created = new pg.Pool({
     connectionString: opts.url,
+    application_name: opts.applicationName ?? "warden",
     max: statementTimeoutMs === undefined ? 1 : opts.poolSize,
+    min: statementTimeoutMs === undefined ? 0 : Math.min(opts.poolMin ?? 0, opts.poolSize),
     // No unbounded waits: a request that cannot get a connection in time fails like a slow statement.
     connectionTimeoutMillis:
       statementTimeoutMs === undefined ? MIGRATION_CONNECT_TIMEOUT_MS : Math.max(opts.statementTimeoutMs, 50),
@@ -72,6 +81,7 @@ export async function openPostgresStore(opts: PostgresOptions): Promise<Store> {
     serialize: async (trx, key) => {
       await sql`select pg_advisory_xact_lock(hashtextextended(${key}, 0))`.execute(trx);
     },
+    warmConnections: Math.min(opts.poolMin ?? 0, opts.poolSize),
     close: () => db.destroy(),
   });
 }

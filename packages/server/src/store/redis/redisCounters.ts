@@ -37,6 +37,8 @@ type WithHit = Redis & { wardenHit(numKeys: number, ...args: (string | number)[]
 
 export interface RedisCounters extends CounterStore {
   ping(): Promise<void>;
+  /** Loads the counter script, so the first hit is not refused as unknown (NOSCRIPT) and sent again. */
+  warmUp(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -102,6 +104,10 @@ export async function openRedisCounters(o: RedisCounterOptions): Promise<RedisCo
       guard("ping", async () => {
         await redis.ping();
       }),
+    warmUp: () =>
+      guard("warmUp", async () => {
+        await redis.script("LOAD", HIT_SCRIPT);
+      }),
     close: async () => {
       redis.disconnect();
     },
@@ -115,6 +121,9 @@ export function withRedisCounters(store: Store, counters: RedisCounters): Store 
     counters,
     ping: async () => {
       await Promise.all([store.ping(), counters.ping()]);
+    },
+    warmUp: async () => {
+      await Promise.all([store.warmUp(), counters.warmUp()]);
     },
     close: async () => {
       await counters.close();

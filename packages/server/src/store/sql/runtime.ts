@@ -37,5 +37,7 @@ export interface SqlRuntime {
    * SQLite, whose driver is synchronous; PostgreSQL's pool is asynchronous already.
    */
   report<R>(query: CompiledQuery<R>): Promise<R[]>;
+  /** How many connections `Store.warmUp` opens at once (PostgreSQL: the pool's minimum; SQLite: its one). */
+  readonly warmConnections: number;
   close(): Promise<void>;
 }

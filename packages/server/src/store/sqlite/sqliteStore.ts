@@ -64,6 +64,7 @@ export async function openSqliteStore(opts: SqliteOptions): Promise<Store> {
     execute: (conn, query) =>
       conn === db && group.active ? conn.executeQuery(query) : Promise.resolve(runDirect(cached, query)),
     report: (query) => (reader ? reader.all(query) : readHere(query)),
+    warmConnections: 1,
     close: async () => {
       await reader?.close();
       await checkpointer?.stop();
