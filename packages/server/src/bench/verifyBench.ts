@@ -2,13 +2,11 @@ import fs from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { startBenchServer } from "./startBenchServer.js";
-import { CONNECTIONS, load, type Run, steadyVerify } from "./verifyLoad.js";
+import { CONNECTIONS, load, type Run, SETTLE_SECONDS, steadyVerify } from "./verifyLoad.js";
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 /** Peak rounds, each the minimal handler then verify, back to back. */
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
-/** Seconds at the steady rate before each steady measurement, not counted. */
-const SETTLE = Number(process.env.BENCH_SETTLE_SECONDS ?? 5);
 const _here = path.dirname(fileURLToPath(import.meta.url));
 
 const fmt = (n: number, digits = 0) => n.toFixed(digits);
@@ -32,14 +30,9 @@ async function main(): Promise<void> {
     const mPeak = best(peaks.minimal);
     const half = Math.max(1, Math.floor(vPeak.rps / 2));
     process.stdout.write(
-      `verify and minimal at half of verify's peak (${half} req/s, steady): ${SETTLE}s settling, then ${SECONDS}s each…\n`,
+      `verify and minimal at half of verify's peak (${half} req/s, steady): ${SETTLE_SECONDS}s settling, then ${SECONDS}s each…\n`,
     );
-    // Each steady run starts with SETTLE seconds at the same rate, not counted: the steady state is
-    // measured, not the server catching up after the peaks (verify's checkpointer has a backlog of
-    // database pages to copy and sync then).
-    await steadyVerify([verify], SETTLE, half);
     const vHalf = await steadyVerify([verify], SECONDS, half);
-    await steadyVerify([minimal], SETTLE, half);
     const mHalf = await steadyVerify([minimal], SECONDS, half);
 
     const ratio = vPeak.rps / mPeak.rps;

@@ -3,6 +3,12 @@ import autocannon from "autocannon";
 import { type Run, steadyLoad } from "./steadyLoad.js";
 
 export const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 16);
+/**
+ * Seconds at the steady rate before each steady measurement, not counted: the steady state is
+ * measured, not the server catching up after the peaks (on SQLite the checkpointer then has a backlog
+ * of database pages to copy and sync).
+ */
+export const SETTLE_SECONDS = Number(process.env.BENCH_SETTLE_SECONDS ?? 10);
 
 const CHROME_UA =
   "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36";
@@ -56,20 +62,21 @@ export async function load(
   };
 }
 
-/** Verify on several processes at one steady total rate (open loop), requests spread evenly. */
-export function steadyVerify(
+/**
+ * Verify on several processes at one steady total rate (open loop), requests spread evenly, measured
+ * after SETTLE_SECONDS at that rate.
+ */
+export async function steadyVerify(
   targets: { url: string; apiKey: string }[],
   seconds: number,
   rate: number,
 ): Promise<Run> {
-  return steadyLoad(
-    targets.map((t) => ({
-      origin: t.url,
-      path: "/v1/verify",
-      headers: { authorization: `Bearer ${t.apiKey}`, "content-type": "application/json" },
-      body,
-    })),
-    seconds,
-    rate,
-  );
+  const endpoints = targets.map((t) => ({
+    origin: t.url,
+    path: "/v1/verify",
+    headers: { authorization: `Bearer ${t.apiKey}`, "content-type": "application/json" },
+    body,
+  }));
+  if (SETTLE_SECONDS > 0) await steadyLoad(endpoints, SETTLE_SECONDS, rate);
+  return steadyLoad(endpoints, seconds, rate);
 }
