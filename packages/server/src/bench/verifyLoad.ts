@@ -1,5 +1,6 @@
 import { randomBytes } from "node:crypto";
 import autocannon from "autocannon";
+import { CHROME_HEADERS, CHROME_UA } from "../lib/chromeNavigation.js";
 import { type Run, steadyLoad } from "./steadyLoad.js";
 
 export const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 16);
@@ -10,18 +11,6 @@ export const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 16);
  */
 export const SETTLE_SECONDS = Number(process.env.BENCH_SETTLE_SECONDS ?? 10);
 
-const CHROME_UA =
-  "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36";
-const HEADERS = {
-  "accept-language": "en-US,en;q=0.9",
-  "sec-fetch-site": "same-origin",
-  "sec-fetch-mode": "navigate",
-  "sec-fetch-dest": "document",
-  "sec-ch-ua": '"Chromium";v="131"',
-  "sec-ch-ua-mobile": "?0",
-  "sec-ch-ua-platform": '"Windows"',
-};
-
 /** A realistic signup: browser evidence, a hashed email and a /24 that vary per request. */
 export function body(): string {
   return JSON.stringify({
@@ -30,7 +19,7 @@ export function body(): string {
     surface: "app.example.com/signup",
     subject: {
       userAgent: CHROME_UA,
-      headers: HEADERS,
+      headers: CHROME_HEADERS,
       emailSha256: randomBytes(32).toString("hex"),
       ipTrunc: `198.51.${Math.floor(Math.random() * 256)}.0/24`,
     },

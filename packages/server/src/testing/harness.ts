@@ -122,19 +122,7 @@ export function faultyStore(
   };
 }
 
-export const CHROME_UA =
-  "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36";
-
-/** Headers Chrome 131 sends on a top-level navigation. */
-export const CHROME_HEADERS: Record<string, string> = {
-  "accept-language": "en-US,en;q=0.9",
-  "sec-fetch-site": "same-origin",
-  "sec-fetch-mode": "navigate",
-  "sec-fetch-dest": "document",
-  "sec-ch-ua": '"Chromium";v="131", "Not_A Brand";v="24"',
-  "sec-ch-ua-mobile": "?0",
-  "sec-ch-ua-platform": '"Windows"',
-};
+export { CHROME_HEADERS, CHROME_UA } from "../lib/chromeNavigation.js";
 
 export function bearer(apiKey: string): Record<string, string> {
   return { authorization: `Bearer ${apiKey}`, "content-type": "application/json" };

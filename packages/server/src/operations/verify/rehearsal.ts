@@ -1,3 +1,4 @@
+import { CHROME_HEADERS, CHROME_UA } from "../../lib/chromeNavigation.js";
 import { TenantPolicies } from "../../policy/tenantPolicies.js";
 import type { Store } from "../../store/interfaces.js";
 import type { Caller } from "../caller.js";
@@ -32,9 +33,6 @@ export function rehearsalCaller(now: number): Caller {
   };
 }
 
-const CHROME_UA =
-  "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36";
-
 /** Request bodies that between them reach every stateless signal and each decision. */
 export const REHEARSAL_REQUESTS: readonly VerifyRequest[] = [
   {
@@ -43,15 +41,7 @@ export const REHEARSAL_REQUESTS: readonly VerifyRequest[] = [
     surface: "app.example.com/signup",
     subject: {
       userAgent: CHROME_UA,
-      headers: {
-        "accept-language": "en-US,en;q=0.9",
-        "sec-fetch-site": "same-origin",
-        "sec-fetch-mode": "navigate",
-        "sec-fetch-dest": "document",
-        "sec-ch-ua": '"Chromium";v="131"',
-        "sec-ch-ua-mobile": "?0",
-        "sec-ch-ua-platform": '"Windows"',
-      },
+      headers: { ...CHROME_HEADERS },
       emailSha256: "0".repeat(64),
       ipTrunc: "198.51.100.0/24",
     },

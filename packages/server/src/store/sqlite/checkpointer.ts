@@ -40,11 +40,13 @@ const timer = setInterval(() => {
     // since the last restart (measured: 6-35 ms a hold, growing with the database). So: passes back to
     // back until few frames are left, then rounds of an fsync of the database file here and one more
     // pass, until a pass copies few frames; the restart then copies and syncs only those.
-    for (let pass = 0; pass < workerData.catchUpPasses && state.log - state.checkpointed > workerData.holdFrames; pass++) {
+    // The log keeps growing meanwhile: past four times the threshold, the hold comes at once.
+    const ceiling = 4 * workerData.restartFrames;
+    for (let pass = 0; pass < workerData.catchUpPasses && state.log < ceiling && state.log - state.checkpointed > workerData.holdFrames; pass++) {
       [state] = db.pragma("wal_checkpoint(PASSIVE)");
     }
     let copied = Number.POSITIVE_INFINITY;
-    for (let round = 0; round < workerData.catchUpPasses && copied > workerData.holdFrames; round++) {
+    for (let round = 0; round < workerData.catchUpPasses && state.log < ceiling && copied > workerData.holdFrames; round++) {
       fs.fdatasyncSync(dbFd);
       const before = state.checkpointed;
       [state] = db.pragma("wal_checkpoint(PASSIVE)");
@@ -87,8 +89,9 @@ export interface CheckpointerOptions {
   /** Frames left after a PASSIVE pass that trigger a restart of the log (4096 frames = 16 MiB). */
   restartFrames?: number;
   /**
-   * Before holding writes for a restart, PASSIVE passes run back to back (at most `catchUpPasses`)
-   * until at most `holdFrames` frames are left uncopied, so the hold copies and syncs only those.
+   * Before holding writes for a restart, PASSIVE passes run back to back (at most `catchUpPasses`,
+   * and only while the log is under four times `restartFrames`) until at most `holdFrames` frames are
+   * left uncopied, so the hold copies and syncs only those.
    */
   holdFrames?: number;
   catchUpPasses?: number;
