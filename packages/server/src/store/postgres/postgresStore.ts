@@ -28,12 +28,15 @@ export interface PostgresOptions {
 /** Connecting for migrations at start-up may wait this long (several processes start at once). */
 const MIGRATION_CONNECT_TIMEOUT_MS = 10_000;
 
+/** The request pool's minimum: opened by `warmUp`, kept while idle. */
+const keptConnections = (opts: PostgresOptions): number => Math.min(opts.poolMin ?? 0, opts.poolSize);
+
 function pool(opts: PostgresOptions, statementTimeoutMs: number | undefined): pg.Pool {
   const created = new pg.Pool({
     connectionString: opts.url,
     application_name: opts.applicationName ?? "warden",
     max: statementTimeoutMs === undefined ? 1 : opts.poolSize,
-    min: statementTimeoutMs === undefined ? 0 : Math.min(opts.poolMin ?? 0, opts.poolSize),
+    min: statementTimeoutMs === undefined ? 0 : keptConnections(opts),
     // No unbounded waits: a request that cannot get a connection in time fails like a slow statement.
     connectionTimeoutMillis:
       statementTimeoutMs === undefined ? MIGRATION_CONNECT_TIMEOUT_MS : Math.max(opts.statementTimeoutMs, 50),
@@ -81,7 +84,7 @@ export async function openPostgresStore(opts: PostgresOptions): Promise<Store> {
     serialize: async (trx, key) => {
       await sql`select pg_advisory_xact_lock(hashtextextended(${key}, 0))`.execute(trx);
     },
-    warmConnections: Math.min(opts.poolMin ?? 0, opts.poolSize),
+    warmConnections: keptConnections(opts),
     close: () => db.destroy(),
   });
 }

@@ -11,8 +11,9 @@ import type SQLite from "better-sqlite3";
  * writers. But under sustained writes they never catch up with the end of the log, and SQLite only
  * starts the log over when a writer finds it fully copied, so the WAL file would grow without bound
  * (measured: 2 GB after 40,000 verifies). So once a PASSIVE pass leaves `restartFrames` or more
- * frames in the log, the worker asks the main thread to hold its write batches back (`pause`), runs
- * a RESTART checkpoint (only the frames written since the PASSIVE pass are left to copy), and lets the
+ * frames in the log, the worker first catches up and syncs the database file while writes go on (see
+ * the worker's comment), then asks the main thread to hold its write batches back (`pause`), runs a
+ * RESTART checkpoint (only the few frames written since are left to copy and sync), and lets the
  * writes go again; the next write starts the log over, and `journal_size_limit` truncates the file.
  * The main thread's event loop never blocks on it: held writes just wait in the group-commit queue.
  * If the worker does not answer within `maxPauseMs`, writes resume anyway.
