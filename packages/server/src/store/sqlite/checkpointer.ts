@@ -22,9 +22,11 @@ import type SQLite from "better-sqlite3";
  * grow without bound.
  */
 const WORKER_SOURCE = `
-const fs = require("node:fs");
-const { parentPort, workerData } = require("node:worker_threads");
-const Database = require(workerData.driver);
+const fs = process.getBuiltinModule("node:fs");
+// Loaded without require: an eval'd worker inherits the process's flags, and under --input-type=module
+// its source is an ES module, where require is not defined.
+const { parentPort, workerData } = process.getBuiltinModule("node:worker_threads");
+const Database = process.getBuiltinModule("node:module").createRequire(workerData.driver)(workerData.driver);
 const db = new Database(workerData.file, { timeout: 0 });
 // For fsync only: any descriptor of the file flushes all its dirty pages.
 const dbFd = fs.openSync(workerData.file, "r");

@@ -1,5 +1,8 @@
+import { execFile } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { promisify } from "node:util";
 import SQLite from "better-sqlite3";
 import { type CompiledQuery, sql } from "kysely";
 import { afterAll, describe, expect, it } from "vitest";
@@ -75,5 +78,24 @@ describe("SQLite read worker", () => {
     const reader = startReadWorker(file, 1000, async <R>() => [{ fallback: true }] as R[]);
     await reader.close();
     expect(await reader.all(compiled("select 1"))).toEqual([{ fallback: true }]);
+  });
+
+  it("starts in a process run with --input-type=module (the worker inherits that flag)", async () => {
+    // The compiled module: npm test builds before it runs the tests.
+    const compiledWorker = path.resolve(
+      path.dirname(fileURLToPath(import.meta.url)),
+      "../../../dist/store/sqlite/readWorker.js",
+    );
+    const child = `
+const { startReadWorker } = await import(process.env.READ_WORKER);
+const reader = startReadWorker(process.env.DB, 1000, async () => { throw new Error("fallback used"); });
+const rows = await reader.all({ sql: "select count(*) as c from t", parameters: [] });
+await reader.close();
+process.stdout.write(JSON.stringify(rows));
+`;
+    const { stdout } = await promisify(execFile)(process.execPath, ["--input-type=module", "-e", child], {
+      env: { ...process.env, READ_WORKER: compiledWorker, DB: file },
+    });
+    expect(JSON.parse(stdout)).toEqual([{ c: expect.any(Number) }]);
   });
 });

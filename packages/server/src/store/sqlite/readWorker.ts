@@ -11,8 +11,10 @@ import type { CompiledQuery } from "kysely";
  * blocking), never fail for that reason.
  */
 const WORKER_SOURCE = `
-const { parentPort, workerData } = require("node:worker_threads");
-const Database = require(workerData.driver);
+// Loaded without require: an eval'd worker inherits the process's flags, and under --input-type=module
+// its source is an ES module, where require is not defined.
+const { parentPort, workerData } = process.getBuiltinModule("node:worker_threads");
+const Database = process.getBuiltinModule("node:module").createRequire(workerData.driver)(workerData.driver);
 const db = new Database(workerData.file, { readonly: true, fileMustExist: true, timeout: workerData.busyTimeoutMs });
 parentPort.on("message", ({ id, sql, parameters }) => {
   try {
