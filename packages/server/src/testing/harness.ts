@@ -54,6 +54,9 @@ export async function makeTestApp(options: TestAppOptions = {}): Promise<TestApp
   const deps = await buildDeps(config, store, options.clock);
   const app = await buildApp(deps, { logger: false });
   await app.ready();
+  // As `warden serve` does before it listens: a test's first verify then runs compiled code, not a
+  // cold path that can overrun the deadline and answer the degraded challenge.
+  await app.warmUp();
   return {
     app,
     deps,

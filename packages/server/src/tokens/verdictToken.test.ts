@@ -3,7 +3,7 @@ import fc from "fast-check";
 import { decodeProtectedHeader, importJWK, type JWK, jwtVerify } from "jose";
 import { describe, expect, it } from "vitest";
 import { newSigningKey, signerKey } from "./signingKeys.js";
-import { signVerdictToken, type VerdictClaims } from "./verdictToken.js";
+import { signVerdictToken, signVerdictTokenOffThread, type VerdictClaims } from "./verdictToken.js";
 
 const settings = { issuer: "https://warden.test", audience: "warden-verdict", ttlSeconds: 300 };
 
@@ -22,14 +22,16 @@ const claimsArb: fc.Arbitrary<VerdictClaims> = fc.record(
 );
 
 describe("verdict tokens (ES256 signed with node:crypto, verified with jose)", () => {
-  it("every token verifies against the published key and carries exactly its claims", async () => {
+  it("every token, signed on the event loop or on the thread pool, verifies against the published key and carries exactly its claims", async () => {
     const record = await newSigningKey(Date.now());
     const signer = { kid: record.kid, key: signerKey(record.privateJwk) };
     const publicKey = await importJWK(JSON.parse(record.publicJwk) as JWK, "ES256");
     const nowMs = Date.now();
     await fc.assert(
-      fc.asyncProperty(claimsArb, async (claims) => {
-        const token = signVerdictToken(signer, settings, claims, nowMs);
+      fc.asyncProperty(claimsArb, fc.boolean(), async (claims, offThread) => {
+        const token = offThread
+          ? await signVerdictTokenOffThread(signer, settings, claims, nowMs)
+          : signVerdictToken(signer, settings, claims, nowMs);
         expect(decodeProtectedHeader(token)).toEqual({ alg: "ES256", kid: record.kid, typ: "JWT" });
         // ES256 signatures are R || S, 64 bytes (RFC 7518 §3.4), not DER.
         expect(Buffer.from(token.split(".")[2] as string, "base64url")).toHaveLength(64);

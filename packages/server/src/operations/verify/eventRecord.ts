@@ -17,7 +17,7 @@ export function eventRecord(
   caller: Caller,
   req: VerifyRequest,
   now: number,
-  verdict: Verdict,
+  verdict: Omit<Verdict, "verdictToken">,
   wouldBe: EventRecord["decision"],
   costs: DecisionCosts,
   policyVersion: string,

@@ -10,7 +10,11 @@ import type { TenantPolicies } from "../../policy/tenantPolicies.js";
 import type { TenantPolicy } from "../../policy/tenantPolicy.js";
 import type { EventRecord, IdempotencyKey, Store } from "../../store/interfaces.js";
 import type { SigningKeyring } from "../../tokens/signingKeys.js";
-import { signVerdictToken, type TokenSettings } from "../../tokens/verdictToken.js";
+import {
+  signVerdictTokenOffThread,
+  type TokenSettings,
+  type VerdictClaims,
+} from "../../tokens/verdictToken.js";
 import type { KeyLookup } from "../../webBotAuth/verifyAgent.js";
 import type { Caller } from "../caller.js";
 import { confidenceFor, decide, reasonsFor, resolveCosts } from "./decide.js";
@@ -227,9 +231,23 @@ async function scoreAndRecord(
   }
 
   const eventId = timeOrderedId("evt", now);
-  const verdictToken = signVerdictToken(
-    deps.keyring.activeSigner(),
-    deps.tokens,
+  const unsigned: UnsignedVerdict = {
+    decision,
+    actorType: assessment.actorType,
+    // A tenant rule is certain by definition; the model's decisions carry its cost margin.
+    confidence:
+      assessment.rule !== undefined && decision === assessment.decision
+        ? 1
+        : confidenceFor(decision, assessment.expectedCost),
+    reasons,
+    principal: principalFor(obs.agent, obs.businessDomain),
+    eventId,
+    degraded: false,
+    enforcementMode: mode,
+  };
+  const verdict = signed(
+    deps,
+    unsigned,
     {
       tenantId,
       eventId,
@@ -241,23 +259,8 @@ async function scoreAndRecord(
     },
     now,
   );
-  const verdict: Verdict = {
-    decision,
-    actorType: assessment.actorType,
-    // A tenant rule is certain by definition; the model's decisions carry its cost margin.
-    confidence:
-      assessment.rule !== undefined && decision === assessment.decision
-        ? 1
-        : confidenceFor(decision, assessment.expectedCost),
-    reasons,
-    principal: principalFor(obs.agent, obs.businessDomain),
-    verdictToken,
-    eventId,
-    degraded: false,
-    enforcementMode: mode,
-  };
 
-  const event = eventRecord(caller, req, now, verdict, assessment.decision, costs, tenantPolicy.version, {
+  const event = eventRecord(caller, req, now, unsigned, assessment.decision, costs, tenantPolicy.version, {
     ...obs.recorded,
     findings: assessment.findings.map((f) => ({ id: f.id, logOdds: round(f.logOdds) })),
     risk: {
@@ -325,38 +328,37 @@ async function recordCleared(
   signal: Cancellation,
 ): Promise<VerifyResult> {
   const eventId = timeOrderedId("evt", now);
-  const mode = enforcementModeFor(caller, req.context?.logOnly);
-  const verdict: Verdict = {
+  const unsigned: UnsignedVerdict = {
     decision: "allow",
     actorType: "unknown",
     confidence: 0,
     reasons: [CLEARED_REASON],
     principal: NO_PRINCIPAL,
-    verdictToken: signVerdictToken(
-      deps.keyring.activeSigner(),
-      deps.tokens,
-      {
-        tenantId: caller.tenant.id,
-        eventId,
-        session: req.session ?? null,
-        action: req.action,
-        decision: "allow",
-        actorType: "unknown",
-        degraded: false,
-        challengeCleared: true,
-      },
-      now,
-    ),
     eventId,
     degraded: false,
-    enforcementMode: mode,
+    enforcementMode: enforcementModeFor(caller, req.context?.logOnly),
     challengeCleared: true,
   };
+  const verdict = signed(
+    deps,
+    unsigned,
+    {
+      tenantId: caller.tenant.id,
+      eventId,
+      session: req.session ?? null,
+      action: req.action,
+      decision: "allow",
+      actorType: "unknown",
+      degraded: false,
+      challengeCleared: true,
+    },
+    now,
+  );
   const event = eventRecord(
     caller,
     req,
     now,
-    verdict,
+    unsigned,
     "allow",
     resolveCosts(req.context?.decisionCosts),
     policyVersion,
@@ -367,34 +369,54 @@ async function recordCleared(
   return recordVerdict(deps, event, verdict, idem, now, signal);
 }
 
+/** A verdict before its token is signed. */
+type UnsignedVerdict = Omit<Verdict, "verdictToken">;
+
+/** The verdict with its token, signed on the thread pool (tokens/verdictToken.ts). */
+function signed(
+  deps: VerifyDeps,
+  unsigned: UnsignedVerdict,
+  claims: VerdictClaims,
+  now: number,
+): Promise<Verdict> {
+  return signVerdictTokenOffThread(deps.keyring.activeSigner(), deps.tokens, claims, now).then(
+    (verdictToken) => ({ ...unsigned, verdictToken }),
+  );
+}
+
 /**
  * Writes the event and, with an idempotency key, the answer stored under it (one atomic store call);
- * a concurrent request that claimed the key first is replayed instead.
+ * a concurrent request that claimed the key first is replayed instead. Without a key the token is
+ * signed while the event is written; with one, first, because the stored answer holds it.
  */
 async function recordVerdict(
   deps: VerifyDeps,
   event: EventRecord,
-  verdict: Verdict,
+  verdict: Promise<Verdict>,
   idem: (IdempotencyKey & { fingerprint: string }) | undefined,
   now: number,
   signal: Cancellation,
 ): Promise<VerifyResult> {
-  const outcome = await deps.store.events.record(
-    event,
-    idem && {
-      tenantId: idem.tenantId,
-      operation: idem.operation,
-      key: idem.key,
-      response: { fingerprint: idem.fingerprint, statusCode: 200, body: verdict },
-      expiresAt: now + deps.idempotencyTtlMs,
-    },
-    signal,
-    { activeKey: true },
-  );
+  const answer = idem ? await verdict : undefined;
+  const [outcome, signedVerdict] = await Promise.all([
+    deps.store.events.record(
+      event,
+      idem && {
+        tenantId: idem.tenantId,
+        operation: idem.operation,
+        key: idem.key,
+        response: { fingerprint: idem.fingerprint, statusCode: 200, body: answer },
+        expiresAt: now + deps.idempotencyTtlMs,
+      },
+      signal,
+      { activeKey: true },
+    ),
+    verdict,
+  ]);
   if (outcome.kind === "key_revoked") return keyRevoked();
   if (outcome.kind === "replay") return replayOrConflict(true, outcome.response.body);
   if (outcome.kind === "conflict") return replayOrConflict(false, undefined);
-  return { ok: true, verdict, replayed: false };
+  return { ok: true, verdict: signedVerdict, replayed: false };
 }
 
 function replayOrConflict(sameFingerprint: boolean, body: unknown): VerifyResult {
