@@ -245,7 +245,7 @@ async function scoreAndRecord(
     degraded: false,
     enforcementMode: mode,
   };
-  const verdict = signed(
+  const verdict = await signed(
     deps,
     unsigned,
     {
@@ -339,7 +339,7 @@ async function recordCleared(
     enforcementMode: enforcementModeFor(caller, req.context?.logOnly),
     challengeCleared: true,
   };
-  const verdict = signed(
+  const verdict = await signed(
     deps,
     unsigned,
     {
@@ -386,37 +386,34 @@ function signed(
 
 /**
  * Writes the event and, with an idempotency key, the answer stored under it (one atomic store call);
- * a concurrent request that claimed the key first is replayed instead. Without a key the token is
- * signed while the event is written; with one, first, because the stored answer holds it.
+ * a concurrent request that claimed the key first is replayed instead. The verdict comes signed:
+ * the stored answer holds its token, and the event is written only for a complete answer, so a
+ * deadline passing while the token is signed (on the thread pool) leaves no event behind.
  */
 async function recordVerdict(
   deps: VerifyDeps,
   event: EventRecord,
-  verdict: Promise<Verdict>,
+  verdict: Verdict,
   idem: (IdempotencyKey & { fingerprint: string }) | undefined,
   now: number,
   signal: Cancellation,
 ): Promise<VerifyResult> {
-  const answer = idem ? await verdict : undefined;
-  const [outcome, signedVerdict] = await Promise.all([
-    deps.store.events.record(
-      event,
-      idem && {
-        tenantId: idem.tenantId,
-        operation: idem.operation,
-        key: idem.key,
-        response: { fingerprint: idem.fingerprint, statusCode: 200, body: answer },
-        expiresAt: now + deps.idempotencyTtlMs,
-      },
-      signal,
-      { activeKey: true },
-    ),
-    verdict,
-  ]);
+  const outcome = await deps.store.events.record(
+    event,
+    idem && {
+      tenantId: idem.tenantId,
+      operation: idem.operation,
+      key: idem.key,
+      response: { fingerprint: idem.fingerprint, statusCode: 200, body: verdict },
+      expiresAt: now + deps.idempotencyTtlMs,
+    },
+    signal,
+    { activeKey: true },
+  );
   if (outcome.kind === "key_revoked") return keyRevoked();
   if (outcome.kind === "replay") return replayOrConflict(true, outcome.response.body);
   if (outcome.kind === "conflict") return replayOrConflict(false, undefined);
-  return { ok: true, verdict: signedVerdict, replayed: false };
+  return { ok: true, verdict, replayed: false };
 }
 
 function replayOrConflict(sameFingerprint: boolean, body: unknown): VerifyResult {
