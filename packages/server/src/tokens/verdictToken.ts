@@ -32,8 +32,7 @@ export function signVerdictToken(
   nowMs: number,
 ): string {
   const input = signingInput(signer, settings, claims, nowMs);
-  const signature = sign("sha256", input, { key: signer.key, dsaEncoding: "ieee-p1363" });
-  return `${input.toString()}.${signature.toString("base64url")}`;
+  return compact(input, sign("sha256", Buffer.from(input), es256(signer)));
 }
 
 /**
@@ -49,12 +48,17 @@ export function signVerdictTokenOffThread(
 ): Promise<string> {
   const input = signingInput(signer, settings, claims, nowMs);
   return new Promise((resolve, reject) => {
-    sign("sha256", input, { key: signer.key, dsaEncoding: "ieee-p1363" }, (err, signature) => {
+    sign("sha256", Buffer.from(input), es256(signer), (err, signature) => {
       if (err) reject(err);
-      else resolve(`${input.toString()}.${signature.toString("base64url")}`);
+      else resolve(compact(input, signature));
     });
   });
 }
+
+/** ES256 signatures are R || S, 64 bytes (RFC 7518 §3.4), not DER. */
+const es256 = (signer: ActiveSigner) => ({ key: signer.key, dsaEncoding: "ieee-p1363" as const });
+
+const compact = (input: string, signature: Buffer): string => `${input}.${signature.toString("base64url")}`;
 
 /**
  * The JWS signing input in compact serialization (RFC 7515 §7.1): base64url(header).base64url(payload).
@@ -70,7 +74,7 @@ function signingInput(
   settings: TokenSettings,
   claims: VerdictClaims,
   nowMs: number,
-): Buffer {
+): string {
   const iat = Math.floor(nowMs / 1000);
   const payload: Record<string, unknown> = {
     tid: claims.tenantId,
@@ -87,7 +91,7 @@ function signingInput(
   payload.iat = iat;
   payload.exp = iat + settings.ttlSeconds;
   const header = { alg: "ES256", kid: signer.kid, typ: "JWT" };
-  return Buffer.from(`${base64url(header)}.${base64url(payload)}`);
+  return `${base64url(header)}.${base64url(payload)}`;
 }
 
 const base64url = (value: Record<string, unknown>): string =>

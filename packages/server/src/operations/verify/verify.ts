@@ -245,20 +245,7 @@ async function scoreAndRecord(
     degraded: false,
     enforcementMode: mode,
   };
-  const verdict = await signed(
-    deps,
-    unsigned,
-    {
-      tenantId,
-      eventId,
-      session: req.session ?? null,
-      action: req.action,
-      decision,
-      actorType: assessment.actorType,
-      degraded: false,
-    },
-    now,
-  );
+  const verdict = await signed(deps, unsigned, tenantId, req, now);
 
   const event = eventRecord(caller, req, now, unsigned, assessment.decision, costs, tenantPolicy.version, {
     ...obs.recorded,
@@ -339,21 +326,7 @@ async function recordCleared(
     enforcementMode: enforcementModeFor(caller, req.context?.logOnly),
     challengeCleared: true,
   };
-  const verdict = await signed(
-    deps,
-    unsigned,
-    {
-      tenantId: caller.tenant.id,
-      eventId,
-      session: req.session ?? null,
-      action: req.action,
-      decision: "allow",
-      actorType: "unknown",
-      degraded: false,
-      challengeCleared: true,
-    },
-    now,
-  );
+  const verdict = await signed(deps, unsigned, caller.tenant.id, req, now);
   const event = eventRecord(
     caller,
     req,
@@ -372,16 +345,29 @@ async function recordCleared(
 /** A verdict before its token is signed. */
 type UnsignedVerdict = Omit<Verdict, "verdictToken">;
 
-/** The verdict with its token, signed on the thread pool (tokens/verdictToken.ts). */
-function signed(
+/**
+ * The verdict with its token, signed on the thread pool (tokens/verdictToken.ts); the token's
+ * decision fields are the verdict's own.
+ */
+async function signed(
   deps: VerifyDeps,
   unsigned: UnsignedVerdict,
-  claims: VerdictClaims,
+  tenantId: string,
+  req: VerifyRequest,
   now: number,
 ): Promise<Verdict> {
-  return signVerdictTokenOffThread(deps.keyring.activeSigner(), deps.tokens, claims, now).then(
-    (verdictToken) => ({ ...unsigned, verdictToken }),
-  );
+  const claims: VerdictClaims = {
+    tenantId,
+    eventId: unsigned.eventId,
+    session: req.session ?? null,
+    action: req.action,
+    decision: unsigned.decision,
+    actorType: unsigned.actorType,
+    degraded: unsigned.degraded,
+  };
+  if (unsigned.challengeCleared) claims.challengeCleared = true;
+  const verdictToken = await signVerdictTokenOffThread(deps.keyring.activeSigner(), deps.tokens, claims, now);
+  return { ...unsigned, verdictToken };
 }
 
 /**
