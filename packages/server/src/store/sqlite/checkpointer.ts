@@ -117,6 +117,10 @@ export function startCheckpointer(
   const intervalMs = options.intervalMs ?? 100;
   const maxPauseMs = options.maxPauseMs ?? 250;
   raw.pragma("wal_autocheckpoint = 0");
+  // The connection that starts the log over is the writer's: SQLite truncates the WAL file there, to
+  // the writer's own limit (without it the file keeps the size of the longest log it ever held).
+  const journalSizeLimit = options.journalSizeLimit ?? 64 * 1024 * 1024;
+  raw.pragma(`journal_size_limit = ${journalSizeLimit}`);
   const driver = createRequire(import.meta.url).resolve("better-sqlite3");
   const worker = new Worker(WORKER_SOURCE, {
     eval: true,
@@ -127,7 +131,7 @@ export function startCheckpointer(
       restartFrames: options.restartFrames ?? 4096,
       holdFrames: options.holdFrames ?? 64,
       catchUpPasses: options.catchUpPasses ?? 8,
-      journalSizeLimit: options.journalSizeLimit ?? 64 * 1024 * 1024,
+      journalSizeLimit,
       restartBusyMs: Math.max(1, maxPauseMs - 50),
     },
   });
