@@ -3,8 +3,8 @@ import { defineConfig } from "vitest/config";
 /**
  * Two projects, run one after the other by `npm test`: everything else in parallel, then the suites
  * whose checks depend on verify meeting its deadline under load (real server processes, fault
- * injection, the evaluation replay) and the load tests (`*.load.test.ts`, which saturate the machine
- * on purpose) one file at a time, so they do not compete with other test files for its two cores.
+ * injection, the evaluation replay), the load tests (`*.load.test.ts`, which saturate the machine
+ * on purpose) and the input fuzzers (`*.fuzz.test.ts`, 100,000 bodies per endpoint) one file at a time, so they do not compete with other test files for its two cores.
  */
 export default defineConfig({
   test: {
@@ -22,6 +22,7 @@ export default defineConfig({
             "packages/*/src/scaleout/**",
             "packages/*/src/eval/**",
             "packages/*/src/**/*.load.test.ts",
+            "packages/*/src/**/*.fuzz.test.ts",
           ],
         },
       },
@@ -33,6 +34,7 @@ export default defineConfig({
             "packages/*/src/scaleout/**/*.test.ts",
             "packages/*/src/eval/**/*.test.ts",
             "packages/*/src/**/*.load.test.ts",
+            "packages/*/src/**/*.fuzz.test.ts",
           ],
           fileParallelism: false,
         },

@@ -6,7 +6,9 @@ import type { Deps } from "./deps.js";
 import { authenticator, KnownCallers } from "./http/auth.js";
 import { errorHandler, notFoundHandler } from "./http/errorHandler.js";
 import { registerHealth } from "./http/healthRoutes.js";
+import { registerJsonBody } from "./http/jsonBody.js";
 import { createMetrics } from "./http/metrics.js";
+import { dropNullOptionals } from "./http/optionalNulls.js";
 import { rateLimiter } from "./http/rateLimit.js";
 import { warmUp } from "./http/warmUp.js";
 import { registerChallenge } from "./operations/challenge/route.js";
@@ -23,19 +25,33 @@ export interface AppOptions {
   logger?: LoggerSetting;
 }
 
-/** Pino settings: a request id on every line; never the Authorization header or request bodies. */
+/**
+ * Pino settings: the request id once on every line (Fastify's `reqId`); never the Authorization
+ * header, request bodies or query strings (a key or an address put in a URL is not logged).
+ */
 export function loggerOptions(level: string): LoggerSetting {
   return {
     level,
     redact: ["req.headers.authorization", "req.headers.cookie"],
     serializers: {
-      req: (req: { method: string; url: string; id: string }) => ({
-        id: req.id,
+      req: (req: { method: string; url: string }) => ({
         method: req.method,
-        url: req.url,
+        url: withoutQuery(req.url),
       }),
     },
   };
+}
+
+const withoutQuery = (url: string): string => {
+  const q = url.indexOf("?");
+  return q === -1 ? url : url.slice(0, q);
+};
+
+/** A caller's X-Request-Id is kept only when it is short and printable; otherwise Warden makes one. */
+const CLIENT_REQUEST_ID = /^[\x21-\x7e]{1,128}$/;
+function requestId(req: { headers: Record<string, string | string[] | undefined> }): string {
+  const given = req.headers["x-request-id"];
+  return typeof given === "string" && CLIENT_REQUEST_ID.test(given) ? given : randomUUID();
 }
 
 /** Builds the app from its dependencies; every route is registered in the list below. */
@@ -46,13 +62,17 @@ export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<Fa
   const app = Fastify({
     logger: options.logger ?? loggerOptions(config.logLevel),
     bodyLimit: config.bodyLimitBytes,
-    requestIdHeader: "x-request-id",
-    genReqId: () => randomUUID(),
+    requestIdHeader: false,
+    genReqId: requestId,
     ajv: { customOptions: { coerceTypes: false, removeAdditional: false, allErrors: false } },
   });
   metrics.instrument(app);
   // Only JSON bodies are accepted: everything else is 415 unsupported_media_type (spec, Errors).
   app.removeContentTypeParser(["text/plain"]);
+  registerJsonBody(app);
+  app.addHook("preValidation", async (request) => {
+    dropNullOptionals(request.routeOptions.schema?.body, request.body);
+  });
   app.decorateRequest("caller", null);
   app.decorateRequest("storeFault", false);
   app.addHook("onSend", async (request, reply) => {
@@ -64,7 +84,8 @@ export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<Fa
       info: {
         title: "Warden abuse-decision API",
         version: "1.0.0",
-        description: "Spec: shared/spec/abuse-decision-service.md. Errors use { error, message, code }.",
+        description:
+          "Warden implements the abuse-decision service specification. Errors use { error, message, code }.",
       },
       components: { securitySchemes: { bearer: { type: "http", scheme: "bearer", description: "API key" } } },
     },

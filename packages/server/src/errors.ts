@@ -9,6 +9,19 @@ export const ERROR_CATALOGUE = {
   missing_required_field: { status: 400, message: "A required field is missing." },
   invalid_field: { status: 400, message: "A field has an invalid type or value." },
   invalid_json: { status: 400, message: "The request body is not valid JSON." },
+  nesting_too_deep: { status: 400, message: "The JSON body nests objects and arrays deeper than 32 levels." },
+  body_too_complex: {
+    status: 400,
+    message: "The JSON body has more than 1,000 items in one array or object, or 10,000 values in all.",
+  },
+  string_too_long: {
+    status: 400,
+    message: "A string in the body exceeds 16,384 characters, or a member name 256.",
+  },
+  invalid_string: {
+    status: 400,
+    message: "A string in the body holds a NUL character or a lone UTF-16 surrogate.",
+  },
   invalid_idempotency_key: {
     status: 400,
     message: "The idempotency key must be 1 to 255 printable characters.",
@@ -51,6 +64,14 @@ export const ERROR_CATALOGUE = {
   event_denied: {
     status: 403,
     message: "The event's verdict was deny; a deny cannot be escaped through a challenge.",
+  },
+  event_not_challenged: {
+    status: 403,
+    message: "The event's verdict was not challenge; only a challenged attempt can be cleared.",
+  },
+  event_without_session: {
+    status: 400,
+    message: "The event's verify carried no session, so no challenge can be bound to its attempt.",
   },
   challenge_session_mismatch: { status: 403, message: "The challenge is bound to another session." },
   unknown_challenge: { status: 404, message: "No such challenge for this tenant." },

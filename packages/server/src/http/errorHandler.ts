@@ -1,6 +1,7 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from "fastify";
 import { ApiError, type ErrorCode, errorBody } from "../errors.js";
 import { StoreUnavailableError } from "../store/interfaces.js";
+import { isRequiredMember } from "./optionalNulls.js";
 import type { RouteSettings } from "./types.js";
 
 interface ValidationIssue {
@@ -31,12 +32,14 @@ function fieldName(issue: ValidationIssue): string {
 
 /**
  * JSON Schema failures: an absent (or null) required member is missing_required_field; the rest take
- * the route's code for that field, or invalid_field.
+ * the route's code for that field, or invalid_field. (Null optional members were dropped before
+ * validation: optionalNulls.ts.)
  */
 export function validationError(
   issues: readonly ValidationIssue[],
   body: unknown,
   fieldCodes: Readonly<Record<string, ErrorCode>> = {},
+  bodySchema?: unknown,
 ): ApiError {
   const issue = issues[0];
   if (!issue) return new ApiError("invalid_field");
@@ -52,16 +55,22 @@ export function validationError(
       (v, k) => (v && typeof v === "object" ? (v as Record<string, unknown>)[k] : undefined),
       body,
     );
-  if (value === null && issue.keyword === "type")
+  if (value === null && issue.keyword === "type" && isRequiredMember(bodySchema, issue.instancePath))
     return new ApiError("missing_required_field", `${field} is required.`);
   return new ApiError(fieldCodes[field] ?? "invalid_field", `${field} ${issue.message ?? "is invalid"}.`);
 }
 
 /** Turns any failure into an ApiError; unexpected ones keep no internal message. */
-export function toApiError(err: unknown, body: unknown, settings?: RouteSettings): ApiError {
+export function toApiError(
+  err: unknown,
+  body: unknown,
+  settings?: RouteSettings,
+  bodySchema?: unknown,
+): ApiError {
   if (err instanceof ApiError) return err;
   const fe = err as Partial<FastifyError> & { validation?: ValidationIssue[] };
-  if (Array.isArray(fe.validation)) return validationError(fe.validation, body, settings?.fieldCodes);
+  if (Array.isArray(fe.validation))
+    return validationError(fe.validation, body, settings?.fieldCodes, bodySchema);
   const mapped = fe.code ? FASTIFY_CODES[fe.code] : undefined;
   if (mapped) return new ApiError(mapped);
   if (err instanceof SyntaxError || (typeof fe.statusCode === "number" && fe.statusCode === 400)) {
@@ -82,7 +91,7 @@ export function toApiError(err: unknown, body: unknown, settings?: RouteSettings
 export function errorHandler(degrade: (request: FastifyRequest) => Promise<unknown>) {
   return async function handle(err: unknown, request: FastifyRequest, reply: FastifyReply) {
     const settings = request.routeOptions.config?.warden as RouteSettings | undefined;
-    const apiError = toApiError(err, request.body, settings);
+    const apiError = toApiError(err, request.body, settings, request.routeOptions.schema?.body);
     if (apiError.status >= 500) {
       request.log.error({ err }, "request failed");
       if (settings?.onStoreFault === "degrade") return reply.code(200).send(await degrade(request));

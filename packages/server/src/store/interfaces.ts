@@ -142,6 +142,8 @@ export interface EventRecord {
   signals: Record<string, unknown>;
   engineVersion: string;
   policyVersion: string;
+  /** Fingerprint of the attempt (action and identifying subject fields; operations/verify/attempt.ts). */
+  attempt: string | null;
 }
 
 export interface IdempotentResponse {
@@ -161,7 +163,19 @@ export type RecordOutcome =
   | { kind: "replay"; response: IdempotentResponse }
   | { kind: "conflict" }
   /** Asked for `activeKey` and the event's API key is revoked (or gone): nothing was written. */
-  | { kind: "key_revoked" };
+  | { kind: "key_revoked" }
+  /** Asked to `redeem` a clear that could not be redeemed (any condition failed): nothing was written. */
+  | { kind: "not_redeemed" };
+
+/** A challenge's clear, redeemed by the verify whose event is being recorded. */
+export interface ClearRedemption {
+  challengeId: string;
+  session: string;
+  /** The re-verify's attempt fingerprint; must equal the challenge's. */
+  attempt: string;
+  /** The clear must have happened at or after this time (the redemption window). */
+  clearedSince: number;
+}
 
 export interface EventStore {
   /**
@@ -174,12 +188,17 @@ export interface EventStore {
    * With `activeKey`, the write is conditional, in the same statement or transaction, on the event's
    * API key not being revoked at that moment ("key_revoked" otherwise): verify authenticates from
    * memory and is still refused for a key revoked a moment before its event was written.
+   * With `redeem`, the same transaction marks the challenge's clear redeemed (redeemedAt = the event's
+   * createdAt) if the challenge belongs to the event's tenant, is bound to `session` and `attempt`, was
+   * cleared at or after `clearedSince` and was never redeemed; otherwise nothing at all is written
+   * ("not_redeemed"). A clear is therefore spent only together with the answer that honours it: an
+   * aborted or failed record leaves it redeemable, and of concurrent calls exactly one redeems it.
    */
   record(
     event: EventRecord,
     idempotency: (IdempotencyKey & { response: IdempotentResponse; expiresAt: number }) | undefined,
     signal?: { readonly aborted: boolean },
-    options?: { activeKey?: boolean },
+    options?: { activeKey?: boolean; redeem?: ClearRedemption },
   ): Promise<RecordOutcome>;
   get(tenantId: string, eventId: string): Promise<EventRecord | undefined>;
 }
@@ -281,29 +300,29 @@ export interface ChallengeRecord {
   redeemedAt: number | null;
   /** The provider object that proved the clear (a SetupIntent id); unique across challenges. */
   proofRef: string | null;
+  /** The attempt fingerprint of the event it was issued on: only a re-verify of that attempt redeems it. */
+  attempt: string | null;
+  /** Issued on a degraded verdict: its clear stands in for checks that never ran (re-verify scores). */
+  eventDegraded: boolean;
 }
+
+export type ClearOutcome =
+  | { kind: "cleared"; challenge: ChallengeRecord }
+  /** Not the tenant's, another session, already cleared or expired. */
+  | { kind: "not_clearable" }
+  /** `proofRef` already proved another challenge's clear. */
+  | { kind: "proof_reused" };
 
 export interface ChallengeStore {
   insert(challenge: ChallengeRecord): Promise<void>;
   get(tenantId: string, id: string): Promise<ChallengeRecord | undefined>;
   /**
    * Atomic and once only: marks the challenge cleared at `now` if it belongs to the tenant, is bound
-   * to `session`, is not cleared yet and has not expired. Resolves the cleared record, or undefined
-   * when any condition failed (of concurrent calls, exactly one succeeds).
+   * to `session`, is not cleared yet and has not expired (of concurrent calls, exactly one succeeds).
+   * A `proofRef` is unique across challenges: one already recorded gives "proof_reused" and changes
+   * nothing. Redemption by a re-verify is part of `events.record`.
    */
-  clear(
-    tenantId: string,
-    id: string,
-    session: string,
-    now: number,
-    proofRef?: string,
-  ): Promise<ChallengeRecord | undefined>;
-  /**
-   * Atomic and once only: marks a clear redeemed by a re-verify if it belongs to the tenant, is bound
-   * to `session`, was cleared at or after `clearedSince` and was never redeemed. Resolves whether it
-   * was redeemed now.
-   */
-  redeem(tenantId: string, id: string, session: string, clearedSince: number, now: number): Promise<boolean>;
+  clear(tenantId: string, id: string, session: string, now: number, proofRef?: string): Promise<ClearOutcome>;
 }
 
 /** A public key of an agent operator: its JWK (public members only) and RFC 7638 SHA-256 thumbprint. */

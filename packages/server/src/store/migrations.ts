@@ -168,6 +168,18 @@ const migrationsFor = (dialect: Dialect): Record<string, Migration> => ({
         .execute();
     },
   },
+  "0006_attempt_binding": {
+    async up(db: Kysely<unknown>) {
+      // The attempt a verify answered (operations/verify/attempt.ts), copied to the challenges issued
+      // on it, so a re-verify redeems a clear only for the same attempt.
+      await db.schema.alterTable("events").addColumn("attempt", "text").execute();
+      await db.schema.alterTable("challenges").addColumn("attempt", "text").execute();
+      await db.schema
+        .alterTable("challenges")
+        .addColumn("event_degraded", "integer", (c) => c.notNull().defaultTo(0))
+        .execute();
+    },
+  },
 });
 
 /** Brings the schema up to date. Safe when several processes start at once (Kysely's migration lock). */

@@ -47,6 +47,7 @@ export interface Database {
     signals: string;
     engine_version: string;
     policy_version: string;
+    attempt: string | null;
   };
   feedback: {
     feedback_id: string;
@@ -77,6 +78,8 @@ export interface Database {
     cleared_at: number | null;
     redeemed_at: number | null;
     proof_ref: string | null;
+    attempt: string | null;
+    event_degraded: number;
   };
   agent_operators: {
     operator: string;

@@ -1,5 +1,12 @@
 import type { Kysely } from "kysely";
-import type { CounterHit, CounterReading, RecordOutcome, Store } from "./interfaces.js";
+import type {
+  ClearRedemption,
+  CounterHit,
+  CounterReading,
+  EventRecord,
+  RecordOutcome,
+  Store,
+} from "./interfaces.js";
 import type { Database } from "./schema.js";
 import { createAgentStore, createPolicyStore } from "./sql/agentAndPolicyStores.js";
 import { createChallengeStore } from "./sql/challengeStore.js";
@@ -207,7 +214,8 @@ export function createSqlStore(rt: SqlRuntime): Store {
       record: (event, idem, signal, options) =>
         guard("events.record", async (): Promise<RecordOutcome> => {
           const activeKey = options?.activeKey === true;
-          if (!idem) {
+          const redeem = options?.redeem;
+          if (!idem && !redeem) {
             // One statement is atomic on its own; no transaction needed.
             return rt.write(async (conn): Promise<RecordOutcome> => {
               if (signal?.aborted) throw abortError();
@@ -222,14 +230,24 @@ export function createSqlStore(rt: SqlRuntime): Store {
               return (await keyActive(conn, event.keyId)) ? { kind: "recorded" } : { kind: "key_revoked" };
             });
           }
-          return rt.writeTransaction(async (trx): Promise<RecordOutcome> => {
-            if (activeKey && !(await keyActive(trx, event.keyId))) return { kind: "key_revoked" };
-            const claim = await claimIdempotencyKey(trx, idem, event.createdAt);
-            if (claim) return claim;
-            await rt.execute(trx, hot.insertEvent(eventToRow(event)));
-            if (signal?.aborted) throw abortError();
-            return { kind: "recorded" };
-          });
+          try {
+            return await rt.writeTransaction(async (trx): Promise<RecordOutcome> => {
+              if (activeKey && !(await keyActive(trx, event.keyId))) return { kind: "key_revoked" };
+              if (idem) {
+                const claim = await claimIdempotencyKey(trx, idem, event.createdAt);
+                if (claim) return claim;
+              }
+              // After the claim, so that a replay or conflict never spends the clear; a failed
+              // redemption throws to roll the claim back.
+              if (redeem && !(await redeemClear(trx, event, redeem))) throw new NotRedeemed();
+              await rt.execute(trx, hot.insertEvent(eventToRow(event)));
+              if (signal?.aborted) throw abortError();
+              return { kind: "recorded" };
+            });
+          } catch (err) {
+            if (err instanceof NotRedeemed) return { kind: "not_redeemed" };
+            throw err;
+          }
         }),
       get: (tenantId, eventId) =>
         guard("events.get", async () => {
@@ -288,6 +306,24 @@ export function createSqlStore(rt: SqlRuntime): Store {
       }),
     close: () => rt.close(),
   };
+}
+
+/** Thrown inside events.record's transaction to roll it back when the clear cannot be redeemed. */
+class NotRedeemed extends Error {}
+
+/** One conditional UPDATE: every condition of a redemption and the change, in one statement. */
+async function redeemClear(trx: Kysely<Database>, event: EventRecord, r: ClearRedemption): Promise<boolean> {
+  const res = await trx
+    .updateTable("challenges")
+    .set({ redeemed_at: event.createdAt })
+    .where("tenant_id", "=", event.tenantId)
+    .where("id", "=", r.challengeId)
+    .where("session", "=", r.session)
+    .where("attempt", "=", r.attempt)
+    .where("cleared_at", ">=", r.clearedSince)
+    .where("redeemed_at", "is", null)
+    .executeTakeFirst();
+  return Number(res.numUpdatedRows) === 1;
 }
 
 /**

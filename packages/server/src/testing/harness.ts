@@ -152,6 +152,7 @@ export function testEvent(id: string, overrides: Partial<EventRecord> = {}): Eve
     signals: { ipNetwork: "203.0.113.0/24" },
     engineVersion: "e",
     policyVersion: "p",
+    attempt: null,
     ...overrides,
   };
 }

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { AgentOperatorRecord, Store } from "../store/interfaces.js";
+import type { AgentOperatorRecord, ChallengeRecord, Store } from "../store/interfaces.js";
 import { PURGE_CHUNK } from "../store/sql/purge.js";
 import { newSigningKey } from "../tokens/signingKeys.js";
 import { testEvent } from "./harness.js";
@@ -245,6 +245,134 @@ export function storeContract(
       expect(
         await a.idempotency.find({ tenantId: "t1", operation: "verify", key: "k-abort" }, 0),
       ).toBeUndefined();
+    });
+
+    describe("challenges: clearing and redemption", () => {
+      const challenge = (id: string, extra: Partial<ChallengeRecord> = {}): ChallengeRecord => ({
+        id,
+        tenantId: "t1",
+        eventId: "evt_a",
+        session: "s1",
+        method: "proof_of_work",
+        difficulty: 4,
+        seed: "seed",
+        instructions: { type: "pow" },
+        issuedAt: 1_000,
+        expiresAt: 10_000,
+        clearedAt: null,
+        redeemedAt: null,
+        proofRef: null,
+        attempt: "attempt-1",
+        eventDegraded: false,
+        ...extra,
+      });
+      const redemption = (challengeId: string, extra: Record<string, unknown> = {}) => ({
+        challengeId,
+        session: "s1",
+        attempt: "attempt-1",
+        clearedSince: 1_000,
+        ...extra,
+      });
+      const reverify = (id: string) => ({ ...event(id), createdAt: 3_000, attempt: "attempt-1" });
+
+      it("clears once, and a provider object proves one clear only", async () => {
+        await a.challenges.insert(challenge("chl_p1"));
+        await a.challenges.insert(challenge("chl_p2"));
+        expect(await a.challenges.clear("t1", "chl_p1", "s1", 2_000, "seti_1")).toMatchObject({
+          kind: "cleared",
+        });
+        expect(await b.challenges.clear("t1", "chl_p1", "s1", 2_000, "seti_other")).toEqual({
+          kind: "not_clearable",
+        });
+        expect(await b.challenges.clear("t1", "chl_p2", "s1", 2_000, "seti_1")).toEqual({
+          kind: "proof_reused",
+        });
+        expect((await a.challenges.get("t1", "chl_p2"))?.clearedAt).toBeNull();
+        expect(await a.challenges.clear("t1", "chl_p2", "s2", 2_000)).toEqual({ kind: "not_clearable" });
+        expect(await a.challenges.clear("t1", "chl_p2", "s1", 10_000)).toEqual({ kind: "not_clearable" });
+      });
+
+      it("redeems a clear only with the event that honours it: same session and attempt, in the window, once", async () => {
+        await a.challenges.insert(challenge("chl_r1"));
+        await a.challenges.clear("t1", "chl_r1", "s1", 2_000);
+        for (const [id, extra] of [
+          ["evt_r_session", { session: "s2" }],
+          ["evt_r_attempt", { attempt: "attempt-2" }],
+          ["evt_r_window", { clearedSince: 2_001 }],
+          ["evt_r_unknown", { challengeId: "chl_none" }],
+        ] as const) {
+          const outcome = await a.events.record(reverify(id), undefined, undefined, {
+            redeem: redemption("chl_r1", extra),
+          });
+          expect(outcome, id).toEqual({ kind: "not_redeemed" });
+          expect(await a.events.get("t1", id)).toBeUndefined();
+        }
+        // Not yet cleared: not redeemable either.
+        await a.challenges.insert(challenge("chl_r2"));
+        expect(
+          await a.events.record(reverify("evt_r_uncleared"), undefined, undefined, {
+            redeem: redemption("chl_r2"),
+          }),
+        ).toEqual({ kind: "not_redeemed" });
+        expect(
+          await a.events.record(reverify("evt_r_ok"), undefined, undefined, { redeem: redemption("chl_r1") }),
+        ).toEqual({ kind: "recorded" });
+        expect((await b.challenges.get("t1", "chl_r1"))?.redeemedAt).toBe(3_000);
+        expect(
+          await b.events.record(reverify("evt_r_again"), undefined, undefined, {
+            redeem: redemption("chl_r1"),
+          }),
+        ).toEqual({ kind: "not_redeemed" });
+      });
+
+      it("an aborted or refused record leaves the clear redeemable, and its idempotency key unclaimed", async () => {
+        await a.challenges.insert(challenge("chl_r3"));
+        await a.challenges.clear("t1", "chl_r3", "s1", 2_000);
+        const idem = {
+          tenantId: "t1",
+          operation: "verify",
+          key: "k-redeem",
+          response: { fingerprint: "f", statusCode: 200, body: {} },
+          expiresAt: 9e12,
+        };
+        await expect(
+          a.events.record(
+            reverify("evt_r_aborted"),
+            idem,
+            { aborted: true },
+            { redeem: redemption("chl_r3") },
+          ),
+        ).rejects.toThrow(/aborted/);
+        expect((await a.challenges.get("t1", "chl_r3"))?.redeemedAt).toBeNull();
+        expect(
+          await a.events.record(reverify("evt_r_wrong"), idem, undefined, {
+            redeem: redemption("chl_r3", { attempt: "other" }),
+          }),
+        ).toEqual({ kind: "not_redeemed" });
+        expect(await a.idempotency.find(idem, 0)).toBeUndefined();
+        expect(
+          await a.events.record(reverify("evt_r_idem"), idem, undefined, { redeem: redemption("chl_r3") }),
+        ).toEqual({ kind: "recorded" });
+        expect(await a.idempotency.find(idem, 0)).toMatchObject({ fingerprint: "f" });
+      });
+
+      it("of concurrent records redeeming one clear exactly one is recorded", async () => {
+        await a.challenges.insert(challenge("chl_r4"));
+        await a.challenges.clear("t1", "chl_r4", "s1", 2_000);
+        const outcomes = await Promise.all(
+          Array.from({ length: 10 }, (_, i) =>
+            (i % 2 ? a : b).events.record(reverify(`evt_r4_${i}`), undefined, undefined, {
+              redeem: redemption("chl_r4"),
+            }),
+          ),
+        );
+        expect(outcomes.filter((o) => o.kind === "recorded")).toHaveLength(1);
+        expect(outcomes.filter((o) => o.kind === "not_redeemed")).toHaveLength(9);
+        const written = await Promise.all(
+          Array.from({ length: 10 }, (_, i) => a.events.get("t1", `evt_r4_${i}`)),
+        );
+        expect(written.filter(Boolean)).toHaveLength(1);
+      });
     });
 
     describe("feedback ledger", () => {

@@ -16,7 +16,7 @@ import type { MessageSignature, SignedRequest } from "./messageSignature.js";
  * parses the URL once per derived component and finds dictionary members through thrown exceptions:
  * that was a third of a Web Bot Auth check besides the signature itself. The library stays the
  * reference: a property test compares the two on generated requests, and both reproduce every
- * vector in shared/vectors.
+ * vector in webBotAuth/fixtures/web-bot-auth.json.
  */
 
 /**

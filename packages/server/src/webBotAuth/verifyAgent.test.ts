@@ -7,7 +7,7 @@ import { signatureBase } from "./signatureBase.js";
 import { signRequest } from "./signRequest.js";
 import { type KeyLookup, type KnownAgentKey, verifyAgent } from "./verifyAgent.js";
 
-/** Public RFC 9421 / Web Bot Auth vectors, beside the repository (shared/vectors). */
+/** Public RFC 9421 and Web Bot Auth draft test vectors, shipped as a fixture (fixtures/web-bot-auth.json). */
 interface Vector {
   name: string;
   alg: SignatureAlgorithm;
@@ -20,7 +20,7 @@ interface Vector {
   agent?: string;
 }
 const VECTORS = JSON.parse(
-  readFileSync(new URL("../../../../../shared/vectors/web-bot-auth.json", import.meta.url), "utf8"),
+  readFileSync(new URL("./fixtures/web-bot-auth.json", import.meta.url), "utf8"),
 ) as {
   keys: Record<string, { jwkPublic: JsonWebKey; jwkPrivate?: JsonWebKey; jwkThumbprint: string }>;
   vectors: Vector[];
@@ -29,7 +29,7 @@ const VECTORS = JSON.parse(
 const AGENT = "https://signature-agent.test";
 const ED = VECTORS.keys["test-key-ed25519"];
 const RSA = VECTORS.keys["test-key-rsa-pss"];
-if (!ED?.jwkPrivate || !RSA) throw new Error("shared/vectors/web-bot-auth.json lacks its keys");
+if (!ED?.jwkPrivate || !RSA) throw new Error("fixtures/web-bot-auth.json lacks its keys");
 const ED_PRIVATE = createPrivateKey({ key: ED.jwkPrivate, format: "jwk" });
 
 function known(jwk: JsonWebKey, alg: SignatureAlgorithm, signatureAgent = AGENT): KnownAgentKey {

@@ -91,7 +91,7 @@ describe("issue mode", () => {
     const v = await verify({
       action: "signup",
       session: "s-noclear",
-      subject: {},
+      subject: { userAgent: "curl/8.5.0" },
       context: { challengeId: challenge.challengeId },
     });
     expect(v).not.toHaveProperty("challengeCleared");
@@ -351,12 +351,14 @@ describe("re-verify with context.challengeId", () => {
     expect(other).not.toHaveProperty("challengeCleared");
   });
 
-  it("a store fault while redeeming degrades the verdict", async () => {
+  it("a store fault while redeeming degrades the verdict, and the degraded answer does not spend the clear", async () => {
     const id = await solved("s-degrade");
-    failing.add("challenges.redeem");
+    failing.add("events.record");
     const v = await reverify("s-degrade", id);
     failing.clear();
     expect(v).toMatchObject({ decision: "challenge", degraded: true });
     expect(v).not.toHaveProperty("challengeCleared");
+    const retried = await reverify("s-degrade", id);
+    expect(retried).toMatchObject({ decision: "allow", degraded: false, challengeCleared: true });
   });
 });

@@ -82,8 +82,14 @@ async function issue(
   try {
     const event = await deps.store.events.get(tenantId, req.eventId);
     if (!event) return fail("unknown_event_id", "No event with this eventId for this tenant.");
-    // A deny must not be escaped through friction.
+    // A challenge belongs to its event's attempt (docs/security-model.md): only a challenged attempt,
+    // only its own session. A deny must not be escaped through friction.
     if (event.decision === "deny") return fail("event_denied");
+    if (event.decision !== "challenge") return fail("event_not_challenged");
+    if (event.session === null) return fail("event_without_session");
+    if (event.session !== session) {
+      return fail("challenge_session_mismatch", "The event's attempt is bound to another session.");
+    }
     const policy = await deps.tenantPolicies.get(tenantId);
     const issuable = new Set<ChallengeMethod>(["proof_of_work"]);
     // Only look the provider key up when the caller would take a payment challenge.
@@ -114,6 +120,8 @@ async function issue(
       clearedAt: null,
       redeemedAt: null,
       proofRef: null,
+      attempt: event.attempt,
+      eventDegraded: event.degraded,
     };
     await deps.store.challenges.insert(record);
     return { ok: true, challenge: view(record) };
@@ -179,11 +187,21 @@ function stepUpChallenge(
   };
 }
 
-/** The proof's method: named explicitly, or recognised by its keys. */
-function proofMethod(proof: NonNullable<ChallengeRequest["proof"]>): string | undefined {
-  if (proof.method === "provider_setup_intent" || proof.setupIntentId !== undefined) return "payment_preauth";
-  if (proof.method === "web_bot_auth" || proof.headers !== undefined) return "web_bot_auth_stepup";
-  if (proof.method !== undefined) return proof.method;
+/** The wire names of proof methods (README, challenge). */
+const PROOF_METHODS: ReadonlyMap<string, ChallengeMethod> = new Map([
+  ["provider_setup_intent", "payment_preauth"],
+  ["web_bot_auth", "web_bot_auth_stepup"],
+  ["proof_of_work", "proof_of_work"],
+]);
+
+/**
+ * The method a proof is for: the one its `method` names, or, without `method`, proof of work for a
+ * `nonce` and step-up for `headers`. A payment proof must name `provider_setup_intent` (spec:
+ * "under the method name provider_setup_intent"); an unknown name matches no method.
+ */
+function proofMethod(proof: NonNullable<ChallengeRequest["proof"]>): ChallengeMethod | undefined {
+  if (proof.method !== undefined) return PROOF_METHODS.get(proof.method);
+  if (proof.headers !== undefined) return "web_bot_auth_stepup";
   if (proof.nonce !== undefined) return "proof_of_work";
   return undefined;
 }
@@ -243,9 +261,17 @@ async function complete(
       }
     }
     const cleared = await deps.store.challenges.clear(tenantId, c.id, session, now, proofRef);
+    if (cleared.kind === "proof_reused") {
+      return fail(
+        "payment_not_succeeded",
+        "The payment proof was not accepted: this SetupIntent already cleared another challenge.",
+      );
+    }
     // Lost the race to a concurrent valid completion (or it expired in between).
-    if (!cleared) return fail(now >= c.expiresAt ? "challenge_expired" : "challenge_already_solved");
-    return { ok: true, challenge: view(cleared) };
+    if (cleared.kind === "not_clearable") {
+      return fail(now >= c.expiresAt ? "challenge_expired" : "challenge_already_solved");
+    }
+    return { ok: true, challenge: view(cleared.challenge) };
   } catch (err) {
     if (err instanceof StoreUnavailableError) return fail("challenge_unavailable");
     throw err;

@@ -215,7 +215,7 @@ describe("payment_preauth", () => {
           method: "POST",
           url: "/v1/verify",
           headers: bearer(k),
-          payload: { action: "x", subject: {} },
+          payload: { action: "x", session: "s", subject: {} },
         })
       ).json();
       const ch = (
@@ -240,5 +240,35 @@ describe("payment_preauth", () => {
     } finally {
       await other.close();
     }
+  });
+  it("a SetupIntent that already cleared another challenge is 400 payment_not_succeeded, never a retryable 503", async () => {
+    const first = await paymentChallenge("p-reuse-1");
+    stripe.intents.set("seti_reused", intent("seti_reused", first.challengeId));
+    expect((await complete(first.challengeId, "p-reuse-1", "seti_reused")).statusCode).toBe(200);
+    const second = await paymentChallenge("p-reuse-2");
+    // Even if the provider object were altered to name the second challenge, it proves one clear only.
+    stripe.intents.set("seti_reused", intent("seti_reused", second.challengeId));
+    const res = await complete(second.challengeId, "p-reuse-2", "seti_reused");
+    expectError(res, 400, "payment_not_succeeded");
+    expect(res.json().message).toMatch(/already cleared another challenge/);
+    expect((await t.store.challenges.get("shop", second.challengeId))?.clearedAt).toBeNull();
+  });
+
+  it("a payment proof must name method provider_setup_intent: missing or another name is 400 challenge_method_mismatch", async () => {
+    const c = await paymentChallenge("p-method");
+    stripe.intents.set("seti_method", intent("seti_method", c.challengeId));
+    for (const proof of [
+      { setupIntentId: "seti_method" },
+      { method: "payment_preauth", setupIntentId: "seti_method" },
+      { method: "constructor", setupIntentId: "seti_method" },
+      { method: "web_bot_auth", setupIntentId: "seti_method" },
+    ]) {
+      expectError(
+        await call({ challengeId: c.challengeId, session: "p-method", proof }),
+        400,
+        "challenge_method_mismatch",
+      );
+    }
+    expect((await complete(c.challengeId, "p-method", "seti_method")).statusCode).toBe(200);
   });
 });

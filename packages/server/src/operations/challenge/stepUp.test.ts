@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { agentRequestHeaders, registerAgent, type TestAgent } from "../../testing/agents.js";
-import { bearer, CHROME_HEADERS, CHROME_UA, makeTestApp, type TestApp } from "../../testing/harness.js";
+import { bearer, makeTestApp, type TestApp } from "../../testing/harness.js";
 import type { Verdict } from "../verify/schema.js";
 import { solvePow } from "./proofOfWork.js";
 
@@ -13,6 +13,12 @@ beforeAll(async () => {
   t = await makeTestApp();
   await t.tenant("acme");
   ({ apiKey } = await t.key("acme"));
+  // Step-up is friction for a challenged attempt: this tenant challenges verified agents on signup.
+  await t.store.policies.put(
+    "acme",
+    JSON.stringify({ actions: { signup: { verifiedAgents: "challenge" } } }),
+    Date.now(),
+  );
   agents.push(await registerAgent(t.store, "Example Agents", AGENT_URL));
   agents.push(await registerAgent(t.store, "Other Agents", "https://other.example"));
   await t.deps.agents.reload();
@@ -47,6 +53,7 @@ describe("web_bot_auth_stepup", () => {
   it("is issued for a verified agent: a nonce and the key to sign with", async () => {
     const v = await verifyEvent({ userAgent: "ExampleAgent/1", headers: signed(0) }, "s-1");
     expect(v.actorType).toBe("agent_principal");
+    expect(v.decision).toBe("challenge");
     const c = await issue(v.eventId, "s-1");
     expect(c.method).toBe("web_bot_auth_stepup");
     expect(c.instructions).toMatchObject({
@@ -104,16 +111,18 @@ describe("web_bot_auth_stepup", () => {
     const reverify = await post("/v1/verify", {
       action: "signup",
       session: "s-2",
-      subject: {},
+      subject: { userAgent: "ExampleAgent/1", headers: signed(0, "re-verify") },
       context: { challengeId: c.challengeId },
     });
     expect(reverify.json()).toMatchObject({ decision: "allow", challengeCleared: true, degraded: false });
   });
 
   it("is skipped (proof_of_work instead) for an attempt without a verified signature", async () => {
-    const browser = await verifyEvent({ userAgent: CHROME_UA, headers: CHROME_HEADERS }, "s-3");
-    expect((await issue(browser.eventId, "s-3")).method).toBe("proof_of_work");
+    const unsigned = await verifyEvent({ userAgent: "curl/8.5.0" }, "s-3");
+    expect(unsigned.decision).toBe("challenge");
+    expect((await issue(unsigned.eventId, "s-3")).method).toBe("proof_of_work");
     const unknownKey = await verifyEvent({ userAgent: "X/1", headers: signed(0, "n", "unknown-key") }, "s-4");
+    expect(unknownKey.decision).toBe("challenge");
     expect((await issue(unknownKey.eventId, "s-4")).method).toBe("proof_of_work");
   });
 
@@ -134,6 +143,7 @@ describe("web_bot_auth_stepup", () => {
         subject: { headers: signed(0, "n", "unknown-key") },
       })
     ).json<Verdict>();
+    expect(v.decision).toBe("challenge");
     const c = (
       await call("/v1/challenge", { eventId: v.eventId, session: "s-5", prefer: ["web_bot_auth_stepup"] })
     ).json<{
@@ -143,7 +153,7 @@ describe("web_bot_auth_stepup", () => {
     expect(c.method).toBe("web_bot_auth_stepup");
     expect(c.instructions.keyid).toBe("unknown-key");
     // The same tenant's proof of work uses its raised difficulty.
-    const pow = (await call("/v1/challenge", { eventId: v.eventId, session: "s-6" })).json<{
+    const pow = (await call("/v1/challenge", { eventId: v.eventId, session: "s-5" })).json<{
       instructions: { difficulty: number };
     }>();
     expect(pow.instructions.difficulty).toBe(5);
@@ -157,6 +167,7 @@ describe("proof-of-work difficulty from the tenant policy", () => {
     const call = (url: string, payload: Record<string, unknown>) =>
       t.app.inject({ method: "POST", url, headers: bearer(key), payload });
     const v = (await call("/v1/verify", { action: "signup", session: "p-1", subject: {} })).json<Verdict>();
+    expect(v.decision).toBe("challenge");
     const issued = (await call("/v1/challenge", { eventId: v.eventId, session: "p-1" })).json<{
       challengeId: string;
       instructions: { difficulty: number; seed: string };
@@ -169,7 +180,7 @@ describe("proof-of-work difficulty from the tenant policy", () => {
       Date.now(),
     );
     t.deps.tenantPolicies.forget("sealed");
-    const later = (await call("/v1/challenge", { eventId: v.eventId, session: "p-2" })).json<{
+    const later = (await call("/v1/challenge", { eventId: v.eventId, session: "p-1" })).json<{
       instructions: { difficulty: number };
     }>();
     expect(later.instructions.difficulty).toBe(6);

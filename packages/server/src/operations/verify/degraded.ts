@@ -52,7 +52,12 @@ export function degradedVerdict(
   if (caller) {
     const event = eventRecord(
       caller,
-      { action, subject: {}, ...(session === null ? {} : { session }) },
+      // The subject is read only for the attempt fingerprint (attempt.ts, total on any input).
+      {
+        action,
+        subject: (req?.subject ?? {}) as VerifyRequest["subject"],
+        ...(session === null ? {} : { session }),
+      },
       now,
       verdict,
       "challenge",

@@ -1,5 +1,6 @@
 import type { EventRecord } from "../../store/interfaces.js";
 import type { Caller } from "../caller.js";
+import { attemptFingerprint } from "./attempt.js";
 import type { DecisionCosts } from "./decide.js";
 import type { Verdict, VerifyRequest } from "./schema.js";
 import { ENGINE_VERSION } from "./version.js";
@@ -42,5 +43,6 @@ export function eventRecord(
     signals,
     engineVersion: ENGINE_VERSION,
     policyVersion,
+    attempt: attemptFingerprint(req.action, req.subject),
   };
 }

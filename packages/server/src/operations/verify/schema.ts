@@ -7,8 +7,12 @@ import { type Static, Type } from "@sinclair/typebox";
 
 const HeaderValue = Type.Union([
   Type.String({ maxLength: 8192 }),
-  Type.Array(Type.String({ maxLength: 8192 })),
+  Type.Array(Type.String({ maxLength: 8192 }), { maxItems: 16 }),
 ]);
+
+/** RFC 9110 field names (tchar), or the request line as HTTP/2 pseudo-headers (`:path`). */
+const HEADER_NAME = "^:?[!#$%&'*+.^_`|~0-9A-Za-z-]{1,128}$";
+export const MAX_SUBJECT_HEADERS = 64;
 
 export const Subject = Type.Object(
   {
@@ -33,7 +37,10 @@ export const Subject = Type.Object(
     userAgent: Type.Optional(Type.String({ maxLength: 2048 })),
     headers: Type.Optional(
       Type.Record(Type.String(), HeaderValue, {
-        description: "The end user's request headers, as received.",
+        maxProperties: MAX_SUBJECT_HEADERS,
+        propertyNames: { type: "string", pattern: HEADER_NAME },
+        description:
+          "The end user's request headers, as received: at most 64, names of 1 to 128 token characters (or :pseudo-headers), values up to 8,192 characters.",
       }),
     ),
     formData: Type.Optional(Type.Unknown()),
@@ -63,7 +70,7 @@ export const VerifyRequest = Type.Object(
     action: Type.String({
       minLength: 1,
       maxLength: 128,
-      description: "signup, trial_activation, api_key, … (any).",
+      description: "signup, trial_activation, api_key, … (any string of 1 to 128 characters).",
     }),
     subject: Subject,
     session: Type.Optional(Type.String({ minLength: 1, maxLength: 128 })),

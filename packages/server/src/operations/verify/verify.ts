@@ -8,7 +8,7 @@ import {
 import { canonicalJson, sha256Hex, timeOrderedId } from "../../lib/crypto.js";
 import type { TenantPolicies } from "../../policy/tenantPolicies.js";
 import type { TenantPolicy } from "../../policy/tenantPolicy.js";
-import type { EventRecord, IdempotencyKey, Store } from "../../store/interfaces.js";
+import type { ClearRedemption, EventRecord, IdempotencyKey, Store } from "../../store/interfaces.js";
 import type { SigningKeyring } from "../../tokens/signingKeys.js";
 import {
   signVerdictTokenOffThread,
@@ -17,6 +17,16 @@ import {
 } from "../../tokens/verdictToken.js";
 import type { KeyLookup } from "../../webBotAuth/verifyAgent.js";
 import type { Caller } from "../caller.js";
+import { attemptFingerprint } from "./attempt.js";
+import {
+  ALREADY_USED,
+  CLEARED_REASON,
+  type ClearCheck,
+  checkClear,
+  clearedAfterDegradedReason,
+  clearNotHonored,
+  DENY_NOT_CLEARED,
+} from "./clearRedemption.js";
 import { confidenceFor, decide, reasonsFor, resolveCosts } from "./decide.js";
 import { degradedVerdict } from "./degraded.js";
 import { enforcementModeFor } from "./enforcement.js";
@@ -29,6 +39,7 @@ import type { Verdict, VerifyRequest } from "./schema.js";
 import type { HostingNetworks } from "./signals/hostingNetworks.js";
 import { mergeLimits, velocityChecks, velocityFindings } from "./signals/velocity.js";
 
+export { CLEARED_REASON } from "./clearRedemption.js";
 export { DEGRADED_REASON, degradedVerdict } from "./degraded.js";
 export { ENGINE_VERSION } from "./version.js";
 
@@ -166,22 +177,22 @@ async function scoreAndRecord(
   const now = deps.clock();
   let clearNote: string | undefined;
   let limit: RateLimitState | undefined;
+  /** A clear this re-verify redeems if the verdict honours it (clearRedemption.ts). */
+  let clear: Extract<ClearCheck, { ok: true }> | undefined;
   const challengeId = req.context?.challengeId;
   if (challengeId !== undefined) {
     // Counted before the clear is redeemed: a refused request must not use it up.
     limit = await countAlone(now);
     if (limit.retryAfterSeconds !== undefined) return rateLimited(limit);
     const window = { since: now - deps.clearWindowMs, minutes: Math.round(deps.clearWindowMs / 60_000) };
-    if (
-      req.session !== undefined &&
-      (await store.challenges.redeem(tenantId, challengeId, req.session, window.since, now))
-    ) {
-      return withLimit(
-        await recordCleared(deps, caller, req, challengeId, tenantPolicy.version, idem, now, signal),
-        limit,
-      );
-    }
-    clearNote = await whyClearNotHonored(store, tenantId, challengeId, req.session, window);
+    const check = checkClear(
+      await store.challenges.get(tenantId, challengeId),
+      req.session,
+      attemptFingerprint(req.action, req.subject),
+      window,
+    );
+    if (check.ok) clear = check;
+    else clearNote = clearNotHonored(check.why);
   }
   const obs = observe(req, {
     model: policy,
@@ -190,6 +201,19 @@ async function scoreAndRecord(
     agentKeys: deps.agentKeys,
     nowSeconds: Math.floor(now / 1000),
   });
+  if (clear && !clear.challenge.eventDegraded) {
+    // A scored challenge's clear short-circuits scoring (spec, States and transitions); the tenant's
+    // deny list still applies, since the policy may have changed since the challenge was earned.
+    const [denied] = obs.lists.deny;
+    if (denied === undefined) {
+      const cleared = await recordCleared(deps, caller, req, clear, tenantPolicy.version, idem, now, signal);
+      if (cleared) return withLimit(cleared, limit as RateLimitState);
+      clearNote = clearNotHonored(ALREADY_USED);
+    } else {
+      clearNote = clearNotHonored(`the tenant's deny list names ${denied}`);
+    }
+    clear = undefined;
+  }
   const checks = velocityChecks(
     tenantId,
     req.action,
@@ -221,33 +245,11 @@ async function scoreAndRecord(
     policy,
   );
   const mode = enforcementModeFor(caller, req.context?.logOnly);
-  const decision = mode === "log_only" ? "allow" : assessment.decision;
-  const reasons = reasonsFor(assessment, costs, obs.channels);
-  if (clearNote) reasons.unshift(clearNote);
-  if (mode === "log_only") {
-    reasons.unshift(
-      `Log-only mode: observed, not enforced; the decision would have been ${assessment.decision}.`,
-    );
+  if (clear && assessment.decision === "deny") {
+    clearNote = clearNotHonored(DENY_NOT_CLEARED);
+    clear = undefined;
   }
-
-  const eventId = timeOrderedId("evt", now);
-  const unsigned: UnsignedVerdict = {
-    decision,
-    actorType: assessment.actorType,
-    // A tenant rule is certain by definition; the model's decisions carry its cost margin.
-    confidence:
-      assessment.rule !== undefined && decision === assessment.decision
-        ? 1
-        : confidenceFor(decision, assessment.expectedCost),
-    reasons,
-    principal: principalFor(obs.agent, obs.businessDomain),
-    eventId,
-    degraded: false,
-    enforcementMode: mode,
-  };
-  const verdict = await signed(deps, unsigned, tenantId, req, now);
-
-  const event = eventRecord(caller, req, now, unsigned, assessment.decision, costs, tenantPolicy.version, {
+  const recorded = {
     ...obs.recorded,
     findings: assessment.findings.map((f) => ({ id: f.id, logOdds: round(f.logOdds) })),
     risk: {
@@ -255,8 +257,43 @@ async function scoreAndRecord(
       low: round(assessment.risk.low),
       high: round(assessment.risk.high),
     },
-  });
-  return withLimit(await recordVerdict(deps, event, verdict, idem, now, signal), limit);
+  };
+  /** The scored verdict, honouring `redeem` (a degraded event's clear) when given; signed and recorded. */
+  const answer = async (redeem: typeof clear, note: string | undefined): Promise<VerifyResult | null> => {
+    const decision = mode === "log_only" || redeem ? "allow" : assessment.decision;
+    const reasons = reasonsFor(assessment, costs, obs.channels);
+    if (note) reasons.unshift(note);
+    if (redeem) reasons.unshift(clearedAfterDegradedReason(assessment.decision));
+    if (mode === "log_only") {
+      reasons.unshift(
+        `Log-only mode: observed, not enforced; the decision would have been ${assessment.decision}.`,
+      );
+    }
+    const unsigned: UnsignedVerdict = {
+      decision,
+      actorType: assessment.actorType,
+      // A tenant rule is certain by definition; the model's decisions carry its cost margin.
+      confidence:
+        assessment.rule !== undefined && decision === assessment.decision
+          ? 1
+          : confidenceFor(decision, assessment.expectedCost),
+      reasons,
+      principal: principalFor(obs.agent, obs.businessDomain),
+      eventId: timeOrderedId("evt", now),
+      degraded: false,
+      enforcementMode: mode,
+    };
+    if (redeem) unsigned.challengeCleared = true;
+    const verdict = await signed(deps, unsigned, tenantId, req, now);
+    const event = eventRecord(caller, req, now, unsigned, assessment.decision, costs, tenantPolicy.version, {
+      ...recorded,
+      ...(redeem ? { challengeId: redeem.challenge.id } : {}),
+    });
+    return recordVerdict(deps, event, verdict, idem, now, signal, redeem?.redemption);
+  };
+  const result = (await answer(clear, clearNote)) ?? (await answer(undefined, clearNotHonored(ALREADY_USED)));
+  if (!result) throw new Error("verify: a verdict without a clear was refused as not redeemed");
+  return withLimit(result, limit);
 }
 
 /** The caller was authenticated from memory; its key was revoked before the verdict was recorded. */
@@ -274,54 +311,28 @@ const withLimit = (result: VerifyResult, limit: RateLimitState): VerifyResult =>
   rateLimit: limit,
 });
 
-/** Why a re-verify's challengeId was not honored, as a display sentence. */
-async function whyClearNotHonored(
-  store: Store,
-  tenantId: string,
-  challengeId: string,
-  session: string | undefined,
-  window: { since: number; minutes: number },
-): Promise<string> {
-  const c = await store.challenges.get(tenantId, challengeId);
-  const why =
-    session === undefined
-      ? "the request carries no session"
-      : !c
-        ? "no such challenge for this tenant"
-        : c.session !== session
-          ? "it is bound to another session"
-          : c.clearedAt === null
-            ? "it has not been solved"
-            : c.redeemedAt !== null
-              ? "its clear was already used by an earlier verify"
-              : c.clearedAt < window.since
-                ? `it was cleared more than ${window.minutes} minutes ago`
-                : "it could not be redeemed";
-  return `The challenge was not honored (${why}); the attempt was scored.`;
-}
-
-export const CLEARED_REASON =
-  "A challenge bound to this session was solved; scoring was skipped. The clear covers this session only and is now used.";
-
-/** The allow of a re-verify whose challenge clear was honored (spec, States and transitions). */
+/**
+ * The allow of a re-verify whose scored challenge's clear is honored (spec, States and transitions):
+ * scoring skipped. Null when the store found the clear no longer redeemable (a concurrent re-verify
+ * used it); nothing was written then.
+ */
 async function recordCleared(
   deps: VerifyDeps,
   caller: Caller,
   req: VerifyRequest,
-  challengeId: string,
+  clear: Extract<ClearCheck, { ok: true }>,
   policyVersion: string,
   idem: (IdempotencyKey & { fingerprint: string }) | undefined,
   now: number,
   signal: Cancellation,
-): Promise<VerifyResult> {
-  const eventId = timeOrderedId("evt", now);
+): Promise<VerifyResult | null> {
   const unsigned: UnsignedVerdict = {
     decision: "allow",
     actorType: "unknown",
     confidence: 0,
     reasons: [CLEARED_REASON],
     principal: NO_PRINCIPAL,
-    eventId,
+    eventId: timeOrderedId("evt", now),
     degraded: false,
     enforcementMode: enforcementModeFor(caller, req.context?.logOnly),
     challengeCleared: true,
@@ -335,11 +346,9 @@ async function recordCleared(
     "allow",
     resolveCosts(req.context?.decisionCosts),
     policyVersion,
-    {
-      challengeId,
-    },
+    { challengeId: clear.challenge.id },
   );
-  return recordVerdict(deps, event, verdict, idem, now, signal);
+  return recordVerdict(deps, event, verdict, idem, now, signal, clear.redemption);
 }
 
 /** A verdict before its token is signed. */
@@ -375,6 +384,8 @@ async function signed(
  * a concurrent request that claimed the key first is replayed instead. The verdict comes signed:
  * the stored answer holds its token, and the event is written only for a complete answer, so a
  * deadline passing while the token is signed (on the thread pool) leaves no event behind.
+ * With `redeem`, the clear is spent in the same transaction, so only an answer that goes out spends
+ * it; null when the store found it no longer redeemable (nothing written).
  */
 async function recordVerdict(
   deps: VerifyDeps,
@@ -383,7 +394,8 @@ async function recordVerdict(
   idem: (IdempotencyKey & { fingerprint: string }) | undefined,
   now: number,
   signal: Cancellation,
-): Promise<VerifyResult> {
+  redeem?: ClearRedemption,
+): Promise<VerifyResult | null> {
   const outcome = await deps.store.events.record(
     event,
     idem && {
@@ -394,8 +406,9 @@ async function recordVerdict(
       expiresAt: now + deps.idempotencyTtlMs,
     },
     signal,
-    { activeKey: true },
+    redeem ? { activeKey: true, redeem } : { activeKey: true },
   );
+  if (outcome.kind === "not_redeemed") return null;
   if (outcome.kind === "key_revoked") return keyRevoked();
   if (outcome.kind === "replay") return replayOrConflict(true, outcome.response.body);
   if (outcome.kind === "conflict") return replayOrConflict(false, undefined);

@@ -1,8 +1,8 @@
-import type { ChallengeStore } from "../interfaces.js";
-import { challengeFromRow, guard } from "./rows.js";
+import type { ChallengeStore, ClearOutcome } from "../interfaces.js";
+import { challengeFromRow, guard, isUniqueViolation } from "./rows.js";
 import type { SqlRuntime } from "./runtime.js";
 
-/** Challenges on SQL: clearing and redeeming are single conditional updates. */
+/** Challenges on SQL: clearing is one conditional update (redeeming is part of events.record). */
 export function createChallengeStore(rt: SqlRuntime): ChallengeStore {
   const { db } = rt;
   return {
@@ -25,6 +25,8 @@ export function createChallengeStore(rt: SqlRuntime): ChallengeStore {
               cleared_at: c.clearedAt,
               redeemed_at: c.redeemedAt,
               proof_ref: c.proofRef,
+              attempt: c.attempt,
+              event_degraded: c.eventDegraded ? 1 : 0,
             })
             .execute();
         }),
@@ -39,36 +41,27 @@ export function createChallengeStore(rt: SqlRuntime): ChallengeStore {
           .executeTakeFirst();
         return row ? challengeFromRow(row) : undefined;
       }),
-    // One conditional UPDATE each: the conditions and the change are one atomic statement.
+    // One conditional UPDATE: the conditions and the change are one atomic statement; the unique
+    // index on proof_ref refuses a provider object that already proved another clear.
     clear: (tenantId, id, session, now, proofRef) =>
       guard("challenges.clear", () =>
-        rt.write(async (conn) => {
-          const row = await conn
-            .updateTable("challenges")
-            .set({ cleared_at: now, proof_ref: proofRef ?? null })
-            .where("tenant_id", "=", tenantId)
-            .where("id", "=", id)
-            .where("session", "=", session)
-            .where("cleared_at", "is", null)
-            .where("expires_at", ">", now)
-            .returningAll()
-            .executeTakeFirst();
-          return row ? challengeFromRow(row) : undefined;
-        }),
-      ),
-    redeem: (tenantId, id, session, clearedSince, now) =>
-      guard("challenges.redeem", () =>
-        rt.write(async (conn) => {
-          const res = await conn
-            .updateTable("challenges")
-            .set({ redeemed_at: now })
-            .where("tenant_id", "=", tenantId)
-            .where("id", "=", id)
-            .where("session", "=", session)
-            .where("cleared_at", ">=", clearedSince)
-            .where("redeemed_at", "is", null)
-            .executeTakeFirst();
-          return Number(res.numUpdatedRows) === 1;
+        rt.write(async (conn): Promise<ClearOutcome> => {
+          try {
+            const row = await conn
+              .updateTable("challenges")
+              .set({ cleared_at: now, proof_ref: proofRef ?? null })
+              .where("tenant_id", "=", tenantId)
+              .where("id", "=", id)
+              .where("session", "=", session)
+              .where("cleared_at", "is", null)
+              .where("expires_at", ">", now)
+              .returningAll()
+              .executeTakeFirst();
+            return row ? { kind: "cleared", challenge: challengeFromRow(row) } : { kind: "not_clearable" };
+          } catch (err) {
+            if (proofRef !== undefined && isUniqueViolation(err)) return { kind: "proof_reused" };
+            throw err;
+          }
         }),
       ),
   };

@@ -140,6 +140,7 @@ const EVENT_COLUMNS = [
   "signals",
   "engine_version",
   "policy_version",
+  "attempt",
 ] as const satisfies readonly (keyof Database["events"])[];
 
 /** The events table's column types (migrations.ts), for casts in INSERT … SELECT. */
@@ -162,4 +163,5 @@ const EVENT_COLUMN_TYPES = {
   signals: "text",
   engine_version: "text",
   policy_version: "text",
+  attempt: "text",
 } as const satisfies Record<(typeof EVENT_COLUMNS)[number], string>;

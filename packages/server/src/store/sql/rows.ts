@@ -68,6 +68,7 @@ export function eventToRow(e: EventRecord): Database["events"] {
     signals: JSON.stringify(e.signals),
     engine_version: e.engineVersion,
     policy_version: e.policyVersion,
+    attempt: e.attempt,
   };
 }
 
@@ -91,6 +92,7 @@ export function eventFromRow(r: Database["events"]): EventRecord {
     signals: JSON.parse(r.signals) as Record<string, unknown>,
     engineVersion: r.engine_version,
     policyVersion: r.policy_version,
+    attempt: r.attempt,
   };
 }
 
@@ -126,6 +128,8 @@ export function challengeFromRow(r: Database["challenges"]): ChallengeRecord {
     clearedAt: nullableNumber(r.cleared_at),
     redeemedAt: nullableNumber(r.redeemed_at),
     proofRef: r.proof_ref,
+    attempt: r.attempt,
+    eventDegraded: r.event_degraded === 1,
   };
 }
 
@@ -140,6 +144,12 @@ export async function guard<T>(what: string, fn: () => Promise<T>): Promise<T> {
       cause: err,
     });
   }
+}
+
+/** A unique constraint refused the write (PostgreSQL 23505; SQLite SQLITE_CONSTRAINT_UNIQUE). */
+export function isUniqueViolation(err: unknown): boolean {
+  const code = (err as { code?: unknown } | null)?.code;
+  return code === "23505" || code === "SQLITE_CONSTRAINT_UNIQUE";
 }
 
 export function abortError(): Error {

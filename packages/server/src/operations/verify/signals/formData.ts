@@ -20,11 +20,17 @@ const MIN_FREE_TEXT = 40;
 const MAX_VALUES = 200;
 const LINK = /\b(?:https?:\/\/|www\.)[^\s<>"]+|\[url[=\]]/gi;
 
+/** The first MAX_VALUES strings, depth first. Iterative: no nesting can exhaust the stack. */
 function values(input: unknown, out: string[]): void {
-  if (out.length >= MAX_VALUES) return;
-  if (typeof input === "string") out.push(input);
-  else if (Array.isArray(input)) for (const v of input) values(v, out);
-  else if (typeof input === "object" && input !== null) for (const v of Object.values(input)) values(v, out);
+  const pending: unknown[] = [input];
+  while (pending.length > 0 && out.length < MAX_VALUES) {
+    const v = pending.pop();
+    if (typeof v === "string") out.push(v);
+    else if (typeof v === "object" && v !== null) {
+      const children = Array.isArray(v) ? v : Object.values(v);
+      for (let i = children.length - 1; i >= 0; i--) pending.push(children[i]);
+    }
+  }
 }
 
 function fieldCount(input: unknown): number {
