@@ -13,6 +13,7 @@ import { rateLimiter } from "./http/rateLimit.js";
 import { warmUp } from "./http/warmUp.js";
 import { registerChallenge } from "./operations/challenge/route.js";
 import { registerFeedback } from "./operations/feedback/route.js";
+import { KeysInFlight } from "./operations/verify/keysInFlight.js";
 import { rehearsalDeps } from "./operations/verify/rehearsal.js";
 import { registerVerify } from "./operations/verify/route.js";
 import type { VerifyRequest } from "./operations/verify/schema.js";
@@ -114,6 +115,7 @@ export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<Fa
     rateLimit: { max: config.rateLimitMax, windowSeconds: config.rateLimitWindowSeconds },
     idempotencyTtlMs: config.idempotencyTtlHours * 3_600_000,
     clearWindowMs: config.clearWindowSeconds * 1000,
+    keysInFlight: new KeysInFlight(),
     report: warn,
   };
   const callers = new KnownCallers();

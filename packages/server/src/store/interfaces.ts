@@ -177,13 +177,25 @@ export interface ClearRedemption {
   clearedSince: number;
 }
 
+/**
+ * A caller's hold on a write it may still abandon (verify's deadline). The store calls `commit()` at
+ * the last moment it can still write nothing: false, and it abandons the write (rejecting with an
+ * "aborted" error, nothing written); true, and from then on the write goes through, so the caller
+ * must wait for its outcome whatever its deadline says. An answer is therefore never given while a
+ * write that contradicts it (an event, an idempotent answer) can still commit.
+ */
+export interface WriteSignal {
+  commit(): boolean;
+}
+
 export interface EventStore {
   /**
    * Atomic: writes the event and, when an idempotency key is given, the response stored under it.
    * If the key already holds a response, nothing is written: the stored response is returned for
    * the same fingerprint ("replay"), or "conflict" for a different one. Of any number of concurrent
    * calls with one key, exactly one records its event.
-   * `signal` aborts before commit: an aborted call writes nothing. Writing an event whose id exists
+   * `signal` is asked right before the write becomes irreversible (WriteSignal): refused, nothing is
+   * written. Writing an event whose id exists
    * already changes nothing (a retry whose first answer was lost).
    * With `activeKey`, the write is conditional, in the same statement or transaction, on the event's
    * API key not being revoked at that moment ("key_revoked" otherwise): verify authenticates from
@@ -197,7 +209,7 @@ export interface EventStore {
   record(
     event: EventRecord,
     idempotency: (IdempotencyKey & { response: IdempotentResponse; expiresAt: number }) | undefined,
-    signal?: { readonly aborted: boolean },
+    signal?: WriteSignal,
     options?: { activeKey?: boolean; redeem?: ClearRedemption },
   ): Promise<RecordOutcome>;
   get(tenantId: string, eventId: string): Promise<EventRecord | undefined>;

@@ -218,7 +218,8 @@ export function createSqlStore(rt: SqlRuntime): Store {
           if (!idem && !redeem) {
             // One statement is atomic on its own; no transaction needed.
             return rt.write(async (conn): Promise<RecordOutcome> => {
-              if (signal?.aborted) throw abortError();
+              // The statement commits on its own (PostgreSQL) or with the batch it joins (SQLite).
+              if (signal && !signal.commit()) throw abortError();
               const row = eventToRow(event);
               if (!activeKey) {
                 await rt.execute(conn, hot.insertEvent(row));
@@ -241,7 +242,8 @@ export function createSqlStore(rt: SqlRuntime): Store {
               // redemption throws to roll the claim back.
               if (redeem && !(await redeemClear(trx, event, redeem))) throw new NotRedeemed();
               await rt.execute(trx, hot.insertEvent(eventToRow(event)));
-              if (signal?.aborted) throw abortError();
+              // Resolving commits the transaction.
+              if (signal && !signal.commit()) throw abortError();
               return { kind: "recorded" };
             });
           } catch (err) {

@@ -33,6 +33,8 @@ export interface TestAppOptions {
   env?: Record<string, string>;
   /** Wraps the real store, e.g. to inject faults. */
   wrapStore?: (store: Store) => Store;
+  /** Another store than a fresh SQLite file (PostgreSQL tests); closed with the app. */
+  store?: Store;
   clock?: () => number;
 }
 
@@ -48,7 +50,8 @@ export async function makeTestApp(options: TestAppOptions = {}): Promise<TestApp
     WARDEN_STORE_TIMEOUT_MS: "40",
     ...options.env,
   });
-  const real = await openSqliteStore({ file: dbFile, busyTimeoutMs: config.storeTimeoutMs });
+  const real =
+    options.store ?? (await openSqliteStore({ file: dbFile, busyTimeoutMs: config.storeTimeoutMs }));
   const configured = await withConfiguredCounters(config, real);
   const store = options.wrapStore ? options.wrapStore(configured) : configured;
   const deps = await buildDeps(config, store, options.clock);

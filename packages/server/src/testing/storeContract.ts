@@ -225,9 +225,32 @@ export function storeContract(
       ).toBe("new");
     });
 
-    it("writes nothing when aborted before commit", async () => {
-      const controller = new AbortController();
-      controller.abort();
+    it("asks its signal once before the write becomes irreversible; a replay asks nothing", async () => {
+      let asked = 0;
+      const signal = {
+        commit: () => {
+          asked++;
+          return true;
+        },
+      };
+      const idem = {
+        tenantId: "t1",
+        operation: "verify",
+        key: "k-signal",
+        response: { fingerprint: "f", statusCode: 200, body: {} },
+        expiresAt: 9e12,
+      };
+      expect(await a.events.record(event("evt_signal_1"), idem, signal)).toEqual({ kind: "recorded" });
+      expect(asked).toBe(1);
+      expect((await a.events.record(event("evt_signal_2"), idem, signal)).kind).toBe("replay");
+      expect(asked).toBe(1);
+      expect(await a.events.record(event("evt_signal_3"), undefined, signal)).toEqual({ kind: "recorded" });
+      expect(asked).toBe(2);
+      expect(await b.events.get("t1", "evt_signal_1")).toBeDefined();
+      expect(await b.events.get("t1", "evt_signal_2")).toBeUndefined();
+    });
+
+    it("writes nothing when its signal refuses the commit", async () => {
       await expect(
         a.events.record(
           event("evt_aborted"),
@@ -238,7 +261,7 @@ export function storeContract(
             response: { fingerprint: "f", statusCode: 200, body: {} },
             expiresAt: 9e12,
           },
-          controller.signal,
+          { commit: () => false },
         ),
       ).rejects.toThrow(/aborted/);
       expect(await a.events.get("t1", "evt_aborted")).toBeUndefined();
@@ -339,7 +362,7 @@ export function storeContract(
           a.events.record(
             reverify("evt_r_aborted"),
             idem,
-            { aborted: true },
+            { commit: () => false },
             { redeem: redemption("chl_r3") },
           ),
         ).rejects.toThrow(/aborted/);

@@ -8,7 +8,13 @@ import {
 import { canonicalJson, sha256Hex, timeOrderedId } from "../../lib/crypto.js";
 import type { TenantPolicies } from "../../policy/tenantPolicies.js";
 import type { TenantPolicy } from "../../policy/tenantPolicy.js";
-import type { ClearRedemption, EventRecord, IdempotencyKey, Store } from "../../store/interfaces.js";
+import type {
+  ClearRedemption,
+  EventRecord,
+  IdempotencyKey,
+  Store,
+  WriteSignal,
+} from "../../store/interfaces.js";
 import type { SigningKeyring } from "../../tokens/signingKeys.js";
 import {
   signVerdictTokenOffThread,
@@ -32,6 +38,7 @@ import { degradedVerdict } from "./degraded.js";
 import { enforcementModeFor } from "./enforcement.js";
 import { eventRecord, NO_PRINCIPAL } from "./eventRecord.js";
 import { observe, subjectError } from "./evidence.js";
+import type { KeysInFlight, Leader } from "./keysInFlight.js";
 import type { PendingEvents } from "./pendingEvents.js";
 import type { DecisionPolicy } from "./policy.js";
 import { principalFor } from "./principal.js";
@@ -59,6 +66,8 @@ export interface VerifyDeps {
   /** Per API key; counted in the same store call as the velocity counters. */
   rateLimit: RateLimitSettings;
   idempotencyTtlMs: number;
+  /** Verifies with one idempotency key in flight in this process (keysInFlight.ts). */
+  keysInFlight: KeysInFlight<VerifyResult>;
   /** How long after a clear a re-verify may redeem it. */
   clearWindowMs: number;
   clock: () => number;
@@ -88,17 +97,29 @@ class DeadlineExceeded extends Error {
 }
 
 /**
- * Set when the deadline passes, so a write still in flight is not committed after the degraded answer
- * went out. A plain flag: an AbortController per verify cost more than the check it serves.
+ * Verify's hold on its writes (store WriteSignal). Until the store reaches the point where its write
+ * becomes irreversible, the deadline may pass: the write is abandoned and the answer is the degraded
+ * challenge. Once the store has committed to the write, the deadline no longer answers: verify waits
+ * for the write's outcome (bounded by the store's own statement timeouts), so no answer goes out while
+ * a write that contradicts it can still commit (a degraded answer with a recorded event and
+ * idempotent answer behind it). A plain object: an AbortController per verify cost more than the
+ * check it serves.
  */
-interface Cancellation {
-  aborted: boolean;
+class Cancellation implements WriteSignal {
+  aborted = false;
+  committing = false;
+  commit(): boolean {
+    if (this.aborted) return false;
+    this.committing = true;
+    return true;
+  }
 }
 
 async function withDeadline<T>(ms: number, cancel: Cancellation, work: () => Promise<T>): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   const deadline = new Promise<never>((_, reject) => {
     timer = setTimeout(() => {
+      if (cancel.committing) return;
       cancel.aborted = true;
       reject(new DeadlineExceeded(ms));
     }, ms);
@@ -132,22 +153,35 @@ export async function verify(
   const invalid = subjectError(req);
   if (invalid) return { ok: false, code: "invalid_field", message: invalid.message };
 
-  const cancel: Cancellation = { aborted: false };
-  try {
-    return await withDeadline(Math.max(1, budgetMs), cancel, () =>
-      scoreAndRecord(deps, caller, req, idempotencyKey, cancel),
-    );
-  } catch (err) {
+  const idem: Idempotency | undefined =
+    idempotencyKey === undefined
+      ? undefined
+      : {
+          tenantId: caller.tenant.id,
+          operation: "verify",
+          key: idempotencyKey,
+          fingerprint: verifyFingerprint(req),
+        };
+  const leader = idem && deps.keysInFlight.leaderOf(idem.tenantId, idem.key);
+  const cancel = new Cancellation();
+  const answer = withDeadline(Math.max(1, budgetMs), cancel, () =>
+    scoreAndRecord(deps, caller, req, idem, leader, cancel),
+  ).catch((err: unknown): VerifyResult => {
     deps.report(err, "verify degraded");
     return { ok: true, verdict: degradedVerdict(deps, caller, req), replayed: false };
-  }
+  });
+  if (idem && !leader) deps.keysInFlight.lead(idem.tenantId, idem.key, idem.fingerprint, answer);
+  return answer;
 }
+
+type Idempotency = IdempotencyKey & { fingerprint: string };
 
 async function scoreAndRecord(
   deps: VerifyDeps,
   caller: Caller,
   req: VerifyRequest,
-  idempotencyKey: string | undefined,
+  idem: Idempotency | undefined,
+  leader: Leader<VerifyResult> | undefined,
   signal: Cancellation,
 ): Promise<VerifyResult> {
   const { store, policy } = deps;
@@ -156,13 +190,18 @@ async function scoreAndRecord(
   /** Counts this request against its key alone, where no velocity counters are hit with it. */
   const countAlone = async (now: number) =>
     rateLimitState(deps.rateLimit, (await store.counters.hit([limitHit], now))[0], now);
-  const idem: (IdempotencyKey & { fingerprint: string }) | undefined =
-    idempotencyKey === undefined
-      ? undefined
-      : { tenantId, operation: "verify", key: idempotencyKey, fingerprint: verifyFingerprint(req) };
-
-  // Fast path for retries: a key already answered replays before anything is counted again.
   if (idem) {
+    // The same key in flight here: its answer, once recorded under the key, is this one's too, and
+    // the two are one request for the rate limit (the leader was counted; the copy costs the store
+    // nothing). A leader that degraded or was refused recorded nothing under the key: this request
+    // does the work itself.
+    if (leader) {
+      const led = await leader.answer;
+      if (led.ok && !led.verdict.degraded) {
+        return replayOrConflict(leader.fingerprint === idem.fingerprint, led.verdict);
+      }
+    }
+    // Fast path for retries: a key already answered replays before anything is counted again.
     const stored = await store.idempotency.find(idem, deps.clock());
     if (stored) {
       // Nothing is written on a replay, so the key's revocation is read here.
@@ -322,7 +361,7 @@ async function recordCleared(
   req: VerifyRequest,
   clear: Extract<ClearCheck, { ok: true }>,
   policyVersion: string,
-  idem: (IdempotencyKey & { fingerprint: string }) | undefined,
+  idem: Idempotency | undefined,
   now: number,
   signal: Cancellation,
 ): Promise<VerifyResult | null> {
@@ -391,7 +430,7 @@ async function recordVerdict(
   deps: VerifyDeps,
   event: EventRecord,
   verdict: Verdict,
-  idem: (IdempotencyKey & { fingerprint: string }) | undefined,
+  idem: Idempotency | undefined,
   now: number,
   signal: Cancellation,
   redeem?: ClearRedemption,

@@ -31,12 +31,29 @@ const MIGRATION_CONNECT_TIMEOUT_MS = 10_000;
 /** The request pool's minimum: opened by `warmUp`, kept while idle. */
 const keptConnections = (opts: PostgresOptions): number => Math.min(opts.poolMin ?? 0, opts.poolSize);
 
-function pool(opts: PostgresOptions, statementTimeoutMs: number | undefined): pg.Pool {
+/**
+ * Counters (velocity and rate limits) have a pool of their own whose connections commit without
+ * waiting for the WAL flush (synchronous_commit off). Every verify of an API key updates that key's
+ * rate-limit row, and a row lock is held until commit: waiting for the flush there serialized a
+ * burst of one key's verifies behind one disk sync each. A crash loses at most the last fraction of
+ * a second of counts (wal_writer_delay), which the counters' contract allows (interfaces.ts).
+ */
+const counterPoolSize = (opts: PostgresOptions): number => Math.max(2, Math.ceil(opts.poolSize / 2));
+
+function pool(
+  opts: PostgresOptions,
+  statementTimeoutMs: number | undefined,
+  use: "migrations" | "requests" | "counters" = statementTimeoutMs === undefined ? "migrations" : "requests",
+): pg.Pool {
+  const settings = [
+    ...(opts.schema === undefined ? [] : [`-c search_path=${opts.schema}`]),
+    ...(use === "counters" ? ["-c synchronous_commit=off"] : []),
+  ];
   const created = new pg.Pool({
     connectionString: opts.url,
     application_name: opts.applicationName ?? "warden",
-    max: statementTimeoutMs === undefined ? 1 : opts.poolSize,
-    min: statementTimeoutMs === undefined ? 0 : keptConnections(opts),
+    max: use === "migrations" ? 1 : use === "counters" ? counterPoolSize(opts) : opts.poolSize,
+    min: use === "requests" ? keptConnections(opts) : 0,
     // No unbounded waits: a request that cannot get a connection in time fails like a slow statement.
     connectionTimeoutMillis:
       statementTimeoutMs === undefined ? MIGRATION_CONNECT_TIMEOUT_MS : Math.max(opts.statementTimeoutMs, 50),
@@ -45,7 +62,7 @@ function pool(opts: PostgresOptions, statementTimeoutMs: number | undefined): pg
     ...(statementTimeoutMs === undefined
       ? {}
       : { statement_timeout: statementTimeoutMs, query_timeout: statementTimeoutMs + 25 }),
-    ...(opts.schema === undefined ? {} : { options: `-c search_path=${opts.schema}` }),
+    ...(settings.length === 0 ? {} : { options: settings.join(" ") }),
   });
   // An idle connection that the server or the network drops (failover, reset) is discarded by the
   // pool; without a listener its error would crash the process.
@@ -75,16 +92,22 @@ export async function openPostgresStore(opts: PostgresOptions): Promise<Store> {
   const db = new Kysely<Database>({
     dialect: new PostgresDialect({ pool: pool(opts, opts.statementTimeoutMs) }),
   });
+  const counters = new Kysely<Database>({
+    dialect: new PostgresDialect({ pool: pool(opts, opts.statementTimeoutMs, "counters") }),
+  });
   return createSqlStore({
     db,
     writeTransaction: (fn) => db.transaction().execute(fn),
-    write: (fn) => fn(db),
+    // `early` writes are the counters' (runtime.ts).
+    write: (fn, options) => fn(options?.early ? counters : db),
     execute: (conn, query) => conn.executeQuery(query),
     report: async (query) => (await db.executeQuery(query)).rows,
     serialize: async (trx, key) => {
       await sql`select pg_advisory_xact_lock(hashtextextended(${key}, 0))`.execute(trx);
     },
     warmConnections: keptConnections(opts),
-    close: () => db.destroy(),
+    close: async () => {
+      await Promise.all([db.destroy(), counters.destroy()]);
+    },
   });
 }

@@ -18,7 +18,8 @@ export interface SqlRuntime {
    * With `early`, it may resolve as soon as the statements ran, before their commit, so that the
    * caller's next write can share the commit (SQLite; see groupCommit.ts). Only for writes whose loss
    * in a failed commit is harmless and whose results the caller may use before they are durable:
-   * velocity and rate-limit counters.
+   * velocity and rate-limit counters. PostgreSQL runs them on connections that commit without
+   * waiting for the WAL flush (postgresStore.ts).
    */
   write<T>(fn: (conn: Kysely<Database>) => Promise<T>, options?: { early?: boolean }): Promise<T>;
   /**

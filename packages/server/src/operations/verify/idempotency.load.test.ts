@@ -1,0 +1,129 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { EventStore, Store } from "../../store/interfaces.js";
+import { openPostgresStore } from "../../store/postgres/postgresStore.js";
+import { bearer, makeTestApp, type TestApp } from "../../testing/harness.js";
+import { postgresSchemaOrSkip, TEST_POSTGRES_URL } from "../../testing/postgres.js";
+import type { Verdict } from "./schema.js";
+
+/**
+ * Idempotency is exact under concurrency, on every store: one key → one event, and no answer goes out
+ * while a write that contradicts it can still commit (nothing is committed under a key after its
+ * caller got the degraded answer).
+ */
+
+const pgSchema = await postgresSchemaOrSkip(
+  "idempotency under concurrency on PostgreSQL",
+  "the PostgreSQL half of the idempotency concurrency test",
+);
+
+/** events.record runs `before` first and `after` once the store has answered, around the real call. */
+const slowRecord = { before: 0, after: 0 };
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+function withSlowRecord(store: Store): Store {
+  const events: EventStore = {
+    record: async (...args) => {
+      if (slowRecord.before) await sleep(slowRecord.before);
+      const outcome = await store.events.record(...args);
+      if (slowRecord.after) await sleep(slowRecord.after);
+      return outcome;
+    },
+    get: (t, id) => store.events.get(t, id),
+  };
+  return { ...store, events };
+}
+
+const stores: [string, (() => Promise<Store>) | undefined][] = [
+  ["SQLite", undefined],
+  ...(pgSchema
+    ? [
+        [
+          "PostgreSQL",
+          () =>
+            openPostgresStore({
+              url: TEST_POSTGRES_URL,
+              statementTimeoutMs: 2000,
+              poolSize: 10,
+              poolMin: 2,
+              schema: pgSchema,
+            }),
+        ] as [string, () => Promise<Store>],
+      ]
+    : []),
+];
+
+describe.each(stores)("idempotency under concurrency on %s", (_name, open) => {
+  let t: TestApp;
+  let key: string;
+  beforeAll(async () => {
+    const store = open ? await open() : undefined;
+    t = await makeTestApp({
+      env: { WARDEN_RATE_LIMIT_MAX: "1000000" },
+      wrapStore: withSlowRecord,
+      ...(store ? { store } : {}),
+    });
+    await t.tenant("acme");
+    key = (await t.key("acme")).apiKey;
+  });
+  afterAll(() => t.close());
+
+  const verify = (idempotencyKey: string, session = "s-1") =>
+    t.app.inject({
+      method: "POST",
+      url: "/v1/verify",
+      headers: { ...bearer(key), "idempotency-key": idempotencyKey },
+      payload: { action: "signup", session, subject: { userAgent: "curl/8.5.0", ipTrunc: "203.0.113.0/24" } },
+    });
+
+  it("50 concurrent verifies with one key record one event: one answer, 49 replays, none degraded", async () => {
+    for (let round = 0; round < 3; round++) {
+      const answers = await Promise.all(Array.from({ length: 50 }, () => verify(`k-burst-${round}`)));
+      const verdicts = answers.map((a) => a.json<Verdict>());
+      expect(answers.every((a) => a.statusCode === 200)).toBe(true);
+      expect(verdicts.filter((v) => v.degraded)).toHaveLength(0);
+      expect(new Set(verdicts.map((v) => v.eventId)).size).toBe(1);
+      expect(answers.filter((a) => a.headers["idempotent-replayed"] === "true")).toHaveLength(49);
+      expect(await t.store.events.get("acme", (verdicts[0] as Verdict).eventId)).toBeDefined();
+    }
+  });
+
+  it("50 concurrent verifies with one key and two payloads: one event, the other payload conflicts", async () => {
+    const answers = await Promise.all(
+      Array.from({ length: 50 }, (_, i) => verify("k-two-bodies", i % 2 === 0 ? "s-even" : "s-odd")),
+    );
+    const ok = answers.filter((a) => a.statusCode === 200);
+    const conflicts = answers.filter((a) => a.statusCode === 409);
+    expect(ok.length + conflicts.length).toBe(50);
+    expect(new Set(ok.map((a) => a.json<Verdict>().eventId)).size).toBe(1);
+    expect(conflicts.every((a) => a.json<{ code: string }>().code === "idempotency_conflict")).toBe(true);
+  });
+
+  it("a write abandoned at the deadline commits nothing under the key: the caller's degraded answer stands", async () => {
+    slowRecord.before = 80;
+    const first = await verify("k-late").finally(() => {
+      slowRecord.before = 0;
+    });
+    expect(first.json<Verdict>()).toMatchObject({ decision: "challenge", degraded: true });
+    await sleep(100);
+    expect(await t.store.idempotency.find({ tenantId: "acme", operation: "verify", key: "k-late" }, 0)).toBe(
+      undefined,
+    );
+    // The retry is answered afresh, not with an answer the first caller never saw.
+    const retry = (await verify("k-late")).json<Verdict>();
+    expect(retry.degraded).toBe(false);
+    expect(retry.eventId).not.toBe(first.json<Verdict>().eventId);
+  });
+
+  it("a write that reached its commit is waited for past the deadline: the answer is the recorded one", async () => {
+    slowRecord.after = 80;
+    const answer = await verify("k-committing").finally(() => {
+      slowRecord.after = 0;
+    });
+    const verdict = answer.json<Verdict>();
+    expect(verdict.degraded).toBe(false);
+    const stored = await t.store.idempotency.find(
+      { tenantId: "acme", operation: "verify", key: "k-committing" },
+      0,
+    );
+    expect((stored?.body as Verdict | undefined)?.eventId).toBe(verdict.eventId);
+  });
+});
