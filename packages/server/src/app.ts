@@ -63,10 +63,17 @@ export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<Fa
   const app = Fastify({
     logger: options.logger ?? loggerOptions(config.logLevel),
     bodyLimit: config.bodyLimitBytes,
+    // A client cannot hold a socket by trickling its request (slow headers or body): cut after the
+    // timeouts below; Node checks them every second instead of its default 30.
+    requestTimeout: config.requestTimeoutMs,
+    connectionTimeout: config.idleTimeoutMs,
+    keepAliveTimeout: config.keepAliveTimeoutMs,
+    http: { headersTimeout: config.headersTimeoutMs, connectionsCheckingInterval: 1000 },
     requestIdHeader: false,
     genReqId: requestId,
     ajv: { customOptions: { coerceTypes: false, removeAdditional: false, allErrors: false } },
   });
+  app.server.maxConnections = config.maxConnections;
   metrics.instrument(app);
   // Only JSON bodies are accepted: everything else is 415 unsupported_media_type (spec, Errors).
   app.removeContentTypeParser(["text/plain"]);

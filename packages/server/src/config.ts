@@ -52,6 +52,18 @@ export interface Config {
   readonly degradedQueueCapacity: number;
   /** Lets directory fetches reach private and loopback addresses: for tests only. */
   readonly agentDirectoryAllowPrivate: boolean;
+  /** A client must send a request's headers within this time of connecting (or of its previous request). */
+  readonly headersTimeoutMs: number;
+  /** A client must send a whole request (headers and body) within this time: slow bodies are cut. */
+  readonly requestTimeoutMs: number;
+  /** A connection with no traffic for this long is closed (idle keep-alive connections sooner). */
+  readonly idleTimeoutMs: number;
+  /** How long an idle keep-alive connection stays open for the client's next request. */
+  readonly keepAliveTimeoutMs: number;
+  /** Sockets one process accepts at once; past it new connections are refused. */
+  readonly maxConnections: number;
+  /** On SIGTERM, requests still open after this long are cut and the process exits. */
+  readonly shutdownGraceMs: number;
 }
 
 export class ConfigError extends Error {
@@ -145,6 +157,14 @@ export function loadConfig(env: Env = process.env): Config {
   const storeTimeoutMs = integer(env, "WARDEN_STORE_TIMEOUT_MS", 20, 1, 10_000);
   const pgPoolSize = integer(env, "WARDEN_PG_POOL_SIZE", 10, 1, 200);
   const pgPoolMin = integer(env, "WARDEN_PG_POOL_MIN", Math.min(2, pgPoolSize), 0, 200);
+  const requestTimeoutMs = integer(env, "WARDEN_REQUEST_TIMEOUT_MS", 10_000, 1000, 300_000);
+  const headersTimeoutMs = integer(env, "WARDEN_HEADERS_TIMEOUT_MS", 5000, 500, 300_000);
+  if (headersTimeoutMs > requestTimeoutMs) {
+    throw new ConfigError(
+      "WARDEN_HEADERS_TIMEOUT_MS",
+      `must not exceed WARDEN_REQUEST_TIMEOUT_MS (${requestTimeoutMs}), got ${headersTimeoutMs}`,
+    );
+  }
   if (pgPoolMin > pgPoolSize) {
     throw new ConfigError(
       "WARDEN_PG_POOL_MIN",
@@ -180,5 +200,11 @@ export function loadConfig(env: Env = process.env): Config {
     agentDirectoryMaxBytes: integer(env, "WARDEN_AGENT_DIRECTORY_MAX_BYTES", 65_536, 1024, 1_048_576),
     agentDirectoryAllowPrivate: flag(env, "WARDEN_AGENT_DIRECTORY_ALLOW_PRIVATE", false),
     degradedQueueCapacity: integer(env, "WARDEN_DEGRADED_QUEUE_CAPACITY", 10_000, 0, 1_000_000),
+    headersTimeoutMs,
+    requestTimeoutMs,
+    idleTimeoutMs: integer(env, "WARDEN_IDLE_TIMEOUT_MS", 60_000, 1000, 3_600_000),
+    keepAliveTimeoutMs: integer(env, "WARDEN_KEEP_ALIVE_TIMEOUT_MS", 72_000, 1000, 3_600_000),
+    maxConnections: integer(env, "WARDEN_MAX_CONNECTIONS", 4096, 16, 1_000_000),
+    shutdownGraceMs: integer(env, "WARDEN_SHUTDOWN_GRACE_MS", 10_000, 0, 600_000),
   });
 }

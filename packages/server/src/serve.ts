@@ -22,7 +22,10 @@ function startHousekeeping(app: FastifyInstance, deps: Deps): NodeJS.Timeout {
 export interface RunningServer {
   app: FastifyInstance;
   url: string;
-  /** Stops accepting, lets in-flight requests finish, then closes the store. */
+  /**
+   * Stops accepting, lets in-flight requests finish (at most WARDEN_SHUTDOWN_GRACE_MS), writes the
+   * degraded events still waiting (at most 5 s), then closes the store.
+   */
   close(): Promise<void>;
 }
 
@@ -64,7 +67,17 @@ export async function startServer(config: Config, print: (line: string) => void)
     close: () => {
       closing ??= (async () => {
         clearInterval(housekeeping);
+        // In-flight requests may finish; past the grace period every connection still open is cut
+        // (a client trickling a request must not hold the shutdown).
+        const grace = setTimeout(() => {
+          app.log.warn(
+            { graceMs: config.shutdownGraceMs },
+            "shutdown grace period over: closing connections",
+          );
+          app.server.closeAllConnections();
+        }, config.shutdownGraceMs);
         await app.close();
+        clearTimeout(grace);
         // In-flight requests are done; degraded events still waiting get a last chance at the store.
         const left = await deps.pendingEvents.drain(5000);
         if (left > 0) app.log.error({ left }, "degraded events not written before exit");

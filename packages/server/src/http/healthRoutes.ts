@@ -7,7 +7,7 @@ export function registerHealth(app: FastifyInstance, store: Store): void {
   }));
   app.get(
     "/readyz",
-    { schema: { summary: "The store answers", tags: ["health"] } },
+    { schema: { summary: "The store can take writes", tags: ["health"] } },
     async (request, reply) => {
       try {
         await store.ping();

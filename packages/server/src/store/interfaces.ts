@@ -395,7 +395,7 @@ export interface Store {
   readonly challenges: ChallengeStore;
   readonly agents: AgentStore;
   readonly policies: PolicyStore;
-  /** Resolves when the database answers a trivial query. */
+  /** Resolves when the store can take writes (a write probe: readiness, GET /readyz); rejects otherwise. */
   ping(): Promise<void>;
   /**
    * Readies what the request path uses before the first request needs it, writing nothing: opens the

@@ -277,7 +277,7 @@ export function createSqlStore(rt: SqlRuntime): Store {
 
     ping: () =>
       guard("ping", async () => {
-        await db.selectFrom("tenants").select("id").limit(1).execute();
+        await rt.write((conn) => rt.execute(conn, rt.writeProbe));
       }),
     // Each connection held at once (a pool with no idle connection opens one for each) reads every
     // table verify touches, finding nothing: PostgreSQL loads a table's catalog entries into a new

@@ -1,4 +1,4 @@
-import { Kysely, PostgresDialect, sql } from "kysely";
+import { CompiledQuery, Kysely, PostgresDialect, sql } from "kysely";
 import pg from "pg";
 import type { Store } from "../interfaces.js";
 import { StoreUnavailableError } from "../interfaces.js";
@@ -105,6 +105,7 @@ export async function openPostgresStore(opts: PostgresOptions): Promise<Store> {
     serialize: async (trx, key) => {
       await sql`select pg_advisory_xact_lock(hashtextextended(${key}, 0))`.execute(trx);
     },
+    writeProbe: CompiledQuery.raw("select txid_current()"),
     warmConnections: keptConnections(opts),
     close: async () => {
       await Promise.all([db.destroy(), counters.destroy()]);

@@ -38,6 +38,12 @@ export interface SqlRuntime {
    * SQLite, whose driver is synchronous; PostgreSQL's pool is asynchronous already.
    */
   report<R>(query: CompiledQuery<R>): Promise<R[]>;
+  /**
+   * A statement that succeeds, run as a write, only when the store can take writes (Store.ping):
+   * SQLite's write batch takes the write lock first; PostgreSQL assigns a transaction id, which a
+   * read-only server or standby refuses.
+   */
+  readonly writeProbe: CompiledQuery<unknown>;
   /** How many connections `Store.warmUp` opens at once (PostgreSQL: the pool's minimum; SQLite: its one). */
   readonly warmConnections: number;
   close(): Promise<void>;

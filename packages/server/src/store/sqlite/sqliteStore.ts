@@ -1,7 +1,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import SQLite from "better-sqlite3";
-import { type CompiledQuery, Kysely, type QueryResult, SqliteDialect } from "kysely";
+import { CompiledQuery, Kysely, type QueryResult, SqliteDialect } from "kysely";
 import type { Store } from "../interfaces.js";
 import { StoreUnavailableError } from "../interfaces.js";
 import { migrateToLatest } from "../migrations.js";
@@ -64,6 +64,8 @@ export async function openSqliteStore(opts: SqliteOptions): Promise<Store> {
     execute: (conn, query) =>
       conn === db && group.active ? conn.executeQuery(query) : Promise.resolve(runDirect(cached, query)),
     report: (query) => (reader ? reader.all(query) : readHere(query)),
+    // Run as a write job: the batch's BEGIN IMMEDIATE must get the write lock.
+    writeProbe: CompiledQuery.raw("select 1"),
     warmConnections: 1,
     close: async () => {
       await reader?.close();
