@@ -22,7 +22,9 @@ export interface Metrics {
 
 const LATENCY_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5];
 
-export function createMetrics(pending: Pick<PendingEvents, "size" | "dropped" | "written">): Metrics {
+export function createMetrics(
+  pending: Pick<PendingEvents, "size" | "dropped" | "rejected" | "written">,
+): Metrics {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry, prefix: "warden_" });
   const gauge = (name: string, help: string, read: () => number) =>
@@ -43,6 +45,11 @@ export function createMetrics(pending: Pick<PendingEvents, "size" | "dropped" | 
     "warden_degraded_events_dropped",
     "Events of degraded verdicts dropped because the pending queue was full (since start)",
     () => pending.dropped,
+  );
+  gauge(
+    "warden_degraded_events_rejected",
+    "Events of degraded verdicts the store refused for what they hold, dropped instead of retried (since start)",
+    () => pending.rejected,
   );
   const requests = new Counter({
     name: "warden_http_requests_total",

@@ -16,6 +16,18 @@ export class StoreUnavailableError extends Error {
   }
 }
 
+/**
+ * The database answered and refused this write for what it holds (a constraint, a value it cannot
+ * store): trying it again cannot succeed. A StoreUnavailableError still, so request paths answer it
+ * like any store fault; queues that retry (the degraded-event queue) drop it instead of retrying.
+ */
+export class StoreRejectedError extends StoreUnavailableError {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = "StoreRejectedError";
+  }
+}
+
 export type Scope = "verify:write" | "challenge:write" | "feedback:write" | "ledger:read";
 export const ALL_SCOPES: readonly Scope[] = [
   "verify:write",

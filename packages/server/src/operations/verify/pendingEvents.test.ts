@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { StoreUnavailableError } from "../../store/interfaces.js";
+import { StoreRejectedError, StoreUnavailableError } from "../../store/interfaces.js";
 import { bearer, faultyStore, makeTestApp, type TestApp, testEvent } from "../../testing/harness.js";
 import { PendingEvents } from "./pendingEvents.js";
 
@@ -10,6 +10,35 @@ afterEach(async () => {
 });
 
 describe("events of degraded verdicts", () => {
+  it("an event the store refuses for what it holds is dropped, counted and reported; the events behind it are written", async () => {
+    t = await makeTestApp();
+    const written: string[] = [];
+    const reports: string[] = [];
+    const refusing = {
+      ...t.store,
+      events: {
+        ...t.store.events,
+        record: async (...args: Parameters<TestApp["store"]["events"]["record"]>) => {
+          if (args[0].id === "evt_refused")
+            throw new StoreRejectedError("events.record: invalid byte sequence");
+          written.push(args[0].id);
+          return t?.store.events.record(...args) ?? { kind: "recorded" as const };
+        },
+      },
+    };
+    const queue = new PendingEvents(refusing, { capacity: 100, retryMs: 10_000 });
+    queue.report = (_err, what) => reports.push(what);
+    queue.add(testEvent("evt_refused"));
+    queue.add(testEvent("evt_after_1"));
+    queue.add(testEvent("evt_after_2"));
+    await queue.flush();
+    expect(queue.size).toBe(0);
+    expect(written).toEqual(["evt_after_1", "evt_after_2"]);
+    expect(queue).toMatchObject({ rejected: 1, written: 2, dropped: 0 });
+    expect(reports).toEqual(["degraded event evt_refused dropped: the store refused it"]);
+    queue.stop();
+  });
+
   it("wait while the store is down and are written when it returns: the eventId then works for challenge and feedback", async () => {
     const failing = new Set<string>();
     t = await makeTestApp({

@@ -1,4 +1,4 @@
-import type { EventRecord, Store } from "../../store/interfaces.js";
+import { type EventRecord, type Store, StoreRejectedError } from "../../store/interfaces.js";
 
 export interface PendingEventSettings {
   /** At most this many events wait; past it the oldest is dropped (and counted). */
@@ -18,6 +18,8 @@ export class PendingEvents {
   private timer: NodeJS.Timeout | undefined;
   private flushing: Promise<void> | undefined;
   dropped = 0;
+  /** Refused by the store for what they hold, and dropped (they could never be written). */
+  rejected = 0;
   written = 0;
   /** Where failures to write go; the app points it at its logger. */
   report: (err: unknown, what: string) => void = () => {};
@@ -50,17 +52,27 @@ export class PendingEvents {
     return this.flushing;
   }
 
+  /**
+   * A store that is down (StoreUnavailableError) holds the queue until it returns: every waiting event
+   * would fail alike. An event the store refuses for what it holds (StoreRejectedError) can never be
+   * written: it is dropped, counted and reported, and the events behind it go on.
+   */
   private async writeWaiting(): Promise<void> {
-    try {
-      while (this.queue.length > 0) {
-        const next = this.queue[0] as EventRecord;
+    while (this.queue.length > 0) {
+      const next = this.queue[0] as EventRecord;
+      try {
         await this.store.events.record(next, undefined);
-        this.queue.shift();
         this.written++;
+      } catch (err) {
+        if (!(err instanceof StoreRejectedError)) {
+          this.report(err, `degraded events waiting for the store: ${this.queue.length}`);
+          this.schedule();
+          return;
+        }
+        this.rejected++;
+        this.report(err, `degraded event ${next.id} dropped: the store refused it`);
       }
-    } catch (err) {
-      this.report(err, `degraded events waiting for the store: ${this.queue.length}`);
-      this.schedule();
+      this.queue.shift();
     }
   }
 

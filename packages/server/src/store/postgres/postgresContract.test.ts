@@ -1,7 +1,9 @@
 import pg from "pg";
 import { describe, expect, it } from "vitest";
+import { testEvent } from "../../testing/harness.js";
 import { postgresSchemaOrSkip, TEST_POSTGRES_URL } from "../../testing/postgres.js";
 import { storeContract } from "../../testing/storeContract.js";
+import { StoreRejectedError } from "../interfaces.js";
 import { openPostgresStore } from "./postgresStore.js";
 
 const schema = await postgresSchemaOrSkip("store contract: postgres", "the PostgreSQL store contract suite");
@@ -10,6 +12,22 @@ if (schema) {
     openPostgresStore({ url: TEST_POSTGRES_URL, statementTimeoutMs: 5000, poolSize: 8, poolMin: 2, schema });
   // Two stores = two connection pools, as two Warden processes would have.
   storeContract("postgres", open, open);
+
+  describe("postgres refusals", () => {
+    it("a value PostgreSQL cannot store (a NUL byte) is a StoreRejectedError: retrying cannot succeed", async () => {
+      const store = await open();
+      try {
+        await expect(
+          store.events.record(testEvent("evt_nul", { action: "sign\u0000up" }), undefined),
+        ).rejects.toBeInstanceOf(StoreRejectedError);
+        await expect(store.events.record(testEvent("evt_ok"), undefined)).resolves.toEqual({
+          kind: "recorded",
+        });
+      } finally {
+        await store.close();
+      }
+    });
+  });
 
   describe("postgres connection pool", () => {
     it("warmUp opens the pool's minimum of connections", async () => {

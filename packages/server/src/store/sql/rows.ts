@@ -10,7 +10,7 @@ import type {
   SigningKeyRecord,
   Tenant,
 } from "../interfaces.js";
-import { StoreUnavailableError } from "../interfaces.js";
+import { StoreRejectedError, StoreUnavailableError } from "../interfaces.js";
 import type { Database } from "../schema.js";
 
 export const bool = (v: boolean): number => (v ? 1 : 0);
@@ -140,10 +140,22 @@ export async function guard<T>(what: string, fn: () => Promise<T>): Promise<T> {
   } catch (err) {
     if (err instanceof StoreUnavailableError) throw err;
     if (err instanceof Error && err.name === "AbortError") throw err;
-    throw new StoreUnavailableError(`${what}: ${err instanceof Error ? err.message : String(err)}`, {
-      cause: err,
-    });
+    const message = `${what}: ${err instanceof Error ? err.message : String(err)}`;
+    if (refusesThisWrite(err)) throw new StoreRejectedError(message, { cause: err });
+    throw new StoreUnavailableError(message, { cause: err });
   }
+}
+
+/**
+ * Whether the database refused the statement for its data, so that the same statement can never
+ * succeed: PostgreSQL's SQLSTATE classes 22 (data exception: a NUL byte, a value out of range) and 23
+ * (integrity constraint); SQLite's constraint, type mismatch and too-big results.
+ */
+function refusesThisWrite(err: unknown): boolean {
+  const code = (err as { code?: unknown } | null)?.code;
+  if (typeof code !== "string") return false;
+  if (/^2[23][0-9A-Z]{3}$/.test(code)) return true;
+  return code.startsWith("SQLITE_CONSTRAINT") || code === "SQLITE_MISMATCH" || code === "SQLITE_TOOBIG";
 }
 
 /** A unique constraint refused the write (PostgreSQL 23505; SQLite SQLITE_CONSTRAINT_UNIQUE). */
