@@ -82,12 +82,14 @@ export async function buildDeps(
     clock,
   );
   await agents.start();
+  const tenantPolicies = new TenantPolicies(opened, config.policyRefreshSeconds * 1000, clock);
+  tenantPolicies.start();
   return {
     config,
     store: opened,
     keyring,
     policy: DEFAULT_POLICY,
-    tenantPolicies: new TenantPolicies(opened, config.policyRefreshSeconds * 1000, clock),
+    tenantPolicies,
     pendingEvents: new PendingEvents(opened, { capacity: config.degradedQueueCapacity, retryMs: 1000 }),
     agents,
     hosting: hostingNetworks(),
@@ -98,6 +100,7 @@ export async function buildDeps(
 export async function closeDeps(deps: Deps): Promise<void> {
   deps.keyring.stop();
   deps.agents.stop();
+  deps.tenantPolicies.stop();
   deps.pendingEvents.stop();
   await deps.store.close();
 }
