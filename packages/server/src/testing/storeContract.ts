@@ -157,6 +157,41 @@ export function storeContract(
       expect(await a.events.get("t1", "evt_dead")).toEqual(dead);
     });
 
+    it("with the API-key condition too: of concurrent records with one idempotency key exactly one is recorded, the same payload replays it, another conflicts", async () => {
+      const k = { tenantId: "t1", scopes: ["verify:write" as const], logOnly: false, createdAt: 1 };
+      await a.apiKeys.create({ ...k, id: "key_idem", revokedAt: null }, "hash-idem");
+      const idem = (fingerprint: string) => ({
+        tenantId: "t1",
+        operation: "verify",
+        key: "k-active-burst",
+        response: { fingerprint, statusCode: 200, body: { fingerprint } },
+        expiresAt: 9e12,
+      });
+      const outcomes = await Promise.all(
+        Array.from({ length: 20 }, (_, i) =>
+          (i % 2 === 0 ? a : b).events.record(
+            testEvent(`evt_ab_${i}`, { keyId: "key_idem", createdAt: 1000 }),
+            idem(i % 4 === 3 ? "other" : "same"),
+            undefined,
+            { activeKey: true },
+          ),
+        ),
+      );
+      const recorded = outcomes.flatMap((o, i) => (o.kind === "recorded" ? [i] : []));
+      expect(recorded).toHaveLength(1);
+      const winner = recorded[0] as number;
+      const winning = winner % 4 === 3 ? "other" : "same";
+      outcomes.forEach((o, i) => {
+        if (i === winner) return;
+        const mine = i % 4 === 3 ? "other" : "same";
+        if (mine === winning) expect(o).toEqual({ kind: "replay", response: idem(winning).response });
+        else expect(o).toEqual({ kind: "conflict" });
+      });
+      for (let i = 0; i < 20; i++) {
+        expect((await b.events.get("t1", `evt_ab_${i}`)) !== undefined).toBe(i === winner);
+      }
+    });
+
     it("records an event and reads it back only for its tenant", async () => {
       expect(await a.events.record(event("evt_a"), undefined)).toEqual({ kind: "recorded" });
       // A retry of the same write (its first answer lost) changes nothing.

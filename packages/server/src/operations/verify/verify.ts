@@ -164,13 +164,16 @@ export async function verify(
         };
   const leader = idem && deps.keysInFlight.leaderOf(idem.tenantId, idem.key);
   const cancel = new Cancellation();
-  const answer = withDeadline(Math.max(1, budgetMs), cancel, () =>
-    scoreAndRecord(deps, caller, req, idem, leader, cancel),
+  const lead = () => {
+    if (idem) deps.keysInFlight.lead(idem.tenantId, idem.key, idem.fingerprint, answer);
+  };
+  const answer: Promise<VerifyResult> = withDeadline(Math.max(1, budgetMs), cancel, () =>
+    scoreAndRecord(deps, caller, req, idem, leader, lead, cancel),
   ).catch((err: unknown): VerifyResult => {
     deps.report(err, "verify degraded");
     return { ok: true, verdict: degradedVerdict(deps, caller, req), replayed: false };
   });
-  if (idem && !leader) deps.keysInFlight.lead(idem.tenantId, idem.key, idem.fingerprint, answer);
+  if (!leader) lead();
   return answer;
 }
 
@@ -182,6 +185,8 @@ async function scoreAndRecord(
   req: VerifyRequest,
   idem: Idempotency | undefined,
   leader: Leader<VerifyResult> | undefined,
+  /** Makes this request the leader for its key (keysInFlight.ts). */
+  lead: () => void,
   signal: Cancellation,
 ): Promise<VerifyResult> {
   const { store, policy } = deps;
@@ -195,11 +200,15 @@ async function scoreAndRecord(
     // the two are one request for the rate limit (the leader was counted; the copy costs the store
     // nothing). A leader that degraded or was refused recorded nothing under the key: this request
     // does the work itself.
-    if (leader) {
-      const led = await leader.answer;
+    // The first waiting request to find no leader left becomes the next one, so a degraded leader
+    // hands the key on instead of letting every waiting copy race for it at once.
+    for (let current = leader; current; ) {
+      const led = await current.answer;
       if (led.ok && !led.verdict.degraded) {
-        return replayOrConflict(leader.fingerprint === idem.fingerprint, led.verdict);
+        return replayOrConflict(current.fingerprint === idem.fingerprint, led.verdict);
       }
+      current = deps.keysInFlight.leaderOf(idem.tenantId, idem.key);
+      if (!current) lead();
     }
     // Fast path for retries: a key already answered replays before anything is counted again.
     const stored = await store.idempotency.find(idem, deps.clock());

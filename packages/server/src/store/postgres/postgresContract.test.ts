@@ -30,7 +30,7 @@ if (schema) {
   });
 
   describe("postgres connection pool", () => {
-    it("warmUp opens the pool's minimum of connections", async () => {
+    it("warmUp opens the pool's minimum of connections, for requests and for counters", async () => {
       const applicationName = `warden-${schema}`;
       const store = await openPostgresStore({
         url: TEST_POSTGRES_URL,
@@ -53,7 +53,8 @@ if (schema) {
       try {
         expect(await open()).toBe(0);
         await store.warmUp();
-        expect(await open()).toBe(3);
+        // Three request connections and three of the counters' pool (its size is half the pool's: 4).
+        expect(await open()).toBe(6);
       } finally {
         await store.close();
         await admin.end();

@@ -53,7 +53,10 @@ function pool(
     connectionString: opts.url,
     application_name: opts.applicationName ?? "warden",
     max: use === "migrations" ? 1 : use === "counters" ? counterPoolSize(opts) : opts.poolSize,
-    min: use === "requests" ? keptConnections(opts) : 0,
+    min:
+      use === "migrations"
+        ? 0
+        : Math.min(keptConnections(opts), use === "counters" ? counterPoolSize(opts) : opts.poolSize),
     // No unbounded waits: a request that cannot get a connection in time fails like a slow statement.
     connectionTimeoutMillis:
       statementTimeoutMs === undefined ? MIGRATION_CONNECT_TIMEOUT_MS : Math.max(opts.statementTimeoutMs, 50),
@@ -106,6 +109,7 @@ export async function openPostgresStore(opts: PostgresOptions): Promise<Store> {
       await sql`select pg_advisory_xact_lock(hashtextextended(${key}, 0))`.execute(trx);
     },
     writeProbe: CompiledQuery.raw("select txid_current()"),
+    claimsInOneStatement: true,
     warmConnections: keptConnections(opts),
     close: async () => {
       await Promise.all([db.destroy(), counters.destroy()]);

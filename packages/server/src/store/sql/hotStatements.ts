@@ -114,12 +114,96 @@ export function hotStatements(db: Kysely<Database>) {
         )
         .onConflict((oc) => oc.column("id").doNothing()),
     ),
+    /**
+     * PostgreSQL only (data-modifying CTE): claims an idempotency key and writes the event in one
+     * statement, both only while the event's API key is not revoked. The claim inserts the key, or
+     * takes over a row whose retention has passed (as claimIdempotencyKey does); a live row of a
+     * concurrent claim makes PostgreSQL wait for that transaction, then leaves it alone. The event is
+     * inserted only when the claim took: one affected row means recorded; none means the key was held
+     * (replay or conflict) or the API key is revoked, told apart by the caller's follow-up reads.
+     */
+    claimAndInsertEvent: precompile([...EVENT_COLUMNS, ...CLAIM_PARAMS], (p) =>
+      db
+        .with("claim", (w) =>
+          w
+            .insertInto("idempotency")
+            .columns([
+              "tenant_id",
+              "operation",
+              "key",
+              "fingerprint",
+              "status_code",
+              "body",
+              "created_at",
+              "expires_at",
+            ])
+            .expression(
+              w
+                .selectNoFrom((eb) => [
+                  eb.cast(eb.val(p.tenant_id as never), "text").as("tenant_id"),
+                  eb.cast(eb.val(p.i_operation as never), "text").as("operation"),
+                  eb.cast(eb.val(p.i_key as never), "text").as("key"),
+                  eb.cast(eb.val(p.i_fingerprint as never), "text").as("fingerprint"),
+                  eb.cast(eb.val(p.i_status_code as never), "integer").as("status_code"),
+                  eb.cast(eb.val(p.i_body as never), "text").as("body"),
+                  eb.cast(eb.val(p.created_at as never), "bigint").as("created_at"),
+                  eb.cast(eb.val(p.i_expires_at as never), "bigint").as("expires_at"),
+                ])
+                .where((eb) =>
+                  eb.exists(
+                    eb
+                      .selectFrom("api_keys")
+                      .select("api_keys.id")
+                      .where("api_keys.id", "=", p.key_id as never)
+                      .where("api_keys.revoked_at", "is", null),
+                  ),
+                ),
+            )
+            .onConflict((oc) =>
+              oc
+                .columns(["tenant_id", "operation", "key"])
+                .doUpdateSet((eb) => ({
+                  fingerprint: eb.ref("excluded.fingerprint"),
+                  status_code: eb.ref("excluded.status_code"),
+                  body: eb.ref("excluded.body"),
+                  created_at: eb.ref("excluded.created_at"),
+                  expires_at: eb.ref("excluded.expires_at"),
+                }))
+                .where("idempotency.expires_at", "<=", p.created_at as never),
+            )
+            .returning("key"),
+        )
+        .insertInto("events")
+        .columns(EVENT_COLUMNS)
+        .expression(
+          db
+            .selectNoFrom((e) =>
+              EVENT_COLUMNS.map((c) => e.cast(e.val(p[c] as never), EVENT_COLUMN_TYPES[c]).as(c)),
+            )
+            .where(sql<boolean>`exists (select 1 from claim)`),
+        )
+        .onConflict((oc) => oc.column("id").doNothing()),
+    ),
+    /** One counter's buckets (start-up warm-up of the connections counters run on). */
+    readCounter: precompile(["name"], (p) =>
+      db.selectFrom("counters").select(["count", "expires_at"]).where("name", "=", p.name),
+    ),
     /** Whether a key exists unrevoked (verify's replay path, and telling a lost insert from a refused one). */
     keyIsActive: precompile(["keyId"], (p) =>
       db.selectFrom("api_keys").select("id").where("id", "=", p.keyId).where("revoked_at", "is", null),
     ),
   };
 }
+
+/** The idempotency row's own values in claimAndInsertEvent (tenant and time come from the event). */
+const CLAIM_PARAMS = [
+  "i_operation",
+  "i_key",
+  "i_fingerprint",
+  "i_status_code",
+  "i_body",
+  "i_expires_at",
+] as const;
 
 const EVENT_COLUMNS = [
   "id",

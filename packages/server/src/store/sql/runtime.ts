@@ -44,6 +44,12 @@ export interface SqlRuntime {
    * read-only server or standby refuses.
    */
   readonly writeProbe: CompiledQuery<unknown>;
+  /**
+   * Whether an idempotent event write (claim the key, insert the event, both on the API key being
+   * active) can be one statement: PostgreSQL's data-modifying CTEs; SQLite runs it as a transaction
+   * inside its group commit, where the statements cost no round trips.
+   */
+  readonly claimsInOneStatement: boolean;
   /** How many connections `Store.warmUp` opens at once (PostgreSQL: the pool's minimum; SQLite: its one). */
   readonly warmConnections: number;
   close(): Promise<void>;

@@ -66,6 +66,7 @@ export async function openSqliteStore(opts: SqliteOptions): Promise<Store> {
     report: (query) => (reader ? reader.all(query) : readHere(query)),
     // Run as a write job: the batch's BEGIN IMMEDIATE must get the write lock.
     writeProbe: CompiledQuery.raw("select 1"),
+    claimsInOneStatement: false,
     warmConnections: 1,
     close: async () => {
       await reader?.close();
