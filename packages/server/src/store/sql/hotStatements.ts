@@ -1,6 +1,7 @@
 import { type CompiledQuery, type Kysely, sql } from "kysely";
 import { precompile } from "../precompiled.js";
 import type { Database } from "../schema.js";
+import { takeOverExpired } from "./idempotencyClaim.js";
 
 export type KeyWithTenantRow = Database["api_keys"] & {
   t_raw_pii: number;
@@ -102,15 +103,7 @@ export function hotStatements(db: Kysely<Database>) {
             .selectNoFrom((eb) =>
               EVENT_COLUMNS.map((c) => eb.cast(eb.val(p[c] as never), EVENT_COLUMN_TYPES[c]).as(c)),
             )
-            .where((eb) =>
-              eb.exists(
-                eb
-                  .selectFrom("api_keys")
-                  .select("api_keys.id")
-                  .where("api_keys.id", "=", p.key_id as never)
-                  .where("api_keys.revoked_at", "is", null),
-              ),
-            ),
+            .where(keyIsUnrevoked(p.key_id)),
         )
         .onConflict((oc) => oc.column("id").doNothing()),
     ),
@@ -149,28 +142,9 @@ export function hotStatements(db: Kysely<Database>) {
                   eb.cast(eb.val(p.created_at as never), "bigint").as("created_at"),
                   eb.cast(eb.val(p.i_expires_at as never), "bigint").as("expires_at"),
                 ])
-                .where((eb) =>
-                  eb.exists(
-                    eb
-                      .selectFrom("api_keys")
-                      .select("api_keys.id")
-                      .where("api_keys.id", "=", p.key_id as never)
-                      .where("api_keys.revoked_at", "is", null),
-                  ),
-                ),
+                .where(keyIsUnrevoked(p.key_id)),
             )
-            .onConflict((oc) =>
-              oc
-                .columns(["tenant_id", "operation", "key"])
-                .doUpdateSet((eb) => ({
-                  fingerprint: eb.ref("excluded.fingerprint"),
-                  status_code: eb.ref("excluded.status_code"),
-                  body: eb.ref("excluded.body"),
-                  created_at: eb.ref("excluded.created_at"),
-                  expires_at: eb.ref("excluded.expires_at"),
-                }))
-                .where("idempotency.expires_at", "<=", p.created_at as never),
-            )
+            .onConflict((oc) => takeOverExpired(oc, p.created_at))
             .returning("key"),
         )
         .insertInto("events")
@@ -204,6 +178,10 @@ const CLAIM_PARAMS = [
   "i_body",
   "i_expires_at",
 ] as const;
+
+/** The condition that an API key exists and is not revoked, evaluated in the statement that writes. */
+const keyIsUnrevoked = (keyId: unknown) =>
+  sql<boolean>`exists (select 1 from api_keys where api_keys.id = ${keyId} and api_keys.revoked_at is null)`;
 
 const EVENT_COLUMNS = [
   "id",

@@ -1,9 +1,26 @@
-import type { Kysely } from "kysely";
+import type { Kysely, OnConflictBuilder } from "kysely";
 import type { IdempotencyKey, IdempotentResponse } from "../interfaces.js";
 import type { Database } from "../schema.js";
 import { responseFromRow } from "./rows.js";
 
 export type IdempotencyClaim = IdempotencyKey & { response: IdempotentResponse; expiresAt: number };
+
+/**
+ * On a claim's conflict: takes over the row only if its retention has passed by `now`; a live row
+ * (another answer, or a concurrent claim PostgreSQL waited for) is left alone and nothing is returned.
+ */
+export function takeOverExpired(oc: OnConflictBuilder<Database, "idempotency">, now: number) {
+  return oc
+    .columns(["tenant_id", "operation", "key"])
+    .doUpdateSet((eb) => ({
+      fingerprint: eb.ref("excluded.fingerprint"),
+      status_code: eb.ref("excluded.status_code"),
+      body: eb.ref("excluded.body"),
+      created_at: eb.ref("excluded.created_at"),
+      expires_at: eb.ref("excluded.expires_at"),
+    }))
+    .where("idempotency.expires_at", "<=", now);
+}
 
 /**
  * Claims an idempotency key inside the caller's transaction: inserts it, or takes over a row whose
@@ -26,18 +43,7 @@ export async function claimIdempotencyKey(
       created_at: now,
       expires_at: idem.expiresAt,
     })
-    .onConflict((oc) =>
-      oc
-        .columns(["tenant_id", "operation", "key"])
-        .doUpdateSet((eb) => ({
-          fingerprint: eb.ref("excluded.fingerprint"),
-          status_code: eb.ref("excluded.status_code"),
-          body: eb.ref("excluded.body"),
-          created_at: eb.ref("excluded.created_at"),
-          expires_at: eb.ref("excluded.expires_at"),
-        }))
-        .where("idempotency.expires_at", "<=", now),
-    )
+    .onConflict((oc) => takeOverExpired(oc, now))
     .returning("key")
     .executeTakeFirst();
   if (claimed) return undefined;
