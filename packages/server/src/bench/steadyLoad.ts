@@ -16,6 +16,8 @@ export interface Run {
   p99: number;
   non2xx: number;
   errors: number;
+  /** Steady runs only: answers that were verify's degraded challenge. */
+  degraded?: number;
   /** Steady runs only: p99 of how late the generator sent a request after it was due, in ms. */
   lateP99?: number;
 }
@@ -57,6 +59,7 @@ export async function steadyLoad(endpoints: Endpoint[], seconds: number, rate: n
   const late: number[] = [];
   let non2xx = 0;
   let errors = 0;
+  let degraded = 0;
   let lastDone = 0;
   const pending: Promise<void>[] = [];
   const start = performance.now() + 20;
@@ -69,10 +72,11 @@ export async function steadyLoad(endpoints: Endpoint[], seconds: number, rate: n
     return pool
       .request({ path: endpoint.path, method: "POST", headers: endpoint.headers, body: endpoint.body() })
       .then(async (res) => {
-        await res.body.dump();
+        const text = await res.body.text();
         lastDone = performance.now();
         if (res.statusCode < 200 || res.statusCode >= 300) non2xx++;
         else latencies.push(lastDone - sentAt);
+        if (text.includes('"degraded":true')) degraded++;
       })
       .catch(() => {
         errors++;
@@ -101,6 +105,7 @@ export async function steadyLoad(endpoints: Endpoint[], seconds: number, rate: n
     p99: round(percentile(latencies, 0.99)),
     non2xx,
     errors,
+    degraded,
     lateP99: round(percentile(late, 0.99)),
   };
 }
