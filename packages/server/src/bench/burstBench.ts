@@ -1,10 +1,6 @@
-import { randomBytes } from "node:crypto";
 import fs from "node:fs";
-import os from "node:os";
 import path from "node:path";
-import pg from "pg";
-import { startWarden, wardenCli } from "../lib/wardenProcess.js";
-import { redisAnswers } from "../store/redis/redisCounters.js";
+import { type BenchTarget, onEachStore } from "./benchStores.js";
 import { type BurstRun, burst } from "./burstLoad.js";
 
 /**
@@ -19,34 +15,22 @@ import { type BurstRun, burst } from "./burstLoad.js";
  */
 const LEVELS = (process.env.BENCH_BURST_LEVELS ?? "1,2,4,8,12,16,32,64").split(",").map(Number);
 const ROUNDS = Number(process.env.BENCH_BURST_ROUNDS ?? 5);
-const PG_URL = process.env.WARDEN_BENCH_POSTGRES_URL ?? "postgres://postgres@127.0.0.1:5432/test";
-const REDIS_URL = process.env.WARDEN_BENCH_REDIS_URL ?? "redis://127.0.0.1:6379";
 
 interface Row {
   store: string;
   levels: (BurstRun[] | undefined)[];
 }
 
-async function measure(env: Record<string, string>): Promise<BurstRun[][]> {
-  const warden = await startWarden({ WARDEN_RATE_LIMIT_MAX: "100000000", WARDEN_LOG_LEVEL: "warn", ...env });
-  try {
-    await wardenCli(env, "tenant", "create", "bench");
-    const { apiKey } = JSON.parse(
-      await wardenCli(env, "key", "create", "--tenant", "bench", "--scopes", "verify:write", "--json"),
-    ) as { apiKey: string };
-    const target = { url: warden.url, apiKey };
-    await burst(target, 4, 50);
-    const out: BurstRun[][] = [];
-    for (const c of LEVELS) {
-      const rounds: BurstRun[] = [];
-      // About 200 requests a round, at least 10 per caller.
-      for (let r = 0; r < ROUNDS; r++) rounds.push(await burst(target, c, Math.max(10, Math.round(200 / c))));
-      out.push(rounds);
-    }
-    return out;
-  } finally {
-    await warden.stop();
+async function measure(target: BenchTarget): Promise<BurstRun[][]> {
+  await burst(target, 4, 50);
+  const out: BurstRun[][] = [];
+  for (const c of LEVELS) {
+    const rounds: BurstRun[] = [];
+    // About 200 requests a round, at least 10 per caller.
+    for (let r = 0; r < ROUNDS; r++) rounds.push(await burst(target, c, Math.max(10, Math.round(200 / c))));
+    out.push(rounds);
   }
+  return out;
 }
 
 const median = (xs: number[]): number => {
@@ -64,44 +48,10 @@ function cell(rounds: BurstRun[] | undefined): string {
 }
 
 async function main(): Promise<void> {
-  const rows: Row[] = [];
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "warden-burst-"));
-  rows.push({
-    store: "SQLite",
-    levels: await measure({ WARDEN_DATABASE_URL: `sqlite:${path.join(dir, "w.db")}` }),
-  });
-  fs.rmSync(dir, { recursive: true, force: true });
-
-  const admin = new pg.Client({ connectionString: PG_URL, connectionTimeoutMillis: 2000 });
-  const pgUp = await admin.connect().then(
-    () => true,
-    () => false,
-  );
-  const withRedis = pgUp && (await redisAnswers(REDIS_URL));
-  for (const redis of [false, true]) {
-    const store = redis ? "PostgreSQL + Redis" : "PostgreSQL";
-    if (!pgUp || (redis && !withRedis)) {
-      process.stdout.write(`${store} is not reachable: its row is SKIPPED\n`);
-      rows.push({ store, levels: LEVELS.map(() => undefined) });
-      continue;
-    }
-    const database = `warden_burst_${randomBytes(5).toString("hex")}`;
-    await admin.query(`create database ${database}`);
-    const url = new URL(PG_URL);
-    url.pathname = `/${database}`;
-    try {
-      rows.push({
-        store,
-        levels: await measure({
-          WARDEN_DATABASE_URL: url.toString(),
-          ...(redis ? { WARDEN_REDIS_URL: REDIS_URL, WARDEN_REDIS_KEY_PREFIX: `${database}:` } : {}),
-        }),
-      });
-    } finally {
-      await admin.query(`drop database if exists ${database} with (force)`);
-    }
-  }
-  if (pgUp) await admin.end();
+  const rows: Row[] = (await onEachStore(measure)).map(([store, levels]) => ({
+    store,
+    levels: levels ?? LEVELS.map(() => undefined),
+  }));
 
   process.stdout.write(
     [

@@ -1,10 +1,6 @@
-import { randomBytes } from "node:crypto";
 import fs from "node:fs";
-import os from "node:os";
 import path from "node:path";
-import pg from "pg";
-import { startWarden, wardenCli } from "../lib/wardenProcess.js";
-import { redisAnswers } from "../store/redis/redisCounters.js";
+import { type BenchTarget, onEachStore } from "./benchStores.js";
 import { startBenchServer } from "./startBenchServer.js";
 import { type Run, steadyLoad } from "./steadyLoad.js";
 import { body, load } from "./verifyLoad.js";
@@ -26,8 +22,6 @@ const LADDER = (
   .split(",")
   .map(Number);
 const DEADLINE_MS = 30;
-const PG_URL = process.env.WARDEN_BENCH_POSTGRES_URL ?? "postgres://postgres@127.0.0.1:5432/test";
-const REDIS_URL = process.env.WARDEN_BENCH_REDIS_URL ?? "redis://127.0.0.1:6379";
 
 interface Step {
   rate: number;
@@ -35,35 +29,26 @@ interface Step {
   ok: boolean;
 }
 
-async function climb(env: Record<string, string>): Promise<Step[]> {
-  const warden = await startWarden({ WARDEN_RATE_LIMIT_MAX: "100000000", WARDEN_LOG_LEVEL: "warn", ...env });
-  try {
-    await wardenCli(env, "tenant", "create", "bench");
-    const { apiKey } = JSON.parse(
-      await wardenCli(env, "key", "create", "--tenant", "bench", "--scopes", "verify:write", "--json"),
-    ) as { apiKey: string };
-    const endpoint = {
-      origin: warden.url,
-      path: "/v1/verify",
-      headers: { authorization: `Bearer ${apiKey}`, "content-type": "application/json" },
-      body,
-    };
-    const steps: Step[] = [];
-    for (const rate of LADDER) {
-      await steadyLoad([endpoint], 2, rate);
-      const run = await steadyLoad([endpoint], SECONDS, rate);
-      const answered = Math.max(1, Math.round(rate * SECONDS) - run.errors);
-      const ok = (run.degraded ?? 0) / answered < 0.001 && run.p99 < DEADLINE_MS && run.errors === 0;
-      steps.push({ rate, run, ok });
-      process.stdout.write(
-        `  ${rate} req/s: degraded ${run.degraded}, p99 ${run.p99} ms, late p99 ${run.lateP99} ms${ok ? "" : "  ← over"}\n`,
-      );
-      if (!ok) break;
-    }
-    return steps;
-  } finally {
-    await warden.stop();
+async function climb(target: BenchTarget): Promise<Step[]> {
+  const endpoint = {
+    origin: target.url,
+    path: "/v1/verify",
+    headers: { authorization: `Bearer ${target.apiKey}`, "content-type": "application/json" },
+    body,
+  };
+  const steps: Step[] = [];
+  for (const rate of LADDER) {
+    await steadyLoad([endpoint], 2, rate);
+    const run = await steadyLoad([endpoint], SECONDS, rate);
+    const answered = Math.max(1, Math.round(rate * SECONDS) - run.errors);
+    const ok = (run.degraded ?? 0) / answered < 0.001 && run.p99 < DEADLINE_MS && run.errors === 0;
+    steps.push({ rate, run, ok });
+    process.stdout.write(
+      `  ${rate} req/s: degraded ${run.degraded}, p99 ${run.p99} ms, late p99 ${run.lateP99} ms${ok ? "" : "  ← over"}\n`,
+    );
+    if (!ok) break;
   }
+  return steps;
 }
 
 const capacity = (steps: Step[] | undefined): string => {
@@ -81,43 +66,7 @@ async function main(): Promise<void> {
   } finally {
     minimal.child.kill("SIGTERM");
   }
-  const results: [string, Step[] | undefined][] = [];
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "warden-capacity-"));
-  process.stdout.write("SQLite\n");
-  results.push(["SQLite", await climb({ WARDEN_DATABASE_URL: `sqlite:${path.join(dir, "w.db")}` })]);
-  fs.rmSync(dir, { recursive: true, force: true });
-
-  const admin = new pg.Client({ connectionString: PG_URL, connectionTimeoutMillis: 2000 });
-  const pgUp = await admin.connect().then(
-    () => true,
-    () => false,
-  );
-  const redisUp = pgUp && (await redisAnswers(REDIS_URL));
-  for (const redis of [false, true]) {
-    const store = redis ? "PostgreSQL + Redis" : "PostgreSQL";
-    if (!pgUp || (redis && !redisUp)) {
-      process.stdout.write(`${store} is not reachable: SKIPPED\n`);
-      results.push([store, undefined]);
-      continue;
-    }
-    const database = `warden_capacity_${randomBytes(5).toString("hex")}`;
-    await admin.query(`create database ${database}`);
-    const url = new URL(PG_URL);
-    url.pathname = `/${database}`;
-    process.stdout.write(`${store}\n`);
-    try {
-      results.push([
-        store,
-        await climb({
-          WARDEN_DATABASE_URL: url.toString(),
-          ...(redis ? { WARDEN_REDIS_URL: REDIS_URL, WARDEN_REDIS_KEY_PREFIX: `${database}:` } : {}),
-        }),
-      ]);
-    } finally {
-      await admin.query(`drop database if exists ${database} with (force)`);
-    }
-  }
-  if (pgUp) await admin.end();
+  const results = await onEachStore(climb);
 
   const sqlite = Number(capacity(results[0]?.[1]));
   process.stdout.write(
