@@ -50,6 +50,8 @@ export interface Config {
   readonly agentDirectoryMaxBytes: number;
   /** Degraded verdicts' events that may wait in memory for the store (oldest dropped beyond). */
   readonly degradedQueueCapacity: number;
+  /** Where degraded events the store did not take before shutdown are written, and read back at start. */
+  readonly degradedSpoolDir: string;
   /** Lets directory fetches reach private and loopback addresses: for tests only. */
   readonly agentDirectoryAllowPrivate: boolean;
   /** A client must send a request's headers within this time of connecting (or of its previous request). */
@@ -200,6 +202,7 @@ export function loadConfig(env: Env = process.env): Config {
     agentDirectoryMaxBytes: integer(env, "WARDEN_AGENT_DIRECTORY_MAX_BYTES", 65_536, 1024, 1_048_576),
     agentDirectoryAllowPrivate: flag(env, "WARDEN_AGENT_DIRECTORY_ALLOW_PRIVATE", false),
     degradedQueueCapacity: integer(env, "WARDEN_DEGRADED_QUEUE_CAPACITY", 10_000, 0, 1_000_000),
+    degradedSpoolDir: path.resolve(text(env, "WARDEN_DEGRADED_SPOOL_DIR", path.join("data", "spool"))),
     headersTimeoutMs,
     requestTimeoutMs,
     idleTimeoutMs: integer(env, "WARDEN_IDLE_TIMEOUT_MS", 60_000, 1000, 3_600_000),

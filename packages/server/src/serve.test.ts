@@ -15,6 +15,7 @@ function startServe(port: number): Promise<{ child: ChildProcess; output: () => 
     env: {
       ...process.env,
       WARDEN_DATABASE_URL: `sqlite:${path.join(dir, "serve.db")}`,
+      WARDEN_DEGRADED_SPOOL_DIR: path.join(dir, "spool"),
       PORT: String(port),
       WARDEN_LOG_LEVEL: "info",
     },

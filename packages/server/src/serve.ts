@@ -3,6 +3,7 @@ import { bootstrapDemoTenant } from "./admin/bootstrap.js";
 import { buildApp } from "./app.js";
 import type { Config } from "./config.js";
 import { buildDeps, closeDeps, type Deps } from "./deps.js";
+import { claimSpooledEvents, spoolEvents } from "./operations/verify/degradedSpool.js";
 
 /** Deletes expired counters and idempotency records once a minute. */
 function startHousekeeping(app: FastifyInstance, deps: Deps): NodeJS.Timeout {
@@ -19,12 +20,43 @@ function startHousekeeping(app: FastifyInstance, deps: Deps): NodeJS.Timeout {
   return timer;
 }
 
+/** Degraded events an earlier process spooled at shutdown: queued for the store like new ones. */
+async function restoreSpooledEvents(app: FastifyInstance, deps: Deps): Promise<void> {
+  const dir = deps.config.degradedSpoolDir;
+  try {
+    const { events, unreadable } = await claimSpooledEvents(dir);
+    if (unreadable > 0) app.log.error({ dir, unreadable }, "spooled degraded events unreadable: dropped");
+    if (events.length === 0) return;
+    deps.pendingEvents.restore(events);
+    await deps.pendingEvents.flush();
+    app.log.info(
+      { dir, restored: events.length, waiting: deps.pendingEvents.size },
+      "degraded events spooled by an earlier process queued for the store",
+    );
+  } catch (err) {
+    app.log.error({ err, dir }, "spooled degraded events could not be read; they stay in the spool");
+  }
+}
+
+/** After the drain: what the store did not take is written to the spool for the next process. */
+async function spoolWaitingEvents(app: FastifyInstance, deps: Deps): Promise<void> {
+  const left = deps.pendingEvents.takeAll();
+  if (left.length === 0) return;
+  try {
+    const file = await spoolEvents(deps.config.degradedSpoolDir, left);
+    app.log.warn({ file, events: left.length }, "degraded events not written to the store: spooled");
+  } catch (err) {
+    app.log.error({ err, lost: left.length }, "degraded events neither written nor spooled: lost");
+  }
+}
+
 export interface RunningServer {
   app: FastifyInstance;
   url: string;
   /**
    * Stops accepting, lets in-flight requests finish (at most WARDEN_SHUTDOWN_GRACE_MS), writes the
-   * degraded events still waiting (at most 5 s), then closes the store.
+   * degraded events still waiting (at most 5 s; what the store does not take goes to the spool
+   * directory), then closes the store.
    */
   close(): Promise<void>;
 }
@@ -44,6 +76,7 @@ export async function startServer(config: Config, print: (line: string) => void)
   } else {
     app.log.info({ rehearsed: warm.rehearsed, ms: warm.ms }, "store connections opened and verify rehearsed");
   }
+  await restoreSpooledEvents(app, deps);
   const housekeeping = startHousekeeping(app, deps);
   const url = await app.listen({ host: config.host, port: config.port });
   if (demo) {
@@ -79,8 +112,8 @@ export async function startServer(config: Config, print: (line: string) => void)
         await app.close();
         clearTimeout(grace);
         // In-flight requests are done; degraded events still waiting get a last chance at the store.
-        const left = await deps.pendingEvents.drain(5000);
-        if (left > 0) app.log.error({ left }, "degraded events not written before exit");
+        await deps.pendingEvents.drain(5000);
+        await spoolWaitingEvents(app, deps);
         await closeDeps(deps);
       })();
       return closing;

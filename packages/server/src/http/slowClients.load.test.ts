@@ -1,9 +1,9 @@
 import fs from "node:fs";
-import net from "node:net";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startWarden, type WardenProcess, wardenCli } from "../lib/wardenProcess.js";
 import { tempDir } from "../testing/harness.js";
+import { type SlowClient, silentHeaders, trickler } from "../testing/slowClients.js";
 
 /**
  * Slow clients cannot hold a Warden process: a client that sends its headers and then trickles its
@@ -21,7 +21,7 @@ const env = {
 };
 let warden: WardenProcess;
 let apiKey: string;
-const sockets: net.Socket[] = [];
+const clients: SlowClient[] = [];
 
 beforeAll(async () => {
   warden = await startWarden(env);
@@ -31,47 +31,10 @@ beforeAll(async () => {
   ) as { apiKey: string });
 }, 30_000);
 afterAll(async () => {
-  for (const s of sockets) s.destroy();
+  for (const c of clients) c.socket.destroy();
   await warden.stop();
   fs.rmSync(dir, { recursive: true, force: true });
 });
-
-/** A client that sends a verify's headers, then one byte of its body every `everyMs`; resolves when cut. */
-function trickler(url: string, everyMs: number): { closed: Promise<number> } {
-  const { port } = new URL(url);
-  const socket = net.connect(Number(port), "127.0.0.1");
-  sockets.push(socket);
-  const opened = Date.now();
-  socket.on("error", () => undefined);
-  socket.on("data", () => undefined);
-  socket.on("connect", () => {
-    socket.write(
-      `POST /v1/verify HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${apiKey}\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n`,
-    );
-  });
-  const timer = setInterval(() => {
-    if (!socket.destroyed) socket.write("{");
-  }, everyMs);
-  const closed = new Promise<number>((resolve) =>
-    socket.once("close", () => {
-      clearInterval(timer);
-      resolve(Date.now() - opened);
-    }),
-  );
-  return { closed };
-}
-
-/** A client that opens a connection and sends only part of its headers. */
-function silentHeaders(url: string): Promise<number> {
-  const { port } = new URL(url);
-  const socket = net.connect(Number(port), "127.0.0.1", () => socket.write("POST /v1/verify HTTP/1.1\r\nHo"));
-  sockets.push(socket);
-  socket.on("error", () => undefined);
-  // Read what the server sends (its 408), so the socket's close is seen.
-  socket.resume();
-  const opened = Date.now();
-  return new Promise((resolve) => socket.once("close", () => resolve(Date.now() - opened)));
-}
 
 const verify = () =>
   fetch(`${warden.url}/v1/verify`, {
@@ -82,8 +45,9 @@ const verify = () =>
 
 describe("slow clients", () => {
   it("a body trickled one byte at a time is cut at the request timeout; unfinished headers at the headers timeout; verifies keep answering", async () => {
-    const slow = Array.from({ length: 200 }, () => trickler(warden.url, 300));
+    const slow = Array.from({ length: 200 }, () => trickler(warden.url, apiKey, 300));
     const headers = Array.from({ length: 50 }, () => silentHeaders(warden.url));
+    clients.push(...slow, ...headers);
     const during: number[] = [];
     for (let i = 0; i < 20; i++) {
       during.push((await verify()).status);
@@ -94,13 +58,14 @@ describe("slow clients", () => {
     // Request timeout 2 s, checked every second by Node.
     expect(Math.max(...cut)).toBeLessThan(2000 + 1500);
     expect(Math.min(...cut)).toBeGreaterThanOrEqual(1900);
-    const headersCut = await Promise.all(headers);
+    const headersCut = await Promise.all(headers.map((h) => h.closed));
     expect(Math.max(...headersCut)).toBeLessThan(1000 + 1500);
     expect((await verify()).status).toBe(200);
   }, 20_000);
 
   it("SIGTERM finishes within the grace period while slow clients are connected", async () => {
-    const slow = Array.from({ length: 20 }, () => trickler(warden.url, 200));
+    const slow = Array.from({ length: 20 }, () => trickler(warden.url, apiKey, 200));
+    clients.push(...slow);
     await new Promise((r) => setTimeout(r, 300));
     const started = Date.now();
     const code = await warden.stop();

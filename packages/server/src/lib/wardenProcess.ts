@@ -1,6 +1,8 @@
 /** Real `warden` processes for the many-process tests and the scale-out bench. */
 import { type ChildProcess, execFile, spawn } from "node:child_process";
+import { mkdtempSync } from "node:fs";
 import { createServer } from "node:net";
+import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
@@ -34,8 +36,16 @@ export async function startWarden(
   readyTimeoutMs = 20_000,
 ): Promise<WardenProcess> {
   const port = await freePort();
+  // A spool of its own unless the caller shares one: processes of other suites must not take its events.
+  const spool = env.WARDEN_DEGRADED_SPOOL_DIR ?? mkdtempSync(path.join(os.tmpdir(), "warden-spool-"));
   const child = spawn(process.execPath, [WARDEN_BIN, "serve"], {
-    env: { ...process.env, ...env, PORT: String(port), HOST: "127.0.0.1" },
+    env: {
+      ...process.env,
+      ...env,
+      PORT: String(port),
+      HOST: "127.0.0.1",
+      WARDEN_DEGRADED_SPOOL_DIR: spool,
+    },
     stdio: ["ignore", "pipe", "pipe"],
   });
   let out = "";

@@ -1,4 +1,6 @@
 import { randomBytes } from "node:crypto";
+import type { AddressInfo } from "node:net";
+import SQLite from "better-sqlite3";
 import type { FastifyInstance } from "fastify";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { issueApiKey } from "../admin/apiKeys.js";
@@ -8,9 +10,10 @@ import { buildDeps, closeDeps, type Deps } from "../deps.js";
 import { openPostgresStore } from "../store/postgres/postgresStore.js";
 import { openRedisCounters, withRedisCounters } from "../store/redis/redisCounters.js";
 import { type FaultMode, FaultProxy } from "../testing/faultProxy.js";
-import { bearer, CHROME_HEADERS, CHROME_UA } from "../testing/harness.js";
+import { bearer, CHROME_HEADERS, CHROME_UA, makeTestApp } from "../testing/harness.js";
 import { postgresSchemaOrSkip } from "../testing/postgres.js";
 import { redisPrefixOrSkip } from "../testing/redis.js";
+import { silentHeaders, trickler } from "../testing/slowClients.js";
 
 /**
  * Faults between Warden and its servers: a TCP proxy in front of PostgreSQL and one in front of
@@ -18,6 +21,9 @@ import { redisPrefixOrSkip } from "../testing/redis.js";
  * degraded challenge within its deadline (never allow, never 5xx); challenge and feedback answer 503
  * with the spec's codes; /readyz reports the outage and the recovery; feedback acknowledged is stored
  * exactly once after clients retry with their Idempotency-Key; degraded events reach the store.
+ * Further rows: NUL bytes sent while PostgreSQL is cut, 50-way bursts, 250 slow clients, and an
+ * embedded SQLite store write-locked by another process. Each row reports allows during the fault
+ * (0), 5xx on verify (0) and acknowledged feedback lost (0).
  */
 const SUITE = "faults between Warden and PostgreSQL / Redis";
 const prefix = await redisPrefixOrSkip(SUITE, "the fault-injection suite");
@@ -26,23 +32,74 @@ const schema = prefix ? await postgresSchemaOrSkip(SUITE, "the fault-injection s
 const DEADLINE_MS = 45;
 const BROWSER = { userAgent: CHROME_UA, headers: CHROME_HEADERS };
 /**
- * A different residential /24 per verify (none of 81.2.0.0/16 is a hosting network): verify counts
+ * A different residential /24 per verify, in turn (none of 81.2.0.0/16 is a hosting network): verify counts
  * velocity in Redis even while PostgreSQL is down, so one network for every attempt of every fault
  * would pass its velocity limit, and the check after recovery would be a challenge for that reason.
  */
-const someNetwork = () => `81.2.${randomBytes(1)[0]}.0/24`;
+let networks = 0;
+const someNetwork = () => `81.2.${networks++ % 256}.0/24`;
 
 interface Tally {
   fault: string;
   verifies: number;
   byDecision: Record<string, number>;
+  /** Allows while the store could not take writes, or allows marked degraded: must stay 0. */
   allowsDuringFault: number;
   verify5xx: number;
+  /** Bodies refused with 400 (hostile input sent during the fault). */
+  verify400: number;
   slowestVerifyMs: number;
   challengeStatuses: string[];
   feedbackAcked: number;
   feedbackStored: number;
 }
+
+const tallies: Tally[] = [];
+function newTally(fault: string): Tally {
+  const tally: Tally = {
+    fault,
+    verifies: 0,
+    byDecision: {},
+    allowsDuringFault: 0,
+    verify5xx: 0,
+    verify400: 0,
+    slowestVerifyMs: 0,
+    challengeStatuses: [],
+    feedbackAcked: 0,
+    feedbackStored: 0,
+  };
+  tallies.push(tally);
+  return tally;
+}
+
+/** Counts one verify answer into `tally`; `outage` says whether the store could take writes. */
+function count(tally: Tally, status: number, verdict: Record<string, unknown>, ms: number, outage: boolean) {
+  tally.verifies++;
+  if (status >= 500) tally.verify5xx++;
+  if (status === 400) tally.verify400++;
+  const decision =
+    status !== 200 ? String(status) : verdict.degraded === true ? "degraded" : String(verdict.decision);
+  tally.byDecision[decision] = (tally.byDecision[decision] ?? 0) + 1;
+  if (decision === "allow" && (outage || verdict.degraded === true)) tally.allowsDuringFault++;
+  tally.slowestVerifyMs = Math.max(tally.slowestVerifyMs, Math.round(ms));
+}
+
+afterAll(() => {
+  if (tallies.length === 0) return;
+  console.log("\nFault injection summary:");
+  console.table(
+    tallies.map((t) => ({
+      fault: t.fault,
+      verifies: t.verifies,
+      decisions: JSON.stringify(t.byDecision),
+      allowsDuringFault: t.allowsDuringFault,
+      verify5xx: t.verify5xx,
+      slowestVerifyMs: t.slowestVerifyMs,
+      challenge: t.challengeStatuses.join(" "),
+      feedbackAckedLost: `${t.feedbackAcked}/${t.feedbackAcked - t.feedbackStored}`,
+    })),
+  );
+});
 
 if (prefix && schema) {
   describe(SUITE, () => {
@@ -52,7 +109,6 @@ if (prefix && schema) {
     let app: FastifyInstance;
     let apiKey: string;
     let eventId: string;
-    const tallies: Tally[] = [];
 
     beforeAll(async () => {
       pgProxy = await new FaultProxy("127.0.0.1", 5432).start();
@@ -61,6 +117,8 @@ if (prefix && schema) {
         WARDEN_LOG_LEVEL: "silent",
         WARDEN_VERIFY_DEADLINE_MS: String(DEADLINE_MS),
         WARDEN_STORE_TIMEOUT_MS: "40",
+        WARDEN_REQUEST_TIMEOUT_MS: "2000",
+        WARDEN_HEADERS_TIMEOUT_MS: "1000",
       });
       const store = withRedisCounters(
         await openPostgresStore({
@@ -77,7 +135,7 @@ if (prefix && schema) {
       );
       deps = await buildDeps(config, store);
       app = await buildApp(deps, { logger: false });
-      await app.ready();
+      await app.listen({ host: "127.0.0.1", port: 0 });
       await store.tenants.create({ id: "acme", rawPii: false, logOnly: false, createdAt: Date.now() });
       ({ apiKey } = await issueApiKey(store, {
         tenantId: "acme",
@@ -91,19 +149,6 @@ if (prefix && schema) {
     }, 30_000);
 
     afterAll(async () => {
-      console.log(`\nFault injection summary (${DEADLINE_MS} ms verify deadline):`);
-      console.table(
-        tallies.map((t) => ({
-          fault: t.fault,
-          verifies: t.verifies,
-          decisions: JSON.stringify(t.byDecision),
-          allowsDuringFault: t.allowsDuringFault,
-          verify5xx: t.verify5xx,
-          slowestVerifyMs: t.slowestVerifyMs,
-          challenge: t.challengeStatuses.join(" "),
-          feedbackAckedStored: `${t.feedbackAcked}/${t.feedbackStored}`,
-        })),
-      );
       await app?.close();
       if (deps) await closeDeps(deps);
       await pgProxy?.stop();
@@ -137,31 +182,17 @@ if (prefix && schema) {
       proxy: FaultProxy,
       apply: () => void,
       outage: boolean,
+      during: (tally: Tally) => Promise<void> = async () => {},
     ): Promise<void> {
-      const tally: Tally = {
-        fault: name,
-        verifies: 0,
-        byDecision: {},
-        allowsDuringFault: 0,
-        verify5xx: 0,
-        slowestVerifyMs: 0,
-        challengeStatuses: [],
-        feedbackAcked: 0,
-        feedbackStored: 0,
-      };
-      tallies.push(tally);
+      const tally = newTally(name);
       apply();
       const degradedIds: string[] = [];
       for (let i = 0; i < 20; i++) {
         const v = await verify();
-        tally.verifies++;
-        if (v.status >= 500) tally.verify5xx++;
-        const decision = String(v.json.decision);
-        tally.byDecision[decision] = (tally.byDecision[decision] ?? 0) + 1;
-        if (outage && decision === "allow") tally.allowsDuringFault++;
-        tally.slowestVerifyMs = Math.max(tally.slowestVerifyMs, Math.round(v.ms));
+        count(tally, v.status, v.json, v.ms, outage);
         if (v.json.degraded === true) degradedIds.push(String(v.json.eventId));
       }
+      await during(tally);
       const session = `c-${randomBytes(4).toString("hex")}`;
       const issued = await post("/v1/challenge", { eventId, session });
       tally.challengeStatuses.push(
@@ -238,5 +269,240 @@ if (prefix && schema) {
       await underFault("postgres reset", pgProxy, () => pgProxy.reset(), false);
       await underFault("redis reset", redisProxy, () => redisProxy.reset(), false);
     }, 60_000);
+
+    it("PostgreSQL cut while callers send NUL bytes and lone surrogates: refused with 400, never queued", async () => {
+      const hostile = [
+        { action: "sign\u0000up", subject: {} },
+        { action: "signup", session: "s-\u0000", subject: {} },
+        { action: "signup", surface: "example.com/\u0000", subject: {} },
+        { action: "signup", subject: { ...BROWSER, userAgent: `${CHROME_UA}\u0000` } },
+        { action: "signup", subject: { headers: { "accept-language": "en\u0000" } } },
+        { action: "signup", subject: { formData: { name: "\ud800" } } },
+      ];
+      const rejectedBefore = deps.pendingEvents.rejected;
+      await underFault(
+        "postgres cut + NUL bytes",
+        pgProxy,
+        () => pgProxy.set("cut"),
+        true,
+        async (tally) => {
+          for (const body of hostile) {
+            const v = await post("/v1/verify", body);
+            count(tally, v.status, v.json, v.ms, true);
+            expect({ status: v.status, code: v.json.code }).toEqual({ status: 400, code: "invalid_string" });
+          }
+        },
+      );
+      // Nothing reached the degraded queue that the store could refuse.
+      expect(deps.pendingEvents.rejected).toBe(rejectedBefore);
+    }, 60_000);
+
+    it("PostgreSQL and Redis under 50-way bursts", async () => {
+      const tally = newTally("postgres 50-way bursts");
+      // Its own action, so its velocity counters are not the other rows' (each row ends on an allow).
+      const burstVerify = (
+        headers: Record<string, string> = {},
+        session = `b-${randomBytes(4).toString("hex")}`,
+      ) =>
+        post(
+          "/v1/verify",
+          { action: "trial_activation", session, subject: { ...BROWSER, ipTrunc: someNetwork() } },
+          headers,
+        );
+      let challenged: { eventId: string; session: string } | undefined;
+      for (let round = 0; round < 5; round++) {
+        const sessions = Array.from({ length: 50 }, () => `b-${randomBytes(4).toString("hex")}`);
+        const answers = await Promise.all(sessions.map((session) => burstVerify({}, session)));
+        for (const [i, v] of answers.entries()) {
+          count(tally, v.status, v.json, v.ms, false);
+          if (v.json.decision === "challenge")
+            challenged ??= { eventId: String(v.json.eventId), session: sessions[i] as string };
+        }
+      }
+      // One Idempotency-Key sent by 50 callers at once: at most one event behind every answer.
+      const key = `burst-${randomBytes(4).toString("hex")}`;
+      const body = {
+        action: "trial_activation",
+        session: "b-same",
+        subject: { ...BROWSER, ipTrunc: "81.2.7.0/24" },
+      };
+      const same = await Promise.all(
+        Array.from({ length: 50 }, () => post("/v1/verify", body, { "idempotency-key": key })),
+      );
+      for (const v of same) count(tally, v.status, v.json, v.ms, false);
+      const recorded = same.filter((v) => v.json.degraded === false).map((v) => v.json.eventId);
+      expect(new Set(recorded).size).toBeLessThanOrEqual(1);
+
+      // 50 observations at once, each with its own key; what is not acknowledged is retried with it.
+      const observedAt = new Date().toISOString();
+      const send = (i: number) =>
+        post(
+          "/v1/feedback",
+          { eventId, outcome: "credit_burn", value: 1000 + i, observedAt },
+          { "idempotency-key": `${key}-fb-${i}` },
+        );
+      const acks = await Promise.all(Array.from({ length: 50 }, (_, i) => send(i)));
+      for (const [i, first] of acks.entries()) {
+        let res = first;
+        for (let attempt = 0; res.status !== 200 && attempt < 10; attempt++) {
+          expect(res.status).toBe(503);
+          await new Promise((r) => setTimeout(r, 100));
+          res = await send(i);
+        }
+        if (res.status === 200) tally.feedbackAcked++;
+      }
+      // A challenged attempt of the burst can be challenged (a degraded one once its event is written).
+      await deps.pendingEvents.flush();
+      const issued = challenged ? await post("/v1/challenge", challenged) : undefined;
+      if (issued) tally.challengeStatuses.push(String(issued.status));
+      tally.feedbackStored = (await deps.store.feedback.listForEvent("acme", eventId)).filter(
+        (o) => o.observedAt === Date.parse(observedAt),
+      ).length;
+
+      expect(tally.verify5xx).toBe(0);
+      expect(tally.allowsDuringFault).toBe(0);
+      expect(tally.feedbackAcked).toBe(50);
+      expect(tally.feedbackStored).toBe(50);
+      if (issued) expect(issued.status).toBe(200);
+    }, 60_000);
+
+    it("slow clients hold hundreds of connections: verifies keep answering, feedback is kept", async () => {
+      const tally = newTally("slow clients (250 sockets)");
+      const url = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
+      const slow = [
+        ...Array.from({ length: 200 }, () => trickler(url, apiKey, 300)),
+        ...Array.from({ length: 50 }, () => silentHeaders(url)),
+      ];
+      try {
+        for (let i = 0; i < 20; i++) {
+          const started = performance.now();
+          const res = await fetch(`${url}/v1/verify`, {
+            method: "POST",
+            headers: { ...bearer(apiKey), "content-type": "application/json" },
+            body: JSON.stringify({
+              action: "signup",
+              session: `s-${i}`,
+              subject: { ...BROWSER, ipTrunc: someNetwork() },
+            }),
+          });
+          count(
+            tally,
+            res.status,
+            (await res.json()) as Record<string, unknown>,
+            performance.now() - started,
+            false,
+          );
+        }
+        const observedAt = new Date().toISOString();
+        for (let i = 0; i < 3; i++) {
+          const res = await fetch(`${url}/v1/feedback`, {
+            method: "POST",
+            headers: { ...bearer(apiKey), "content-type": "application/json" },
+            body: JSON.stringify({ eventId, outcome: "converted", value: 10 + i, observedAt }),
+          });
+          if (res.status === 200) tally.feedbackAcked++;
+        }
+        tally.feedbackStored = (await deps.store.feedback.listForEvent("acme", eventId)).filter(
+          (o) => o.observedAt === Date.parse(observedAt),
+        ).length;
+        // Every slow client is cut by the request or headers timeout (2 s / 1 s, checked each second).
+        const lived = await Promise.all(slow.map((c) => c.closed));
+        expect(Math.max(...lived)).toBeLessThan(2000 + 1500);
+      } finally {
+        for (const c of slow) c.socket.destroy();
+      }
+      expect(tally.verify5xx).toBe(0);
+      expect(tally.byDecision.allow).toBe(20);
+      expect(tally.feedbackAcked).toBe(3);
+      expect(tally.feedbackStored).toBe(3);
+    }, 60_000);
   });
 }
+
+describe("faults of the embedded SQLite store", () => {
+  it("SQLite write-locked by another process: no allow, no 5xx; feedback refused during the lock is kept once retried", async () => {
+    const t = await makeTestApp();
+    try {
+      await t.tenant("acme");
+      const { apiKey } = await t.key("acme");
+      const post = async (
+        url: string,
+        payload: Record<string, unknown>,
+        headers: Record<string, string> = {},
+      ) => {
+        const started = performance.now();
+        const res = await t.app.inject({
+          method: "POST",
+          url,
+          headers: { ...bearer(apiKey), ...headers },
+          payload,
+        });
+        return {
+          status: res.statusCode,
+          json: res.json<Record<string, unknown>>(),
+          ms: performance.now() - started,
+        };
+      };
+      const verify = () =>
+        post("/v1/verify", {
+          action: "signup",
+          session: `s-${randomBytes(4).toString("hex")}`,
+          subject: { ...BROWSER, ipTrunc: someNetwork() },
+        });
+      const ready = async () => (await t.app.inject({ method: "GET", url: "/readyz" })).statusCode;
+      const first = await verify();
+      expect(first.json).toMatchObject({ decision: "allow", degraded: false });
+      const eventId = String(first.json.eventId);
+
+      const tally = newTally("sqlite write lock");
+      const observedAt = new Date().toISOString();
+      const feedback = (i: number) =>
+        post(
+          "/v1/feedback",
+          { eventId, outcome: "credit_burn", value: i + 1, observedAt },
+          { "idempotency-key": `lock-${i}-${observedAt}` },
+        );
+      const degradedIds: string[] = [];
+      const firstTry: Awaited<ReturnType<typeof feedback>>[] = [];
+      const other = new SQLite(t.dbFile);
+      try {
+        other.exec("BEGIN IMMEDIATE");
+        for (let i = 0; i < 20; i++) {
+          const v = await verify();
+          count(tally, v.status, v.json, v.ms, true);
+          if (v.json.degraded === true) degradedIds.push(String(v.json.eventId));
+        }
+        const issued = await post("/v1/challenge", { eventId, session: "c-lock" });
+        tally.challengeStatuses.push(`${issued.status} ${String(issued.json.code)}`);
+        for (let i = 0; i < 3; i++) firstTry.push(await feedback(i));
+        expect(await ready()).toBe(503);
+      } finally {
+        other.exec("ROLLBACK");
+        other.close();
+      }
+      expect(await ready()).toBe(200);
+      for (const [i, res] of firstTry.entries()) {
+        let answer = res;
+        for (let attempt = 0; answer.status !== 200 && attempt < 10; attempt++) {
+          expect(answer.status).toBe(503);
+          answer = await feedback(i);
+        }
+        if (answer.status === 200) tally.feedbackAcked++;
+      }
+      tally.feedbackStored = (await t.store.feedback.listForEvent("acme", eventId)).filter(
+        (o) => o.observedAt === Date.parse(observedAt),
+      ).length;
+      await t.deps.pendingEvents.flush();
+      for (const id of degradedIds) expect(await t.store.events.get("acme", id)).toBeDefined();
+
+      expect(tally.verify5xx).toBe(0);
+      expect(tally.allowsDuringFault).toBe(0);
+      expect(degradedIds).toHaveLength(20);
+      expect(tally.feedbackAcked).toBe(3);
+      expect(tally.feedbackStored).toBe(3);
+      expect((await verify()).json).toMatchObject({ decision: "allow", degraded: false });
+    } finally {
+      await t.close();
+    }
+  }, 60_000);
+});

@@ -180,6 +180,16 @@ const migrationsFor = (dialect: Dialect): Record<string, Migration> => ({
         .execute();
     },
   },
+  "0007_readiness_probe": {
+    async up(db: Kysely<unknown>) {
+      // One row that /readyz rewrites: a real write, refused by a read-only server or a standby.
+      await db.schema
+        .createTable("readiness_probe")
+        .addColumn("id", "integer", (c) => c.primaryKey())
+        .addColumn("probed_at", "bigint", (c) => c.notNull())
+        .execute();
+    },
+  },
 });
 
 /** Brings the schema up to date. Safe when several processes start at once (Kysely's migration lock). */

@@ -28,6 +28,8 @@ export interface Database {
     publish_until: number | null;
   };
   counters: { expires_at: number; name: string; count: number };
+  /** One row rewritten by the PostgreSQL readiness probe. */
+  readiness_probe: { id: number; probed_at: number };
   events: {
     id: string;
     tenant_id: string;

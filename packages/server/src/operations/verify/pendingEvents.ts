@@ -10,8 +10,8 @@ export interface PendingEventSettings {
 /**
  * Events of degraded verdicts, kept in memory when the store cannot take them and written, in order,
  * when it returns: their eventIds then work for challenge and feedback. Bounded: past `capacity` the
- * oldest is dropped. What survives a crash: nothing that was still waiting (it lives in memory only);
- * SIGTERM drains the queue before the process exits.
+ * oldest is dropped. On SIGTERM the queue is drained, and what the store still did not take is
+ * written to the spool directory (degradedSpool.ts) for the next process; a crash loses what waits.
  */
 export class PendingEvents {
   private readonly queue: EventRecord[] = [];
@@ -41,6 +41,16 @@ export class PendingEvents {
       this.dropped++;
     }
     void this.flush();
+  }
+
+  /** Events read back from a spool: queued in their order behind what waits, then written. */
+  restore(events: readonly EventRecord[]): void {
+    for (const event of events) this.add(event);
+  }
+
+  /** Empties the queue and hands back what waited (for the spool, after `drain`). */
+  takeAll(): EventRecord[] {
+    return this.queue.splice(0, this.queue.length);
   }
 
   /** Writes waiting events in order until the queue is empty or the store fails. */

@@ -108,7 +108,9 @@ export async function openPostgresStore(opts: PostgresOptions): Promise<Store> {
     serialize: async (trx, key) => {
       await sql`select pg_advisory_xact_lock(hashtextextended(${key}, 0))`.execute(trx);
     },
-    writeProbe: CompiledQuery.raw("select txid_current()"),
+    writeProbe: CompiledQuery.raw(
+      "insert into readiness_probe (id, probed_at) values (1, (extract(epoch from clock_timestamp()) * 1000)::bigint) on conflict (id) do update set probed_at = excluded.probed_at",
+    ),
     claimsInOneStatement: true,
     warmConnections: keptConnections(opts),
     close: async () => {

@@ -40,8 +40,9 @@ export interface SqlRuntime {
   report<R>(query: CompiledQuery<R>): Promise<R[]>;
   /**
    * A statement that succeeds, run as a write, only when the store can take writes (Store.ping):
-   * SQLite's write batch takes the write lock first; PostgreSQL assigns a transaction id, which a
-   * read-only server or standby refuses.
+   * SQLite's write batch takes the write lock first; PostgreSQL rewrites the one row of
+   * readiness_probe, which a read-only server or a standby refuses (assigning a transaction id alone
+   * is allowed in a read-only transaction, so it proves nothing).
    */
   readonly writeProbe: CompiledQuery<unknown>;
   /**
