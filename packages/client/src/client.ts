@@ -1,0 +1,288 @@
+import {
+  isErrorBody,
+  parseRetryAfter,
+  type RetryClock,
+  type RetryPolicy,
+  realClock,
+  SPEC_RETRY_POLICY,
+  type TryOutcome,
+  withRetries,
+} from "./retry.js";
+import type {
+  Challenge,
+  ChallengeRequest,
+  FeedbackAck,
+  FeedbackRequest,
+  LedgerQuery,
+  LedgerSummary,
+  Verdict,
+  VerifyRequest,
+  WardenErrorBody,
+} from "./types.js";
+
+/** Why a verify produced no server verdict. */
+export type LocalCause = "timeout" | "network" | "server_error" | "rate_limited" | "request_refused";
+
+/**
+ * The verdict the SDK gives when Warden gave none (transport failure, timeout, 5xx, exhausted 429,
+ * or a refused request): the spec's fail-closed answer, a degraded challenge, never allow. It has no
+ * eventId (no event exists) and no token; `local: true` tells it from the server's degraded verdict.
+ */
+export interface LocalVerdict {
+  decision: "challenge";
+  degraded: true;
+  local: true;
+  cause: LocalCause;
+  /** The server's Error body when it answered one (e.g. 401 invalid_api_key). */
+  error: WardenErrorBody | undefined;
+  actorType: "unknown";
+  confidence: 0;
+  reasons: string[];
+  eventId: undefined;
+  verdictToken: undefined;
+  enforcementMode: "enforce";
+}
+
+export type ServerVerdict = Verdict & { local: false };
+export type VerifyResult = ServerVerdict | LocalVerdict;
+
+/** An expected failure is a value: `ok: false` with the status and the spec's Error body when there was one. */
+export type ApiResult<T> =
+  | { ok: true; value: T; tries: number }
+  | {
+      ok: false;
+      /** 0 when no HTTP answer came (network error or timeout). */
+      status: number;
+      error: WardenErrorBody | undefined;
+      /** Whether the spec's policy would retry it (network, 429, 5xx Error body). */
+      retryable: boolean;
+      tries: number;
+    };
+
+export interface DeadLetter {
+  feedback: FeedbackRequest;
+  idempotencyKey: string;
+  status: number;
+  error: WardenErrorBody | undefined;
+  tries: number;
+}
+
+export interface WardenClientOptions {
+  /** Warden's base address, e.g. http://127.0.0.1:8080 */
+  baseUrl: string;
+  apiKey: string;
+  /** Deadline of one verify try; default 250 ms (the spec's 50 ms budget plus the network). */
+  verifyTimeoutMs?: number;
+  /** Deadline of one try of the other calls; default 5,000 ms. */
+  timeoutMs?: number;
+  /**
+   * The spec's retry policy (3 retries, Retry-After, full-jitter backoff from 1 s). Off by default:
+   * the spec says the official SDKs do not retry automatically, so retrying is the integrator's
+   * choice. `true` takes the spec's policy; an object adjusts it (never above 3 retries).
+   */
+  retry?: boolean | Partial<RetryPolicy>;
+  /** Feedback the retries could not deliver (or a non-retryable refusal): keep it, alert on it. */
+  onDeadLetter?: (letter: DeadLetter) => void | Promise<void>;
+  fetch?: typeof fetch;
+  clock?: RetryClock;
+  /** Makes one Idempotency-Key per attempt; default crypto.randomUUID. */
+  newIdempotencyKey?: () => string;
+}
+
+export class WardenClient {
+  readonly baseUrl: string;
+  private readonly policy: RetryPolicy | undefined;
+  private readonly fetchImpl: typeof fetch;
+  private readonly clock: RetryClock;
+  private readonly verifyTimeoutMs: number;
+  private readonly timeoutMs: number;
+  private readonly newKey: () => string;
+
+  constructor(private readonly options: WardenClientOptions) {
+    this.baseUrl = options.baseUrl.replace(/\/+$/, "");
+    this.policy =
+      options.retry === true
+        ? SPEC_RETRY_POLICY
+        : options.retry
+          ? {
+              ...SPEC_RETRY_POLICY,
+              ...options.retry,
+              maxRetries: Math.min(options.retry.maxRetries ?? 3, SPEC_RETRY_POLICY.maxRetries),
+            }
+          : undefined;
+    this.fetchImpl = options.fetch ?? globalThis.fetch.bind(globalThis);
+    this.clock = options.clock ?? realClock;
+    this.verifyTimeoutMs = options.verifyTimeoutMs ?? 250;
+    this.timeoutMs = options.timeoutMs ?? 5000;
+    this.newKey = options.newIdempotencyKey ?? (() => globalThis.crypto.randomUUID());
+  }
+
+  /**
+   * POST /v1/verify. Never throws and never answers allow without Warden: anything but a 200 verdict
+   * becomes a LocalVerdict (degraded challenge). With retries on, only tries that produced no verdict
+   * are retried, all with one Idempotency-Key, so a retry replays rather than re-decides.
+   */
+  async verify(request: VerifyRequest, opts: { idempotencyKey?: string } = {}): Promise<VerifyResult> {
+    const key = opts.idempotencyKey ?? request.idempotencyKey ?? this.newKey();
+    const { outcome } = await withRetries(
+      () => this.send("POST", "/v1/verify", request, key, this.verifyTimeoutMs),
+      this.policy,
+      this.clock,
+    );
+    if (outcome.kind === "answer" && outcome.status === 200 && isVerdict(outcome.body)) {
+      return { ...outcome.body, local: false };
+    }
+    return localVerdict(outcome);
+  }
+
+  readonly challenge = {
+    /** Issue mode: { eventId, session, prefer?, context? }. */
+    issue: (request: Omit<ChallengeRequest, "challengeId" | "proof">): Promise<ApiResult<Challenge>> =>
+      this.call<Challenge>("POST", "/v1/challenge", request, undefined),
+    /** Completion mode: { eventId, session, challengeId, proof }. */
+    complete: (
+      request: ChallengeRequest & { challengeId: string; proof: Record<string, unknown> },
+    ): Promise<ApiResult<Challenge>> => this.call<Challenge>("POST", "/v1/challenge", request, undefined),
+  };
+
+  readonly feedback = {
+    /**
+     * POST /v1/feedback with one Idempotency-Key for all its tries. What cannot be delivered goes to
+     * `onDeadLetter` (spec: dead-letter and alert; never invent an eventId).
+     */
+    send: async (
+      request: FeedbackRequest,
+      opts: { idempotencyKey?: string } = {},
+    ): Promise<ApiResult<FeedbackAck>> => {
+      const key = opts.idempotencyKey ?? request.idempotencyKey ?? this.newKey();
+      const result = await this.call<FeedbackAck>("POST", "/v1/feedback", request, key);
+      if (!result.ok && this.options.onDeadLetter) {
+        await this.options.onDeadLetter({
+          feedback: request,
+          idempotencyKey: key,
+          status: result.status,
+          error: result.error,
+          tries: result.tries,
+        });
+      }
+      return result;
+    },
+  };
+
+  readonly ledger = {
+    summary: (query: LedgerQuery = {}): Promise<ApiResult<LedgerSummary>> => {
+      const params = new URLSearchParams();
+      for (const [name, value] of Object.entries(query)) if (value !== undefined) params.set(name, value);
+      const qs = params.toString();
+      return this.call<LedgerSummary>("GET", `/v1/ledger/summary${qs ? `?${qs}` : ""}`, undefined, undefined);
+    },
+  };
+
+  private async call<T>(
+    method: string,
+    path: string,
+    body: unknown,
+    idempotencyKey: string | undefined,
+  ): Promise<ApiResult<T>> {
+    const { outcome, tries } = await withRetries(
+      () => this.send(method, path, body, idempotencyKey, this.timeoutMs),
+      this.policy,
+      this.clock,
+    );
+    if (outcome.kind === "answer" && outcome.status === 200)
+      return { ok: true, value: outcome.body as T, tries };
+    return {
+      ok: false,
+      status: outcome.kind === "answer" ? outcome.status : 0,
+      error: outcome.kind === "answer" && isErrorBody(outcome.body) ? outcome.body : undefined,
+      retryable:
+        outcome.kind === "network" ||
+        outcome.status === 429 ||
+        (outcome.status >= 500 && isErrorBody(outcome.body)),
+      tries,
+    };
+  }
+
+  private async send(
+    method: string,
+    path: string,
+    body: unknown,
+    idempotencyKey: string | undefined,
+    timeoutMs: number,
+  ): Promise<TryOutcome> {
+    const headers: Record<string, string> = { authorization: `Bearer ${this.options.apiKey}` };
+    if (body !== undefined) headers["content-type"] = "application/json";
+    if (idempotencyKey !== undefined) headers["idempotency-key"] = idempotencyKey;
+    try {
+      const res = await this.fetchImpl(`${this.baseUrl}${path}`, {
+        method,
+        headers,
+        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+        signal: AbortSignal.timeout(timeoutMs),
+      });
+      const text = await res.text();
+      let parsed: unknown;
+      try {
+        parsed = text === "" ? undefined : JSON.parse(text);
+      } catch {
+        parsed = undefined;
+      }
+      return {
+        kind: "answer",
+        status: res.status,
+        body: parsed,
+        retryAfterSeconds: parseRetryAfter(res.headers.get("retry-after"), this.clock.now()),
+      };
+    } catch (error) {
+      return { kind: "network", error };
+    }
+  }
+}
+
+function isVerdict(body: unknown): body is Verdict {
+  if (typeof body !== "object" || body === null) return false;
+  const b = body as Record<string, unknown>;
+  return (
+    (b.decision === "allow" || b.decision === "challenge" || b.decision === "deny") &&
+    typeof b.eventId === "string" &&
+    typeof b.degraded === "boolean" &&
+    typeof b.verdictToken === "string"
+  );
+}
+
+function localVerdict(outcome: TryOutcome): LocalVerdict {
+  let cause: LocalCause;
+  let error: WardenErrorBody | undefined;
+  if (outcome.kind === "network") {
+    const name = (outcome.error as { name?: string } | undefined)?.name;
+    cause = name === "TimeoutError" || name === "AbortError" ? "timeout" : "network";
+  } else {
+    error = isErrorBody(outcome.body) ? outcome.body : undefined;
+    cause =
+      outcome.status === 429
+        ? "rate_limited"
+        : outcome.status >= 500 || outcome.status === 200
+          ? "server_error"
+          : "request_refused";
+  }
+  const why: Record<LocalCause, string> = {
+    timeout: "Warden did not answer in time",
+    network: "Warden could not be reached",
+    server_error: "Warden answered with a server error",
+    rate_limited: "Warden rate-limited this integration",
+    request_refused: `Warden refused the request${error ? ` (${error.code})` : ""}`,
+  };
+  return {
+    decision: "challenge",
+    degraded: true,
+    local: true,
+    cause,
+    error,
+    actorType: "unknown",
+    confidence: 0,
+    reasons: [`${why[cause]}: failing closed to a challenge (decided locally by the SDK).`],
+    eventId: undefined,
+    verdictToken: undefined,
+    enforcementMode: "enforce",
+  };
+}

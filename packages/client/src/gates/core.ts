@@ -1,0 +1,217 @@
+import type { ServerVerdict, WardenClient } from "../client.js";
+import { type RequestView, subjectFromRequest } from "../subject.js";
+import { readTicket, signTicket } from "../ticket.js";
+import type { Challenge, VerifyRequest } from "../types.js";
+
+/** The form fields a re-submitted form carries after a solved challenge. */
+export const FORM_FIELDS = Object.freeze({ ticket: "wardenTicket", challengeId: "wardenChallengeId" });
+
+/** Seconds the page waits before trying again when Warden could not be asked at all. */
+export const UNAVAILABLE_RETRY_SECONDS = 5;
+
+export interface GateOptions {
+  client: WardenClient;
+  /** The action gated, e.g. "signup". */
+  action: string;
+  /** Signs challenge tickets; at least 32 characters, kept on your server. */
+  ticketSecret: string;
+  /** Reads the email from the parsed body (only its hash leaves your server). */
+  email?: (body: Record<string, unknown>) => string | undefined;
+  /** What of the body to carry, signed, in the ticket and hand back after the challenge. */
+  pending?: (body: Record<string, unknown>) => Record<string, unknown> | undefined;
+  /** Proxies in front of the app (see subjectFromRequest). */
+  trustedProxies?: readonly string[];
+  surface?: string;
+  /** Observe only (the verdict is always allow); set in server code, never from client data. */
+  logOnly?: boolean;
+  ticketTtlSeconds?: number;
+}
+
+/** Body of the 428: what the page needs to start the challenge (or to try again later). */
+export type ChallengeRequired =
+  | {
+      error: "challenge_required";
+      code: "warden_challenge";
+      ticket: string;
+      degraded: boolean;
+      message: string;
+    }
+  | { error: "challenge_required"; code: "warden_unavailable"; retryAfterSeconds: number; message: string };
+
+export interface GateVerdict {
+  verdict: ServerVerdict;
+  /** The session the verify was made with (the subject of its verdictToken). */
+  session: string;
+  /** The pending form carried by the ticket, on an allow after a challenge. */
+  pending: Record<string, unknown> | undefined;
+}
+
+export type GateAnswer =
+  | ({ kind: "allow" } & GateVerdict)
+  | { kind: "challenge"; status: 428; body: ChallengeRequired; headers: Record<string, string> }
+  | {
+      kind: "deny";
+      status: 403;
+      body: { error: "forbidden"; code: "warden_denied"; message: string };
+      headers: Record<string, string>;
+    };
+
+const newSession = () => {
+  const bytes = globalThis.crypto.getRandomValues(new Uint8Array(18));
+  return `ws_${btoa(String.fromCharCode(...bytes))
+    .replace(/\+/g, "-")
+    .replace(/\//g, "_")}`;
+};
+
+/**
+ * One gated request: verify (or, with a ticket and a challengeId, the re-verify of the same attempt),
+ * then allow, 428 with a ticket, or 403. Fails closed: a verify Warden did not answer is a 428 that
+ * asks the page to try again (there is no event to challenge); it never allows.
+ */
+export async function runGate(
+  opts: GateOptions,
+  view: RequestView,
+  body: Record<string, unknown>,
+): Promise<GateAnswer> {
+  const ticket = await readTicket(opts.ticketSecret, body[FORM_FIELDS.ticket]);
+  const challengeId = body[FORM_FIELDS.challengeId];
+  const resumed =
+    ticket && ticket.action === opts.action && typeof challengeId === "string" ? ticket : undefined;
+  const session = resumed?.session ?? newSession();
+  const email = resumed ? undefined : opts.email?.(body);
+  const subject = await subjectFromRequest(view, {
+    email,
+    ...(opts.trustedProxies ? { trustedProxies: opts.trustedProxies } : {}),
+  });
+  if (resumed?.emailSha256) subject.emailSha256 = resumed.emailSha256;
+  const request: VerifyRequest = { action: opts.action, subject, session };
+  if (opts.surface !== undefined) request.surface = opts.surface;
+  const context: NonNullable<VerifyRequest["context"]> = {};
+  if (opts.logOnly) context.logOnly = true;
+  if (resumed) context.challengeId = challengeId as string;
+  if (Object.keys(context).length > 0) request.context = context;
+
+  const verdict = await opts.client.verify(request);
+  if (verdict.local) {
+    return {
+      kind: "challenge",
+      status: 428,
+      headers: { "retry-after": String(UNAVAILABLE_RETRY_SECONDS) },
+      body: {
+        error: "challenge_required",
+        code: "warden_unavailable",
+        retryAfterSeconds: UNAVAILABLE_RETRY_SECONDS,
+        message: "This request could not be checked right now; try again in a few seconds.",
+      },
+    };
+  }
+  if (verdict.decision === "allow") return { kind: "allow", verdict, session, pending: resumed?.pending };
+  if (verdict.decision === "deny") {
+    return {
+      kind: "deny",
+      status: 403,
+      headers: {},
+      body: { error: "forbidden", code: "warden_denied", message: "This request was refused." },
+    };
+  }
+  const pending = resumed ? resumed.pending : opts.pending?.(body);
+  const signed = await signTicket(
+    opts.ticketSecret,
+    {
+      eventId: verdict.eventId,
+      session,
+      action: opts.action,
+      ...(subject.emailSha256 ? { emailSha256: subject.emailSha256 } : {}),
+      ...(pending ? { pending } : {}),
+    },
+    opts.ticketTtlSeconds,
+  );
+  return {
+    kind: "challenge",
+    status: 428,
+    headers: {},
+    body: {
+      error: "challenge_required",
+      code: "warden_challenge",
+      ticket: signed,
+      degraded: verdict.degraded,
+      message: "Complete the challenge, then send the form again with its ticket and challengeId.",
+    },
+  };
+}
+
+export interface ChallengeRouteOptions {
+  client: WardenClient;
+  ticketSecret: string;
+  /** Methods to ask for, in order (the floor is proof_of_work). */
+  prefer?: NonNullable<Parameters<WardenClient["challenge"]["issue"]>[0]["prefer"]>;
+}
+
+export interface RouteAnswer {
+  status: number;
+  body: unknown;
+}
+
+const invalidTicket: RouteAnswer = {
+  status: 400,
+  body: {
+    error: "bad_request",
+    code: "invalid_ticket",
+    message: "The challenge ticket is missing, altered or expired.",
+  },
+};
+
+/**
+ * The two backend routes the browser element calls: issue and complete, each taking the ticket
+ * instead of an eventId and session, so the browser never holds an API key nor picks the event.
+ * Warden's refusals pass through with their status and code.
+ */
+export function challengeRoutes(opts: ChallengeRouteOptions) {
+  const relay = (result: Awaited<ReturnType<WardenClient["challenge"]["issue"]>>): RouteAnswer =>
+    result.ok
+      ? { status: 200, body: result.value satisfies Challenge }
+      : {
+          status: result.status === 0 ? 503 : result.status,
+          body: result.error ?? {
+            error: "service_unavailable",
+            code: "challenge_unavailable",
+            message: "The challenge service could not be reached.",
+          },
+        };
+  return {
+    async issue(body: Record<string, unknown>): Promise<RouteAnswer> {
+      const ticket = await readTicket(opts.ticketSecret, body[FORM_FIELDS.ticket] ?? body.ticket);
+      if (!ticket) return invalidTicket;
+      return relay(
+        await opts.client.challenge.issue({
+          eventId: ticket.eventId,
+          session: ticket.session,
+          ...(opts.prefer ? { prefer: opts.prefer } : {}),
+        }),
+      );
+    },
+    async complete(body: Record<string, unknown>): Promise<RouteAnswer> {
+      const ticket = await readTicket(opts.ticketSecret, body[FORM_FIELDS.ticket] ?? body.ticket);
+      if (!ticket) return invalidTicket;
+      const { challengeId, proof } = body;
+      if (typeof challengeId !== "string" || typeof proof !== "object" || proof === null) {
+        return {
+          status: 400,
+          body: {
+            error: "bad_request",
+            code: "missing_required_field",
+            message: "challengeId and proof are required.",
+          },
+        };
+      }
+      return relay(
+        await opts.client.challenge.complete({
+          eventId: ticket.eventId,
+          session: ticket.session,
+          challengeId,
+          proof: proof as Record<string, unknown>,
+        }),
+      );
+    },
+  };
+}

@@ -1,0 +1,71 @@
+import type { IncomingMessage, ServerResponse } from "node:http";
+import {
+  type ChallengeRouteOptions,
+  challengeRoutes,
+  type GateOptions,
+  type GateVerdict,
+  runGate,
+} from "./core.js";
+
+/** What the gate reads of an Express request (structural: Express itself is not imported). */
+interface ExpressRequest extends IncomingMessage {
+  originalUrl?: string;
+  path?: string;
+  body?: unknown;
+  secure?: boolean;
+  warden?: GateVerdict;
+}
+interface ExpressResponse extends ServerResponse {
+  status(code: number): this;
+  set(headers: Record<string, string>): this;
+  json(body: unknown): this;
+}
+type Next = (err?: unknown) => void;
+
+const bodyOf = (req: ExpressRequest): Record<string, unknown> =>
+  typeof req.body === "object" && req.body !== null ? (req.body as Record<string, unknown>) : {};
+
+/**
+ * Express middleware for a gated route (mount it after a body parser: express.json() or
+ * express.urlencoded()). Allow: `req.warden` holds the verdict, then `next()`. Challenge: 428 JSON
+ * with the ticket. Deny: 403.
+ */
+export function wardenGate(opts: GateOptions) {
+  return (req: ExpressRequest, res: ExpressResponse, next: Next): void => {
+    runGate(
+      opts,
+      {
+        method: req.method ?? "GET",
+        url: req.originalUrl ?? req.url ?? "/",
+        headers: req.headers,
+        remoteAddress: req.socket.remoteAddress,
+        scheme: req.secure ? "https" : "http",
+      },
+      bodyOf(req),
+    ).then((answer) => {
+      if (answer.kind === "allow") {
+        req.warden = { verdict: answer.verdict, session: answer.session, pending: answer.pending };
+        next();
+      } else res.status(answer.status).set(answer.headers).json(answer.body);
+    }, next);
+  };
+}
+
+/** Express middleware answering POST `${base}/issue` and `${base}/complete` for the browser element. */
+export function wardenChallengeRoutes(opts: ChallengeRouteOptions & { base?: string }) {
+  const routes = challengeRoutes(opts);
+  const base = opts.base ?? "/warden/challenge";
+  return (req: ExpressRequest, res: ExpressResponse, next: Next): void => {
+    const path = req.path ?? req.url ?? "";
+    const handler =
+      req.method === "POST" && path === `${base}/issue`
+        ? routes.issue
+        : req.method === "POST" && path === `${base}/complete`
+          ? routes.complete
+          : undefined;
+    if (!handler) return next();
+    handler(bodyOf(req)).then((answer) => {
+      res.status(answer.status).json(answer.body);
+    }, next);
+  };
+}

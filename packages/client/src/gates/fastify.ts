@@ -1,0 +1,73 @@
+import type { IncomingMessage } from "node:http";
+import {
+  type ChallengeRouteOptions,
+  challengeRoutes,
+  type GateOptions,
+  type GateVerdict,
+  runGate,
+} from "./core.js";
+
+/** What the gate reads of a Fastify request and reply (structural: Fastify itself is not imported). */
+interface FastifyRequestLike {
+  method: string;
+  url: string;
+  headers: IncomingMessage["headers"];
+  body?: unknown;
+  protocol?: "http" | "https";
+  raw: IncomingMessage;
+  warden?: GateVerdict;
+}
+interface FastifyReplyLike {
+  code(status: number): this;
+  headers(values: Record<string, string>): this;
+  send(body?: unknown): this;
+}
+interface FastifyLike {
+  post(
+    path: string,
+    handler: (req: FastifyRequestLike, reply: FastifyReplyLike) => Promise<unknown>,
+  ): unknown;
+}
+
+const bodyOf = (req: FastifyRequestLike): Record<string, unknown> =>
+  typeof req.body === "object" && req.body !== null ? (req.body as Record<string, unknown>) : {};
+
+/** A preHandler for a gated route: allow sets `request.warden`; challenge answers 428; deny 403. */
+export function wardenPreHandler(opts: GateOptions) {
+  return async (request: FastifyRequestLike, reply: FastifyReplyLike): Promise<void> => {
+    const answer = await runGate(
+      opts,
+      {
+        method: request.method,
+        url: request.url,
+        headers: request.headers,
+        remoteAddress: request.raw.socket.remoteAddress,
+        scheme: request.protocol ?? "http",
+      },
+      bodyOf(request),
+    );
+    if (answer.kind === "allow") {
+      request.warden = { verdict: answer.verdict, session: answer.session, pending: answer.pending };
+      return;
+    }
+    await reply.code(answer.status).headers(answer.headers).send(answer.body);
+  };
+}
+
+/** Registers POST `${base}/issue` and `${base}/complete` for the browser element. */
+export function registerWardenChallengeRoutes(
+  app: FastifyLike,
+  opts: ChallengeRouteOptions & { base?: string },
+): void {
+  const routes = challengeRoutes(opts);
+  const base = opts.base ?? "/warden/challenge";
+  for (const [name, handler] of [
+    ["issue", routes.issue],
+    ["complete", routes.complete],
+  ] as const) {
+    app.post(`${base}/${name}`, async (req, reply) => {
+      const answer = await handler(bodyOf(req));
+      return reply.code(answer.status).send(answer.body);
+    });
+  }
+}

@@ -1,0 +1,243 @@
+import type { AddressInfo } from "node:net";
+import { serve } from "@hono/node-server";
+import express from "express";
+import Fastify from "fastify";
+import { Hono } from "hono";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { solvePow } from "../../../server/src/operations/challenge/proofOfWork.js";
+import { CHROME_HEADERS, CHROME_UA, makeTestApp, type TestApp } from "../../../server/src/testing/harness.js";
+import { WardenClient } from "../client.js";
+import { verifyVerdictToken } from "../verdictToken.js";
+import type { GateOptions, GateVerdict } from "./core.js";
+import { wardenChallengeRoutes, wardenGate } from "./express.js";
+import { registerWardenChallengeRoutes, wardenPreHandler } from "./fastify.js";
+import { wardenChallengeHandlers, wardenMiddleware } from "./hono.js";
+
+/**
+ * The gates for Express, Fastify and Hono against a real Warden: allow continues with the verdict
+ * attached, challenge answers 428 with a ticket that the challenge routes accept and that brings the
+ * pending form back after the re-verify, deny answers 403, and a Warden that cannot be reached is a
+ * 428 to try again (never an allow).
+ */
+let warden: TestApp;
+let baseUrl: string;
+let apiKey: string;
+const SECRET = "a-ticket-secret-of-at-least-32-characters";
+const servers: { close(): unknown }[] = [];
+
+beforeAll(async () => {
+  warden = await makeTestApp({ env: { WARDEN_RATE_LIMIT_MAX: "100000" } });
+  await warden.tenant("acme");
+  ({ apiKey } = await warden.key("acme"));
+  await warden.store.policies.put(
+    "acme",
+    JSON.stringify({ deny: { networks: ["198.51.100.0/24"] } }),
+    Date.now(),
+  );
+  baseUrl = await warden.app.listen({ host: "127.0.0.1", port: 0 });
+});
+afterAll(async () => {
+  for (const s of servers) await s.close();
+  await warden.close();
+});
+
+const gateOptions = (client: WardenClient): GateOptions => ({
+  client,
+  action: "signup",
+  ticketSecret: SECRET,
+  email: (body) => (typeof body.email === "string" ? body.email : undefined),
+  pending: (body) => ({ email: body.email }),
+  trustedProxies: ["127.0.0.1"],
+});
+const answerOf = (warden: GateVerdict | undefined) => ({
+  decision: warden?.verdict.decision,
+  cleared: warden?.verdict.challengeCleared === true,
+  pending: warden?.pending ?? null,
+});
+
+async function expressApp(client: WardenClient): Promise<string> {
+  const app = express();
+  app.use(express.json());
+  app.use(wardenChallengeRoutes({ client, ticketSecret: SECRET }));
+  app.post("/signup", wardenGate(gateOptions(client)), (req, res) => {
+    res.json(answerOf((req as unknown as { warden?: GateVerdict }).warden));
+  });
+  const server = app.listen(0, "127.0.0.1");
+  await new Promise((r) => server.once("listening", r));
+  servers.push(server);
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+}
+
+async function fastifyApp(client: WardenClient): Promise<string> {
+  const app = Fastify();
+  app.decorateRequest("warden", undefined);
+  registerWardenChallengeRoutes(app as never, { client, ticketSecret: SECRET });
+  app.post("/signup", { preHandler: wardenPreHandler(gateOptions(client)) as never }, async (req) =>
+    answerOf((req as unknown as { warden?: GateVerdict }).warden),
+  );
+  servers.push(app);
+  return app.listen({ host: "127.0.0.1", port: 0 });
+}
+
+async function honoApp(client: WardenClient): Promise<string> {
+  const app = new Hono<{ Variables: { warden: GateVerdict } }>();
+  const handlers = wardenChallengeHandlers({ client, ticketSecret: SECRET });
+  app.post("/warden/challenge/issue", handlers.issue as never);
+  app.post("/warden/challenge/complete", handlers.complete as never);
+  app.post("/signup", wardenMiddleware(gateOptions(client)) as never, (c) =>
+    c.json(answerOf(c.get("warden"))),
+  );
+  const server = serve({ fetch: app.fetch, port: 0, hostname: "127.0.0.1" });
+  await new Promise((r) => server.once("listening", r));
+  servers.push(server);
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+}
+
+const post = async (url: string, body: unknown, headers: Record<string, string>) => {
+  const res = await fetch(url, {
+    method: "POST",
+    headers: { "content-type": "application/json", ...headers },
+    body: JSON.stringify(body),
+  });
+  return {
+    status: res.status,
+    retryAfter: res.headers.get("retry-after"),
+    json: (await res.json()) as Record<string, unknown>,
+  };
+};
+const browser = (network: string) => ({
+  ...CHROME_HEADERS,
+  "user-agent": CHROME_UA,
+  "x-forwarded-for": network,
+});
+const script = (network: string) => ({ "user-agent": "curl/8.5.0", "x-forwarded-for": network });
+
+describe.each([
+  ["Express", expressApp],
+  ["Fastify", fastifyApp],
+  ["Hono", honoApp],
+])("the %s gate", (_name, start) => {
+  let app: string;
+  let client: WardenClient;
+  beforeAll(async () => {
+    client = new WardenClient({ baseUrl, apiKey, verifyTimeoutMs: 5000 });
+    app = await start(client);
+  });
+
+  it("allow: the handler runs with the verdict attached, and its token checks out", async () => {
+    const res = await post(`${app}/signup`, { email: "ann@example.org" }, browser("81.2.10.7"));
+    expect(res).toMatchObject({ status: 200, json: { decision: "allow", cleared: false, pending: null } });
+  });
+
+  it("challenge: 428 with a ticket; the challenge routes issue and complete on it; the re-submitted form is allowed with the pending data", async () => {
+    const first = await post(`${app}/signup`, { email: "bob@example.org" }, script("81.2.11.7"));
+    expect(first).toMatchObject({
+      status: 428,
+      json: { error: "challenge_required", code: "warden_challenge" },
+    });
+    const ticket = first.json.ticket as string;
+    const issued = await post(`${app}/warden/challenge/issue`, { wardenTicket: ticket }, {});
+    expect(issued).toMatchObject({ status: 200, json: { method: "proof_of_work" } });
+    const { seed, difficulty } = issued.json.instructions as { seed: string; difficulty: number };
+    const challengeId = issued.json.challengeId as string;
+    const wrong = await post(
+      `${app}/warden/challenge/complete`,
+      { wardenTicket: ticket, challengeId, proof: { nonce: "x" } },
+      {},
+    );
+    expect(wrong).toMatchObject({ status: 400, json: { code: "invalid_challenge_proof" } });
+    const { nonce } = solvePow(seed, difficulty);
+    const done = await post(
+      `${app}/warden/challenge/complete`,
+      { wardenTicket: ticket, challengeId, proof: { nonce } },
+      {},
+    );
+    expect(done).toMatchObject({ status: 200, json: { ok: true } });
+    // The re-submitted form carries only the ticket and the challengeId; the gate re-verifies the same attempt.
+    const again = await post(
+      `${app}/signup`,
+      { wardenTicket: ticket, wardenChallengeId: challengeId },
+      script("81.2.11.7"),
+    );
+    expect(again).toMatchObject({
+      status: 200,
+      json: { decision: "allow", cleared: true, pending: { email: "bob@example.org" } },
+    });
+  });
+
+  it("deny: 403 warden_denied (the client network, read behind the trusted proxy, is on the tenant's deny list)", async () => {
+    const res = await post(`${app}/signup`, { email: "eve@example.org" }, browser("198.51.100.9"));
+    expect(res).toMatchObject({ status: 403, json: { error: "forbidden", code: "warden_denied" } });
+  });
+
+  it("a forged or altered ticket is refused by the challenge routes and starts a fresh attempt at the gate", async () => {
+    const forged = await post(
+      `${app}/warden/challenge/issue`,
+      { wardenTicket: "eyJhbGciOiJIUzI1NiJ9.e30.x" },
+      {},
+    );
+    expect(forged).toMatchObject({ status: 400, json: { code: "invalid_ticket" } });
+    const res = await post(
+      `${app}/signup`,
+      { wardenTicket: "nope", wardenChallengeId: "chl_x" },
+      script("81.2.12.7"),
+    );
+    expect(res).toMatchObject({ status: 428, json: { code: "warden_challenge" } });
+  });
+});
+
+describe("gates when Warden cannot be reached", () => {
+  it("answer 428 warden_unavailable with Retry-After: fail closed, no ticket, never allow", async () => {
+    const client = new WardenClient({ baseUrl: "http://127.0.0.1:9", apiKey: "wdn_x", verifyTimeoutMs: 500 });
+    for (const start of [expressApp, fastifyApp, honoApp]) {
+      const app = await start(client);
+      const res = await post(`${app}/signup`, { email: "ann@example.org" }, browser("81.2.13.7"));
+      expect(res).toMatchObject({
+        status: 428,
+        retryAfter: "5",
+        json: { code: "warden_unavailable", retryAfterSeconds: 5 },
+      });
+      expect(res.json.ticket).toBeUndefined();
+    }
+  });
+});
+
+describe("verifyVerdictToken", () => {
+  it("checks signature, iss, aud, tid, sub and the decision against the published key set", async () => {
+    const client = new WardenClient({ baseUrl, apiKey, verifyTimeoutMs: 5000 });
+    const verdict = await client.verify({
+      action: "signup",
+      session: "sess-token-1",
+      subject: {
+        userAgent: CHROME_UA,
+        headers: { ...CHROME_HEADERS, "user-agent": CHROME_UA },
+        ipTrunc: "81.2.14.0/24",
+      },
+    });
+    if (verdict.local) throw new Error("verify failed locally");
+    const expect_ = {
+      jwks: `${baseUrl}/.well-known/jwks.json`,
+      issuer: warden.deps.config.tokenIssuer,
+      audience: warden.deps.config.tokenAudience,
+      tenantId: "acme",
+      subject: "sess-token-1",
+    };
+    expect(await verifyVerdictToken(verdict.verdictToken, expect_)).toMatchObject({
+      ok: true,
+      claims: { tid: "acme", sub: "sess-token-1", decision: verdict.decision },
+    });
+    for (const [change, reason] of [
+      [{ tenantId: "other" }, /tid/],
+      [{ subject: "another-session" }, /sub/],
+      [{ issuer: "https://elsewhere" }, /iss/],
+      [{ audience: "someone-else" }, /aud/],
+      [{ decisions: [verdict.decision === "allow" ? "deny" : "allow"] }, /not accepted/],
+    ] as const) {
+      const check = await verifyVerdictToken(verdict.verdictToken, { ...expect_, ...change });
+      expect(check.ok).toBe(false);
+      expect(check.ok ? "" : check.reason).toMatch(reason);
+    }
+    const tampered = `${verdict.verdictToken.slice(0, -4)}AAAA`;
+    expect((await verifyVerdictToken(tampered, expect_)).ok).toBe(false);
+  });
+});

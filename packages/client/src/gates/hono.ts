@@ -1,0 +1,79 @@
+import {
+  type ChallengeRouteOptions,
+  challengeRoutes,
+  type GateOptions,
+  type GateVerdict,
+  runGate,
+} from "./core.js";
+
+/** What the gate uses of a Hono context (structural: Hono itself is not imported). */
+interface HonoContextLike {
+  req: {
+    method: string;
+    url: string;
+    raw: Request;
+    header(): Record<string, string>;
+    parseBody(): Promise<Record<string, unknown>>;
+    json(): Promise<unknown>;
+  };
+  env: unknown;
+  set(key: "warden", value: GateVerdict): void;
+  json(body: unknown, status?: number, headers?: Record<string, string>): Response;
+}
+type Next = () => Promise<void>;
+
+/** The peer address on @hono/node-server (c.env.incoming); elsewhere pass `remoteAddress`. */
+function nodePeer(c: HonoContextLike): string | undefined {
+  const env = c.env as { incoming?: { socket?: { remoteAddress?: string } } } | undefined;
+  return env?.incoming?.socket?.remoteAddress;
+}
+
+async function bodyOf(c: HonoContextLike): Promise<Record<string, unknown>> {
+  const type = c.req.raw.headers.get("content-type") ?? "";
+  try {
+    if (type.includes("application/json")) {
+      const body = await c.req.json();
+      return typeof body === "object" && body !== null ? (body as Record<string, unknown>) : {};
+    }
+    if (type.includes("form")) return await c.req.parseBody();
+  } catch {
+    // an unreadable body is gated like an empty one
+  }
+  return {};
+}
+
+/** Hono middleware for a gated route: allow sets `c.get("warden")`; challenge answers 428; deny 403. */
+export function wardenMiddleware(
+  opts: GateOptions & { remoteAddress?: (c: HonoContextLike) => string | undefined },
+) {
+  return async (c: HonoContextLike, next: Next): Promise<Response | undefined> => {
+    const url = new URL(c.req.url);
+    const answer = await runGate(
+      opts,
+      {
+        method: c.req.method,
+        url: url.pathname + url.search,
+        headers: Object.fromEntries(Object.entries(c.req.header()).map(([k, v]) => [k.toLowerCase(), v])),
+        remoteAddress: (opts.remoteAddress ?? nodePeer)(c),
+        scheme: url.protocol === "https:" ? "https" : "http",
+      },
+      await bodyOf(c),
+    );
+    if (answer.kind === "allow") {
+      c.set("warden", { verdict: answer.verdict, session: answer.session, pending: answer.pending });
+      await next();
+      return undefined;
+    }
+    return c.json(answer.body, answer.status, answer.headers);
+  };
+}
+
+/** Handlers for `app.post(base + "/issue", …)` and `app.post(base + "/complete", …)`. */
+export function wardenChallengeHandlers(opts: ChallengeRouteOptions) {
+  const routes = challengeRoutes(opts);
+  const wrap = (handler: typeof routes.issue) => async (c: HonoContextLike) => {
+    const answer = await handler(await bodyOf(c));
+    return c.json(answer.body, answer.status);
+  };
+  return { issue: wrap(routes.issue), complete: wrap(routes.complete) };
+}

@@ -1,0 +1,701 @@
+// Generated from the server's /openapi.json by scripts/openapiTypes.mjs: do not edit.
+
+export type paths = {
+    "/healthz": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The process is up */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/readyz": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The store can take writes */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/.well-known/jwks.json": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Public keys that sign verdictToken (ES256) */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/verify": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Decide allow, challenge or deny for an attempted action */
+        post: {
+            parameters: {
+                query?: never;
+                header?: {
+                    /** @description Wins over the body's idempotencyKey. */
+                    "idempotency-key"?: string;
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description signup, trial_activation, api_key, … (any string of 1 to 128 characters). */
+                        action: string;
+                        subject: {
+                            /** @description Raw address; needs the tenant's raw-PII opt-in. */
+                            email?: string;
+                            /** @description Hex SHA-256 of the trimmed, lower-cased address (preferred over email). */
+                            emailSha256?: string;
+                            /** @description Raw IP; needs the tenant's raw-PII opt-in. */
+                            ip?: string;
+                            /** @description Truncated network, e.g. 203.0.113.0/24 (preferred over ip). */
+                            ipTrunc?: string;
+                            userAgent?: string;
+                            /** @description The end user's request headers, as received: at most 64, names of 1 to 128 token characters (or :pseudo-headers), values up to 8,192 characters. */
+                            headers?: {
+                                [key: string]: string | string[];
+                            };
+                            formData?: unknown;
+                            formDataHashed?: unknown;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        session?: string;
+                        surface?: string;
+                        idempotencyKey?: string;
+                        /** @description Arbitrary metadata; the members above are recognised. */
+                        context?: {
+                            /** @description Integration-side observation mode; never from client data. */
+                            logOnly?: boolean;
+                            /** @description { falseAllow, falseChallenge, falseDeny }: relative weights, defaults 1, 1, 3; invalid fields fall back to defaults. */
+                            decisionCosts?: unknown;
+                            challengeId?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            decision: "allow" | "challenge" | "deny";
+                            actorType: "human" | "agent_principal" | "agent_abusive" | "unknown";
+                            confidence: number;
+                            reasons: string[];
+                            principal: {
+                                resolved: boolean;
+                                operator: string;
+                                onBehalfOf: string;
+                                identityBasis: string[];
+                            };
+                            verdictToken: string;
+                            eventId: string;
+                            degraded: boolean;
+                            enforcementMode: "enforce" | "log_only";
+                            /** @enum {boolean} */
+                            challengeCleared?: true;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Stable label per HTTP status. */
+                            error: string;
+                            /** @description Human-readable; never handle on it. */
+                            message: string;
+                            /** @description Machine discriminator; handle on this. */
+                            code: string;
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/challenge": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Issue a challenge bound to a session, or complete one with a proof */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description From verify; required to issue. */
+                        eventId?: string;
+                        /** @description Required; at most 128 characters. */
+                        session?: string;
+                        /** @description Ordered method hints. */
+                        prefer?: string[];
+                        challengeId?: string;
+                        /** @description proof_of_work: { nonce } (at most 64 characters); payment_preauth: { method: provider_setup_intent, setupIntentId }; web_bot_auth_stepup: { method: web_bot_auth, headers }. */
+                        proof?: {
+                            method?: string;
+                            nonce?: string;
+                            setupIntentId?: string;
+                            /** @description web_bot_auth_stepup: the signed request's headers. */
+                            headers?: {
+                                [key: string]: string;
+                            };
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        context?: {
+                            /** @description default, elevated or severe. */
+                            riskTier?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            challengeId: string;
+                            method: string;
+                            instructions: {
+                                [key: string]: unknown;
+                            };
+                            boundTo: string;
+                            /** Format: date-time */
+                            expiresAt: string;
+                            ok?: boolean;
+                            /** Format: date-time */
+                            clearedAt?: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Stable label per HTTP status. */
+                            error: string;
+                            /** @description Human-readable; never handle on it. */
+                            message: string;
+                            /** @description Machine discriminator; handle on this. */
+                            code: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Stable label per HTTP status. */
+                            error: string;
+                            /** @description Human-readable; never handle on it. */
+                            message: string;
+                            /** @description Machine discriminator; handle on this. */
+                            code: string;
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/feedback": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Attach a business outcome to an earlier verify event */
+        post: {
+            parameters: {
+                query?: never;
+                header?: {
+                    /** @description Wins over the body's idempotencyKey. */
+                    "idempotency-key"?: string;
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description From an earlier verify of this tenant. */
+                        eventId: string;
+                        /** @enum {string} */
+                        outcome: "credit_burn" | "multi_account_cluster" | "abuse_confirmed" | "converted" | "false_positive" | "chargeback";
+                        /** @description Magnitude in unit. */
+                        value?: number;
+                        /** @enum {string} */
+                        unit?: "usd" | "credits" | "count";
+                        /** @enum {string} */
+                        source?: "billing" | "usage_metering" | "trust_queue" | "manual_review" | "customer_system" | "automated_detector";
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601 with an offset.
+                         */
+                        observedAt?: string;
+                        idempotencyKey?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            ok: boolean;
+                            eventId: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Stable label per HTTP status. */
+                            error: string;
+                            /** @description Human-readable; never handle on it. */
+                            message: string;
+                            /** @description Machine discriminator; handle on this. */
+                            code: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Stable label per HTTP status. */
+                            error: string;
+                            /** @description Human-readable; never handle on it. */
+                            message: string;
+                            /** @description Machine discriminator; handle on this. */
+                            code: string;
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/ledger/summary": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Ledger totals for the tenant: effective outcomes, dollar total, ARR, quarantined observations */
+        get: {
+            parameters: {
+                query?: {
+                    since?: string;
+                    until?: string;
+                    action?: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            tenantId: string;
+                            since: string | null;
+                            until: string | null;
+                            action: string | null;
+                            outcomes: {
+                                [key: string]: {
+                                    effective: number;
+                                    quarantined: number;
+                                    /** @description Sums of values by unit, never converted. */
+                                    totals: {
+                                        [key: string]: number;
+                                    };
+                                };
+                            };
+                            /** @description Effective credit_burn values in usd. */
+                            ledgerUsdTotal: number;
+                            /** @description Sums of values by unit, never converted. */
+                            creditBurnOtherUnits: {
+                                [key: string]: number;
+                            };
+                            /** @description Effective converted values in usd. */
+                            firstYearArrUsd: number;
+                            quarantined: {
+                                observation: {
+                                    feedbackId: string;
+                                    eventId: string;
+                                    outcome: string;
+                                    value: number | null;
+                                    unit: string | null;
+                                    source: string | null;
+                                    observedAt: string;
+                                    receivedAt: string;
+                                    status: "effective" | "quarantined";
+                                    conflictsWith: string | null;
+                                };
+                                conflictsWith: {
+                                    feedbackId: string;
+                                    eventId: string;
+                                    outcome: string;
+                                    value: number | null;
+                                    unit: string | null;
+                                    source: string | null;
+                                    observedAt: string;
+                                    receivedAt: string;
+                                    status: "effective" | "quarantined";
+                                    conflictsWith: string | null;
+                                } | null;
+                            }[];
+                        };
+                    };
+                };
+                /** @description Default Response */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Stable label per HTTP status. */
+                            error: string;
+                            /** @description Human-readable; never handle on it. */
+                            message: string;
+                            /** @description Machine discriminator; handle on this. */
+                            code: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Stable label per HTTP status. */
+                            error: string;
+                            /** @description Human-readable; never handle on it. */
+                            message: string;
+                            /** @description Machine discriminator; handle on this. */
+                            code: string;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/events/{eventId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One event with its verdict and all its observations, effective and quarantined */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    eventId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            event: {
+                                eventId: string;
+                                createdAt: string;
+                                action: string;
+                                surface: string | null;
+                                session: string | null;
+                                decision: string;
+                                wouldBeDecision: string;
+                                actorType: string;
+                                confidence: number;
+                                reasons: string[];
+                                degraded: boolean;
+                                enforcementMode: string;
+                                costs: {
+                                    falseAllow: number;
+                                    falseChallenge: number;
+                                    falseDeny: number;
+                                };
+                                signals: {
+                                    [key: string]: unknown;
+                                };
+                                engineVersion: string;
+                                policyVersion: string;
+                            };
+                            observations: {
+                                feedbackId: string;
+                                eventId: string;
+                                outcome: string;
+                                value: number | null;
+                                unit: string | null;
+                                source: string | null;
+                                observedAt: string;
+                                receivedAt: string;
+                                status: "effective" | "quarantined";
+                                conflictsWith: string | null;
+                            }[];
+                        };
+                    };
+                };
+                /** @description Default Response */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Stable label per HTTP status. */
+                            error: string;
+                            /** @description Human-readable; never handle on it. */
+                            message: string;
+                            /** @description Machine discriminator; handle on this. */
+                            code: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Stable label per HTTP status. */
+                            error: string;
+                            /** @description Human-readable; never handle on it. */
+                            message: string;
+                            /** @description Machine discriminator; handle on this. */
+                            code: string;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/metrics": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Prometheus metrics (aggregates only; no tenant labels) */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+};
+export type webhooks = Record<string, never>;
+export type components = {
+    schemas: never;
+    responses: never;
+    parameters: never;
+    requestBodies: never;
+    headers: never;
+    pathItems: never;
+};
+export type $defs = Record<string, never>;
+export type operations = Record<string, never>;

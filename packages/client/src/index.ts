@@ -1,0 +1,53 @@
+export {
+  type ApiResult,
+  type DeadLetter,
+  type LocalCause,
+  type LocalVerdict,
+  type ServerVerdict,
+  type VerifyResult,
+  WardenClient,
+  type WardenClientOptions,
+} from "./client.js";
+export {
+  type ChallengeRequired,
+  type ChallengeRouteOptions,
+  challengeRoutes,
+  FORM_FIELDS,
+  type GateAnswer,
+  type GateOptions,
+  type GateVerdict,
+  runGate,
+  UNAVAILABLE_RETRY_SECONDS,
+} from "./gates/core.js";
+export { wardenChallengeRoutes, wardenGate } from "./gates/express.js";
+export { registerWardenChallengeRoutes, wardenPreHandler } from "./gates/fastify.js";
+export { wardenChallengeHandlers, wardenMiddleware } from "./gates/hono.js";
+export {
+  backoffMs,
+  isRetryable,
+  parseRetryAfter,
+  type RetryClock,
+  type RetryPolicy,
+  SPEC_RETRY_POLICY,
+  type TryOutcome,
+  withRetries,
+} from "./retry.js";
+export {
+  clientAddress,
+  FORWARDED_HEADERS,
+  normalizeEmail,
+  type RequestView,
+  type SubjectOptions,
+  sha256Hex,
+  subjectFromRequest,
+  truncateAddress,
+} from "./subject.js";
+export { readTicket, signTicket, type TicketClaims } from "./ticket.js";
+export type * from "./types.js";
+export {
+  remoteKeySet,
+  type TokenCheck,
+  type VerdictClaims,
+  type VerdictTokenExpectations,
+  verifyVerdictToken,
+} from "./verdictToken.js";

@@ -1,0 +1,157 @@
+import ipaddr from "ipaddr.js";
+import type { Subject } from "./types.js";
+
+/** What the SDK needs of an incoming request, from any framework (see the gates' adapters). */
+export interface RequestView {
+  method: string;
+  /** Path and query, as received. */
+  url: string;
+  headers: Record<string, string | string[] | undefined>;
+  /** The TCP peer's address. */
+  remoteAddress: string | undefined;
+  /** "https" when the connection (or a trusted proxy in front) was TLS. */
+  scheme?: "http" | "https";
+}
+
+/**
+ * Headers forwarded to Warden: what its browser-consistency, client-hint and Web Bot Auth checks read.
+ * Everything else (cookies, authorization, forwarding headers, referer) stays in your application.
+ */
+export const FORWARDED_HEADERS: readonly string[] = Object.freeze([
+  "accept",
+  "accept-encoding",
+  "accept-language",
+  "host",
+  "sec-ch-ua",
+  "sec-ch-ua-mobile",
+  "sec-ch-ua-platform",
+  "sec-ch-ua-platform-version",
+  "sec-ch-ua-full-version-list",
+  "sec-ch-ua-arch",
+  "sec-ch-ua-model",
+  "sec-fetch-site",
+  "sec-fetch-mode",
+  "sec-fetch-dest",
+  "sec-fetch-user",
+  "upgrade-insecure-requests",
+  "signature",
+  "signature-input",
+  "signature-agent",
+]);
+
+/** Warden's own caps: values of at most 8,192 characters, arrays of at most 16. */
+const MAX_VALUE = 8192;
+const MAX_VALUES = 16;
+
+export interface SubjectOptions {
+  /** The address the person typed; only its SHA-256 (trimmed, lower-cased) is sent. */
+  email?: string | undefined;
+  /**
+   * Proxies in front of your app (addresses or CIDRs, e.g. "10.0.0.0/8"): X-Forwarded-For is read
+   * right to left, skipping these; without any, the TCP peer is the client and X-Forwarded-For is
+   * ignored (anyone can send it).
+   */
+  trustedProxies?: readonly string[];
+  /** Replaces FORWARDED_HEADERS. */
+  headers?: readonly string[];
+  /** Form fields to let Warden read generically (field count, links, repeated long texts). */
+  formData?: Record<string, unknown>;
+}
+
+/** SHA-256 as lowercase hex, with WebCrypto (Node ≥ 20, Deno, Bun, workers). */
+export async function sha256Hex(text: string): Promise<string> {
+  const digest = await globalThis.crypto.subtle.digest("SHA-256", new TextEncoder().encode(text));
+  return Array.from(new Uint8Array(digest), (b) => b.toString(16).padStart(2, "0")).join("");
+}
+
+export const normalizeEmail = (email: string): string => email.trim().toLowerCase();
+
+const first = (v: string | string[] | undefined): string | undefined => (Array.isArray(v) ? v[0] : v);
+
+function parseAddress(text: string): ipaddr.IPv4 | ipaddr.IPv6 | undefined {
+  const trimmed = text.trim().replace(/^\[|\]$/g, "");
+  if (!ipaddr.isValid(trimmed)) return undefined;
+  const addr = ipaddr.parse(trimmed);
+  return addr.kind() === "ipv6" && (addr as ipaddr.IPv6).isIPv4MappedAddress()
+    ? (addr as ipaddr.IPv6).toIPv4Address()
+    : addr;
+}
+
+function isTrusted(addr: ipaddr.IPv4 | ipaddr.IPv6, trusted: readonly string[]): boolean {
+  return trusted.some((entry) => {
+    const [range, bits] = entry.includes("/")
+      ? ipaddr.parseCIDR(entry)
+      : [parseAddress(entry) as ipaddr.IPv4 | ipaddr.IPv6, -1];
+    if (!range || range.kind() !== addr.kind()) return false;
+    return bits < 0 ? range.toString() === addr.toString() : addr.match(range, bits);
+  });
+}
+
+/** The client's address: the peer, or, behind trusted proxies, the first untrusted hop of X-Forwarded-For. */
+export function clientAddress(view: RequestView, trustedProxies: readonly string[] = []): string | undefined {
+  const peer = view.remoteAddress ? parseAddress(view.remoteAddress) : undefined;
+  if (!peer) return undefined;
+  if (trustedProxies.length === 0 || !isTrusted(peer, trustedProxies)) return peer.toString();
+  const hops = (
+    Array.isArray(view.headers["x-forwarded-for"])
+      ? view.headers["x-forwarded-for"].join(",")
+      : (view.headers["x-forwarded-for"] ?? "")
+  )
+    .split(",")
+    .map((h) => h.trim())
+    .filter((h) => h !== "");
+  for (let i = hops.length - 1; i >= 0; i--) {
+    const hop = parseAddress(hops[i] as string);
+    if (!hop) return undefined; // a forged or broken hop: no client address rather than a wrong one
+    if (!isTrusted(hop, trustedProxies)) return hop.toString();
+  }
+  return peer.toString();
+}
+
+/** The /24 (IPv4) or /48 (IPv6) network of an address, as Warden's ipTrunc. */
+export function truncateAddress(address: string): string | undefined {
+  const addr = parseAddress(address);
+  if (!addr) return undefined;
+  const bits = addr.kind() === "ipv4" ? 24 : 48;
+  const bytes = addr.toByteArray();
+  const keep = bits / 8;
+  const masked = bytes.map((b, i) => (i < keep ? b : 0));
+  return `${ipaddr.fromByteArray(masked).toString()}/${bits}`;
+}
+
+/**
+ * The subject of a verify, built the way the README recommends: the email as its SHA-256, the client
+ * network truncated, the user agent, an allow-list of headers within Warden's caps, and — when the
+ * request carries a Web Bot Auth signature — the request line as pseudo-headers so signatures over
+ * @method, @authority and @path can be checked.
+ */
+export async function subjectFromRequest(view: RequestView, opts: SubjectOptions = {}): Promise<Subject> {
+  const subject: Subject = {};
+  if (opts.email !== undefined && opts.email.trim() !== "")
+    subject.emailSha256 = await sha256Hex(normalizeEmail(opts.email));
+  const address = clientAddress(view, opts.trustedProxies);
+  const network = address ? truncateAddress(address) : undefined;
+  if (network) subject.ipTrunc = network;
+  const userAgent = first(view.headers["user-agent"]);
+  if (userAgent !== undefined && userAgent.length <= MAX_VALUE) subject.userAgent = userAgent;
+  const headers: Record<string, string | string[]> = {};
+  for (const name of opts.headers ?? FORWARDED_HEADERS) {
+    const value = view.headers[name];
+    if (value === undefined) continue;
+    if (Array.isArray(value)) {
+      const kept = value.filter((v) => v.length <= MAX_VALUE).slice(0, MAX_VALUES);
+      if (kept.length > 0) headers[name] = kept;
+    } else if (value.length <= MAX_VALUE) headers[name] = value;
+  }
+  if (userAgent !== undefined && userAgent.length <= MAX_VALUE) headers["user-agent"] = userAgent;
+  if (headers["signature-input"] !== undefined) {
+    headers[":method"] = view.method.toUpperCase();
+    headers[":scheme"] = view.scheme ?? "http";
+    const host = first(view.headers.host);
+    if (host !== undefined) headers[":authority"] = host;
+    headers[":path"] = view.url;
+  }
+  subject.headers = headers;
+  if (opts.formData) subject.formData = opts.formData;
+  return subject;
+}

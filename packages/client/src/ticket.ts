@@ -1,0 +1,54 @@
+import { jwtVerify, SignJWT } from "jose";
+
+/**
+ * The challenge ticket: what a gate hands the page with its 428 (the event to challenge, the session
+ * it binds, the email hash the re-verify must repeat, and whatever of the pending form the app wants
+ * back), signed with the integrator's secret (HS256). The page carries it to the challenge routes and
+ * back with the re-submitted form, so the server keeps no pending state, and the page cannot swap in
+ * another event or session. It is signed, not encrypted: put nothing in `pending` the person who
+ * filled the form may not read.
+ */
+export interface TicketClaims {
+  eventId: string;
+  session: string;
+  action: string;
+  emailSha256?: string;
+  pending?: Record<string, unknown>;
+}
+
+const AUDIENCE = "warden-challenge-ticket";
+
+function keyOf(secret: string): Uint8Array {
+  if (secret.length < 32) throw new Error("ticketSecret must be at least 32 characters");
+  return new TextEncoder().encode(secret);
+}
+
+export async function signTicket(secret: string, claims: TicketClaims, ttlSeconds = 900): Promise<string> {
+  return new SignJWT({ ...claims })
+    .setProtectedHeader({ alg: "HS256" })
+    .setAudience(AUDIENCE)
+    .setIssuedAt()
+    .setExpirationTime(`${ttlSeconds}s`)
+    .sign(keyOf(secret));
+}
+
+/** The ticket's claims, or undefined when it is forged, altered, expired or not a ticket. */
+export async function readTicket(secret: string, ticket: unknown): Promise<TicketClaims | undefined> {
+  if (typeof ticket !== "string" || ticket.length > 8192) return undefined;
+  try {
+    const { payload } = await jwtVerify(ticket, keyOf(secret), { algorithms: ["HS256"], audience: AUDIENCE });
+    if (typeof payload.eventId !== "string" || typeof payload.session !== "string") return undefined;
+    if (typeof payload.action !== "string") return undefined;
+    const claims: TicketClaims = {
+      eventId: payload.eventId,
+      session: payload.session,
+      action: payload.action,
+    };
+    if (typeof payload.emailSha256 === "string") claims.emailSha256 = payload.emailSha256;
+    if (typeof payload.pending === "object" && payload.pending !== null)
+      claims.pending = payload.pending as Record<string, unknown>;
+    return claims;
+  } catch {
+    return undefined;
+  }
+}
