@@ -31,6 +31,7 @@ export default defineConfig({
         test: {
           name: "serial",
           include: [
+            "examples/*/*.test.ts",
             "packages/*/src/scaleout/**/*.test.ts",
             "packages/*/src/eval/**/*.test.ts",
             "packages/*/src/**/*.load.test.ts",

@@ -63,7 +63,10 @@ export function wardenChallengeRoutes(opts: ChallengeRouteOptions & { base?: str
         : req.method === "POST" && path === `${base}/complete`
           ? routes.complete
           : undefined;
-    if (!handler) return next();
+    if (!handler) {
+      next();
+      return;
+    }
     handler(bodyOf(req)).then((answer) => {
       res.status(answer.status).json(answer.body);
     }, next);

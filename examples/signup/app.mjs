@@ -1,0 +1,90 @@
+// The example signup app: one form, gated by Warden. Nothing about a pending signup is kept on the
+// server: the gate's signed ticket carries the form between the challenge and the re-submission.
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { verifyVerdictToken, WardenClient, wardenChallengeRoutes, wardenGate } from "@warden/client";
+import express from "express";
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const browserDist = path.dirname(fileURLToPath(import.meta.resolve("@warden/browser")));
+
+/**
+ * @param {{ wardenUrl: string, apiKey: string, tenantId: string, ticketSecret: string,
+ *           tokenIssuer?: string, tokenAudience?: string, trustedProxies?: string[], verifyTimeoutMs?: number }} settings
+ */
+export function createSignupApp(settings) {
+  const client = new WardenClient({
+    baseUrl: settings.wardenUrl,
+    apiKey: settings.apiKey,
+    verifyTimeoutMs: settings.verifyTimeoutMs ?? 1000,
+  });
+  /** The accounts created, with the eventId of the verify that allowed each (the feedback join key). */
+  const accounts = new Map();
+  const app = express();
+  app.disable("x-powered-by");
+  app.use((_req, res, next) => {
+    res.set(
+      "content-security-policy",
+      "default-src 'self'; script-src 'self'; worker-src 'self'; style-src 'self'; connect-src 'self'; form-action 'self'; base-uri 'none'",
+    );
+    next();
+  });
+  app.use(express.static(path.join(here, "public")));
+  app.use("/warden", express.static(browserDist));
+  app.use(express.json({ limit: "16kb" }));
+  app.use(wardenChallengeRoutes({ client, ticketSecret: settings.ticketSecret }));
+  app.post(
+    "/signup",
+    wardenGate({
+      client,
+      action: "signup",
+      ticketSecret: settings.ticketSecret,
+      email: (body) => (typeof body.email === "string" ? body.email : undefined),
+      pending: (body) => ({ email: String(body.email ?? ""), name: String(body.name ?? "") }),
+      ...(settings.trustedProxies ? { trustedProxies: settings.trustedProxies } : {}),
+    }),
+    async (req, res) => {
+      const { verdict, session, pending } = req.warden;
+      // The receipt is checked before anything is created: signature, iss, aud, tid, sub, decision.
+      const token = await verifyVerdictToken(verdict.verdictToken, {
+        jwks: `${settings.wardenUrl}/.well-known/jwks.json`,
+        issuer: settings.tokenIssuer ?? "https://warden.local",
+        audience: settings.tokenAudience ?? "warden:verdict",
+        tenantId: settings.tenantId,
+        subject: session,
+        decisions: ["allow"],
+      });
+      if (!token.ok || verdict.enforcementMode !== "enforce") {
+        res.status(403).json({
+          error: "forbidden",
+          code: "receipt_invalid",
+          message: "The verdict receipt did not check out.",
+        });
+        return;
+      }
+      // After a challenge the form comes back from the signed ticket, not from the re-submitted body.
+      const form = pending ?? req.body;
+      const email = String(form.email ?? "")
+        .trim()
+        .toLowerCase();
+      if (!email.includes("@")) {
+        res
+          .status(400)
+          .json({ error: "bad_request", code: "invalid_email", message: "Enter an email address." });
+        return;
+      }
+      accounts.set(email, {
+        email,
+        name: String(form.name ?? ""),
+        eventId: verdict.eventId,
+        createdAt: new Date().toISOString(),
+      });
+      res.status(201).json({
+        created: email,
+        eventId: verdict.eventId,
+        challengeCleared: verdict.challengeCleared === true,
+      });
+    },
+  );
+  return { app, accounts };
+}

@@ -1,0 +1,199 @@
+import type { AddressInfo } from "node:net";
+import type { Browser, Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import {
+  CHROMIUM_PATH,
+  chromiumInstalled,
+  launchChromium,
+} from "../../packages/browser/tooling/chromium.mjs";
+import { makeTestApp, type TestApp } from "../../packages/server/src/testing/harness.js";
+import { skipLoudly } from "../../packages/server/src/testing/skip.js";
+import { createSignupApp } from "./app.mjs";
+
+/**
+ * The example signup app in a real headless Chromium (Debian's package): a person signs up; a
+ * challenged signup solves in the browser and is created after the re-verify; a deny is refused; a
+ * scripted client without a browser cannot complete; the app checks the verdict token before it
+ * creates anything; and the whole challenged flow works from the keyboard alone.
+ */
+const SUITE = "the example signup app in Chromium";
+const PERSON_UA =
+  "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/156.0.0.0 Safari/537.36";
+const SECRET = "example-ticket-secret-for-the-e2e-test-0123";
+
+if (!chromiumInstalled()) {
+  skipLoudly(
+    SUITE,
+    `Chromium is not installed at ${CHROMIUM_PATH} (apt-get install -y chromium): ${SUITE} is SKIPPED`,
+  );
+} else {
+  let warden: TestApp;
+  let browser: Browser;
+  let signupUrl: string;
+  let denyingUrl: string;
+  let accounts: Map<string, { email: string; eventId: string }>;
+  const listeners: { close(): unknown }[] = [];
+
+  async function listen(app: ReturnType<typeof createSignupApp>["app"]): Promise<string> {
+    const server = app.listen(0, "127.0.0.1");
+    await new Promise((r) => server.once("listening", r));
+    listeners.push(server);
+    return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  }
+
+  beforeAll(async () => {
+    warden = await makeTestApp({ env: { WARDEN_RATE_LIMIT_MAX: "100000" } });
+    const wardenUrl = await warden.app.listen({ host: "127.0.0.1", port: 0 });
+    await warden.tenant("shop");
+    await warden.tenant("strict");
+    // The strict tenant denies the network every test browser comes from.
+    await warden.store.policies.put(
+      "strict",
+      JSON.stringify({ deny: { networks: ["127.0.0.0/24"] } }),
+      Date.now(),
+    );
+    const settings = (tenantId: string, apiKey: string) => ({
+      wardenUrl,
+      apiKey,
+      tenantId,
+      ticketSecret: SECRET,
+      tokenIssuer: warden.deps.config.tokenIssuer,
+      tokenAudience: warden.deps.config.tokenAudience,
+      verifyTimeoutMs: 5000,
+    });
+    const shop = createSignupApp(settings("shop", (await warden.key("shop")).apiKey));
+    accounts = shop.accounts;
+    signupUrl = await listen(shop.app);
+    denyingUrl = await listen(createSignupApp(settings("strict", (await warden.key("strict")).apiKey)).app);
+    browser = await launchChromium();
+  }, 60_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    for (const l of listeners) await l.close();
+    await warden?.close();
+  });
+
+  async function page(userAgent?: string): Promise<Page> {
+    const context = await browser.newContext(userAgent ? { userAgent } : {});
+    return context.newPage();
+  }
+  /** Opens the form once its script has taken over submission (before that a submit would navigate). */
+  async function open(p: Page, url: string): Promise<void> {
+    await p.goto(url);
+    await p.locator("body[data-ready]").waitFor();
+  }
+  const outcome = (p: Page) =>
+    p.locator("#result[data-state]").getAttribute("data-state", { timeout: 30_000 });
+
+  describe(SUITE, () => {
+    it("a person signs up: allowed at once, the account stored with the eventId of its verify", async () => {
+      const p = await page(PERSON_UA);
+      await open(p, signupUrl);
+      await p.fill("#email", "ann@example.org");
+      await p.fill("#name", "Ann");
+      await p.click("#submit");
+      expect(await outcome(p)).toBe("created");
+      expect(await p.locator("warden-challenge").count()).toBe(0);
+      expect(accounts.get("ann@example.org")?.eventId).toMatch(/^evt_/);
+      await p.context().close();
+    }, 60_000);
+
+    it("a challenged signup solves in the browser and is created after the re-verify, from the signed ticket", async () => {
+      // Stock headless Chromium: its user agent says HeadlessChrome, which Warden challenges.
+      const p = await page();
+      await open(p, signupUrl);
+      await p.fill("#email", "bob@example.org");
+      await p.fill("#name", "Bob");
+      await p.click("#submit");
+      await p.locator("warden-challenge button").click();
+      expect(await outcome(p)).toBe("created");
+      await expect.poll(() => p.locator("warden-challenge [role=status]").count()).toBe(0);
+      const account = accounts.get("bob@example.org");
+      expect(account).toMatchObject({ email: "bob@example.org", name: "Bob" });
+      await p.screenshot({ path: `${process.env.WARDEN_SCREENSHOTS ?? "/tmp"}/warden-signup-created.png` });
+      await p.context().close();
+    }, 90_000);
+
+    it("a deny is refused: no challenge offered, no account", async () => {
+      const p = await page(PERSON_UA);
+      await open(p, denyingUrl);
+      await p.fill("#email", "eve@example.org");
+      await p.click("#submit");
+      expect(await outcome(p)).toBe("refused");
+      expect(await p.locator("warden-challenge").count()).toBe(0);
+      await p.context().close();
+    }, 60_000);
+
+    it("a scripted client without a browser cannot complete: a guessed proof is refused, a re-submission without a clear is challenged again", async () => {
+      const post = async (path: string, body: unknown) => {
+        const res = await fetch(`${signupUrl}${path}`, {
+          method: "POST",
+          headers: { "content-type": "application/json", "user-agent": "python-requests/2.32" },
+          body: JSON.stringify(body),
+        });
+        return { status: res.status, json: (await res.json()) as Record<string, unknown> };
+      };
+      const first = await post("/signup", { email: "bot@example.org" });
+      expect(first).toMatchObject({ status: 428, json: { code: "warden_challenge" } });
+      const ticket = first.json.ticket as string;
+      const issued = await post("/warden/challenge/issue", { ticket });
+      expect(issued.status).toBe(200);
+      const guessed = await post("/warden/challenge/complete", {
+        ticket,
+        challengeId: issued.json.challengeId,
+        proof: { nonce: "0000000000000000" },
+      });
+      expect(guessed).toMatchObject({ status: 400, json: { code: "invalid_challenge_proof" } });
+      const again = await post("/signup", {
+        wardenTicket: ticket,
+        wardenChallengeId: issued.json.challengeId,
+      });
+      expect(again).toMatchObject({ status: 428, json: { code: "warden_challenge" } });
+      expect(accounts.has("bot@example.org")).toBe(false);
+    }, 60_000);
+
+    it("the app checks the verdict token: a receipt from another Warden tenant is refused", async () => {
+      // A shop app mistakenly holding another tenant's key: Warden allows, the receipt names the
+      // other tenant, and the app refuses to create the account.
+      await warden.tenant("other");
+      const mismatched = createSignupApp({
+        wardenUrl: `http://127.0.0.1:${(warden.app.server.address() as AddressInfo).port}`,
+        apiKey: (await warden.key("other")).apiKey,
+        tenantId: "shop",
+        ticketSecret: SECRET,
+        tokenIssuer: warden.deps.config.tokenIssuer,
+        tokenAudience: warden.deps.config.tokenAudience,
+        verifyTimeoutMs: 5000,
+      });
+      const url = await listen(mismatched.app);
+      const p = await page(PERSON_UA);
+      await open(p, url);
+      await p.fill("#email", "mallory@example.org");
+      const answer = p.waitForResponse((r) => r.url().endsWith("/signup"));
+      await p.click("#submit");
+      expect(await (await answer).json()).toMatchObject({ code: "receipt_invalid" });
+      expect(await outcome(p)).toBe("refused");
+      expect(mismatched.accounts.size).toBe(0);
+      await p.context().close();
+    }, 60_000);
+
+    it("the challenged flow works with the keyboard alone, and the status is announced", async () => {
+      const p = await page();
+      await open(p, signupUrl);
+      await p.keyboard.press("Tab");
+      await p.keyboard.type("kim@example.org");
+      await p.keyboard.press("Tab");
+      await p.keyboard.type("Kim");
+      await p.keyboard.press("Enter");
+      const button = p.locator("warden-challenge button");
+      await button.waitFor();
+      // The page moves focus to the element's button; Enter starts the check.
+      await expect.poll(() => button.evaluate((b) => b === document.activeElement)).toBe(true);
+      await p.keyboard.press("Enter");
+      expect(await outcome(p)).toBe("created");
+      expect(accounts.get("kim@example.org")).toMatchObject({ name: "Kim" });
+      await p.context().close();
+    }, 90_000);
+  });
+}

@@ -1,0 +1,19 @@
+import { defineWardenChallenge } from "./element.js";
+import { setDefaultWorkerUrl } from "./solver.js";
+
+export { defineWardenChallenge, WardenChallengeElement } from "./element.js";
+export {
+  type Solution,
+  SolveError,
+  type SolveOptions,
+  type SolveProgress,
+  solveProofOfWork,
+} from "./solver.js";
+
+// The worker script is served beside this one: from the module's URL, or (script-tag build) from
+// the <script> element that loaded it.
+const here =
+  (typeof document !== "undefined" && (document.currentScript as HTMLScriptElement | null)?.src) ||
+  (import.meta as { url?: string }).url;
+if (here) setDefaultWorkerUrl(new URL("warden-pow-worker.js", here));
+defineWardenChallenge();

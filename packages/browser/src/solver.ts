@@ -1,0 +1,112 @@
+import type { PowMessage, PowTask } from "./powWorker.js";
+
+export interface SolveProgress {
+  hashes: number;
+  hashesPerSecond: number;
+  elapsedMs: number;
+  /** 16^difficulty: the expected number of hashes. */
+  expectedHashes: number;
+  /** 1 − e^(−hashes/expected): the chance a solver would have finished by now. */
+  fraction: number;
+}
+
+export interface SolveOptions {
+  seed: string;
+  difficulty: number;
+  /** The challenge's expiresAt: solving stops (rejects with code "expired") shortly before it. */
+  expiresAt?: string | Date;
+  signal?: AbortSignal;
+  onProgress?: (progress: SolveProgress) => void;
+  /** Workers to run; default navigator.hardwareConcurrency (at least 1, at most 16). */
+  workers?: number;
+  /** The worker script (dist/warden-pow-worker.js); default beside this script. */
+  workerUrl?: string | URL;
+}
+
+export interface Solution {
+  nonce: string;
+  hashes: number;
+  ms: number;
+}
+
+export class SolveError extends Error {
+  constructor(
+    readonly code: "expired" | "aborted" | "worker_failed",
+    message: string,
+  ) {
+    super(message);
+    this.name = "SolveError";
+  }
+}
+
+/** Margin kept before expiresAt, for the completion round trip. */
+const EXPIRY_MARGIN_MS = 3000;
+
+let defaultWorkerUrl: string | URL | undefined;
+/** Set by the entry script: where warden-pow-worker.js is served. */
+export function setDefaultWorkerUrl(url: string | URL): void {
+  defaultWorkerUrl = url;
+}
+
+/**
+ * Solves a sha256-prefix proof of work on every core: each worker searches its own block of nonces;
+ * the first answer wins and the others are stopped. No eval, no blob: workers load a script URL
+ * (CSP `worker-src 'self'`).
+ */
+export function solveProofOfWork(opts: SolveOptions): Promise<Solution> {
+  const started = performance.now();
+  const expected = 16 ** opts.difficulty;
+  const count = Math.max(1, Math.min(16, opts.workers ?? navigator.hardwareConcurrency ?? 2));
+  const url = opts.workerUrl ?? defaultWorkerUrl;
+  if (!url) return Promise.reject(new SolveError("worker_failed", "no worker URL: pass workerUrl"));
+  const firstBlock = crypto.getRandomValues(new Uint32Array(1))[0] as number;
+  return new Promise<Solution>((resolve, reject) => {
+    const workers: Worker[] = [];
+    let hashes = 0;
+    let settled = false;
+    let expiryTimer: ReturnType<typeof setTimeout> | undefined;
+    const finish = (fn: () => void) => {
+      if (settled) return;
+      settled = true;
+      for (const w of workers) w.terminate();
+      if (expiryTimer) clearTimeout(expiryTimer);
+      opts.signal?.removeEventListener("abort", onAbort);
+      fn();
+    };
+    const onAbort = () => finish(() => reject(new SolveError("aborted", "solving was aborted")));
+    if (opts.signal?.aborted) return onAbort();
+    opts.signal?.addEventListener("abort", onAbort);
+    if (opts.expiresAt !== undefined) {
+      const left = new Date(opts.expiresAt).getTime() - Date.now() - EXPIRY_MARGIN_MS;
+      if (left <= 0) return finish(() => reject(new SolveError("expired", "the challenge has expired")));
+      expiryTimer = setTimeout(
+        () => finish(() => reject(new SolveError("expired", "the challenge expired before it was solved"))),
+        left,
+      );
+    }
+    for (let i = 0; i < count; i++) {
+      const worker = new Worker(url, { name: `warden-pow-${i}` });
+      workers.push(worker);
+      worker.onmessage = (event: MessageEvent<PowMessage>) => {
+        const message = event.data;
+        hashes += message.hashes;
+        if (message.type === "found") {
+          const nonce = message.nonce;
+          return finish(() => resolve({ nonce, hashes, ms: performance.now() - started }));
+        }
+        const elapsedMs = performance.now() - started;
+        opts.onProgress?.({
+          hashes,
+          elapsedMs,
+          hashesPerSecond: elapsedMs > 0 ? (hashes * 1000) / elapsedMs : 0,
+          expectedHashes: expected,
+          fraction: 1 - Math.exp(-hashes / expected),
+        });
+      };
+      worker.onerror = (event) =>
+        finish(() => reject(new SolveError("worker_failed", `the solver could not run: ${event.message}`)));
+      const task: PowTask = { seed: opts.seed, difficulty: opts.difficulty, block: (firstBlock + i) >>> 0 };
+      worker.postMessage(task);
+    }
+  });
+}
