@@ -41,6 +41,13 @@ describe("the proof-of-work kernel", () => {
     }
   });
 
+  it("difficulty 0 takes the first nonce of the range", () => {
+    expect(searchBlock(randomBytes(16).toString("hex"), 0, 3, 10, 20)).toEqual({
+      nonce: nonceFor(3, 10),
+      hashes: 1,
+    });
+  });
+
   it("reports an empty range as no nonce, with the hashes it tried", () => {
     const seed = randomBytes(16).toString("hex");
     expect(searchBlock(seed, 8, 1, 5, 5)).toEqual({ nonce: undefined, hashes: 0 });

@@ -4,9 +4,12 @@
  * hex characters; with a 16-character nonce the message is 48 bytes, a single SHA-256 block whose
  * first ten words (seed and the nonce's first half) stay fixed while the last two (the nonce's
  * counter) change. So the first ten rounds and the fixed parts of the message schedule are computed
- * once per 2^32 nonces, the eleventh once per 2^16, and each candidate costs the remaining 53 rounds,
- * with no allocation, no string and no call. Other seed lengths use the plain path (`digestHex`).
+ * once per 2^32 nonces, the eleventh once per 2^16, and each candidate costs the remaining 53 rounds
+ * (unrolled, generated/powRounds.ts), with no allocation and no string. Other seed lengths use the
+ * plain path (`digestHex`).
  */
+
+import { scanCounters } from "./generated/powRounds.js";
 
 const K = new Int32Array([
   0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4, 0xab1c5ed5, 0xd807aa98,
@@ -127,6 +130,8 @@ export function searchBlock(
 ): SearchResult {
   if (seed.length !== 32 || !/^[\x20-\x7e]*$/.test(seed))
     return searchPlain(seed, difficulty, block, from, to);
+  if (difficulty <= 0)
+    return from < to ? { nonce: nonceFor(block, from), hashes: 1 } : { nonce: undefined, hashes: 0 };
   const table = hexWordTable();
   const w = new Int32Array(64);
   for (let i = 0; i < 8; i++)
@@ -177,7 +182,7 @@ export function searchBlock(
   w[16] = (s1(w[14] as number) + (w[9] as number) + s0(w[1] as number) + (w[0] as number)) | 0;
   // The digest's first word must have its top 4·difficulty bits zero (more than 8 digits: checked in full).
   const shift = 32 - 4 * Math.min(difficulty, 8);
-  const H0 = H[0] as number;
+  const state = new Int32Array(8);
   let hashes = 0;
   let counter = from;
   while (counter < to) {
@@ -213,57 +218,22 @@ export function searchBlock(
     w[19] = w19;
     w[21] = w21;
     w[23] = w23;
-    for (let lo = counter & 0xffff; lo < loEnd; lo++) {
-      const w11 = table[lo] as number;
-      w[11] = w11;
-      w[18] = (s1(w[16] as number) + w11 + s0(w[3] as number) + (w[2] as number)) | 0;
-      w[20] = (s1(w[18] as number) + (w[13] as number) + s0(w[5] as number) + (w[4] as number)) | 0;
-      w[22] = (s1(w[20] as number) + (w[15] as number) + s0(w[7] as number) + (w[6] as number)) | 0;
-      for (let i = 24; i < 64; i++) {
-        const x = w[i - 15] as number;
-        const y = w[i - 2] as number;
-        w[i] =
-          ((w[i - 16] as number) +
-            (((x >>> 7) | (x << 25)) ^ ((x >>> 18) | (x << 14)) ^ (x >>> 3)) +
-            (w[i - 7] as number) +
-            (((y >>> 17) | (y << 15)) ^ ((y >>> 19) | (y << 13)) ^ (y >>> 10))) |
-          0;
-      }
-      let ra = a10;
-      let rb = b10;
-      let rc = c10;
-      let rd = d10;
-      let re = e10;
-      let rf = f10;
-      let rg = g10;
-      let rh = h10;
-      for (let i = 11; i < 64; i++) {
-        const u1 =
-          (rh +
-            (((re >>> 6) | (re << 26)) ^ ((re >>> 11) | (re << 21)) ^ ((re >>> 25) | (re << 7))) +
-            ((re & rf) ^ (~re & rg)) +
-            (K[i] as number) +
-            (w[i] as number)) |
-          0;
-        const u2 =
-          ((((ra >>> 2) | (ra << 30)) ^ ((ra >>> 13) | (ra << 19)) ^ ((ra >>> 22) | (ra << 10))) +
-            ((ra & rb) ^ (ra & rc) ^ (rb & rc))) |
-          0;
-        rh = rg;
-        rg = rf;
-        rf = re;
-        re = (rd + u1) | 0;
-        rd = rc;
-        rc = rb;
-        rb = ra;
-        ra = (u1 + u2) | 0;
-      }
-      hashes++;
-      if (((ra + H0) | 0) >>> shift === 0) {
-        const nonce = nonceFor(block, hi * 65536 + lo);
-        // A candidate is confirmed on the plain path (and in full when difficulty passes 8 digits).
-        if (meetsDifficulty(digestHex(seed + nonce), difficulty)) return { nonce, hashes };
-      }
+    state[0] = a10;
+    state[1] = b10;
+    state[2] = c10;
+    state[3] = d10;
+    state[4] = e10;
+    state[5] = f10;
+    state[6] = g10;
+    state[7] = h10;
+    for (let lo = counter & 0xffff; lo < loEnd; ) {
+      const found = scanCounters(state, w, table, lo, loEnd, shift);
+      hashes += (found < 0 ? loEnd : found + 1) - lo;
+      if (found < 0) break;
+      const nonce = nonceFor(block, hi * 65536 + found);
+      // A candidate is confirmed on the plain path (and in full when difficulty passes 8 digits).
+      if (meetsDifficulty(digestHex(seed + nonce), difficulty)) return { nonce, hashes };
+      lo = found + 1;
     }
     counter = hi * 65536 + loEnd;
   }

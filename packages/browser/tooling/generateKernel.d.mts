@@ -1,0 +1,2 @@
+export const ROUNDS_FILE: string;
+export function renderRounds(): string;
