@@ -27,7 +27,7 @@ const H = [
 
 /** The 32-bit big-endian word of four lowercase hex characters, for every 16-bit value. */
 let hexWords: Uint32Array | undefined;
-function hexWordTable(): Uint32Array {
+export function hexWordTable(): Uint32Array {
   if (hexWords) return hexWords;
   const digits = [48, 49, 50, 51, 52, 53, 54, 55, 56, 57, 97, 98, 99, 100, 101, 102];
   hexWords = new Uint32Array(65536);
@@ -110,6 +110,9 @@ function compress(h: number[], w: Uint32Array): void {
   for (let i = 0; i < 8; i++) h[i] = ((h[i] as number) + (out[i] as number)) | 0;
 }
 
+/** The inner search over counters (generated/powRounds.ts; solverBench also measures a WebAssembly one). */
+export type CounterScan = typeof scanCounters;
+
 export interface SearchResult {
   /** The nonce found, or undefined when the range held none. */
   nonce: string | undefined;
@@ -127,6 +130,7 @@ export function searchBlock(
   block: number,
   from: number,
   to: number,
+  scan: CounterScan = scanCounters,
 ): SearchResult {
   if (seed.length !== 32 || !/^[\x20-\x7e]*$/.test(seed))
     return searchPlain(seed, difficulty, block, from, to);
@@ -227,7 +231,7 @@ export function searchBlock(
     state[6] = g10;
     state[7] = h10;
     for (let lo = counter & 0xffff; lo < loEnd; ) {
-      const found = scanCounters(state, w, table, lo, loEnd, shift);
+      const found = scan(state, w, table, lo, loEnd, shift);
       hashes += (found < 0 ? loEnd : found + 1) - lo;
       if (found < 0) break;
       const nonce = nonceFor(block, hi * 65536 + found);

@@ -1,0 +1,2 @@
+export function renderWat(): string;
+export function wasmKernelBinary(): Promise<Uint8Array>;
