@@ -1,2 +1,2 @@
 export function renderWat(): string;
-export function wasmKernelBinary(): Promise<Uint8Array>;
+export function wasmKernelBinary(): Promise<Uint8Array<ArrayBuffer>>;
