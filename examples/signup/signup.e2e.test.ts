@@ -106,8 +106,17 @@ if (!chromiumInstalled()) {
       await p.fill("#email", "bob@example.org");
       await p.fill("#name", "Bob");
       await p.click("#submit");
+      await p.evaluate(() => {
+        const w = window as unknown as { cleared?: unknown };
+        document.addEventListener("warden-cleared", (e) => {
+          w.cleared = (e as CustomEvent).detail;
+        });
+      });
       await p.locator("warden-challenge button").click();
       expect(await outcome(p)).toBe("created");
+      expect(await p.evaluate(() => (window as unknown as { cleared?: unknown }).cleared)).toMatchObject({
+        challengeId: expect.stringMatching(/^chl_/),
+      });
       await expect.poll(() => p.locator("warden-challenge [role=status]").count()).toBe(0);
       const account = accounts.get("bob@example.org");
       expect(account).toMatchObject({ email: "bob@example.org", name: "Bob" });

@@ -108,6 +108,7 @@ export class WardenChallengeElement extends HTMLElement {
         onProgress: (p) => {
           const percent = Math.min(99, Math.floor(p.fraction * 100));
           this.progress.value = percent;
+          this.dispatchEvent(new CustomEvent("warden-progress", { detail: p, bubbles: true }));
           // Announce in quarters, not every tick: a screen reader must not be flooded.
           const quarter = Math.floor(percent / 25);
           if (quarter > this.lastAnnounced && quarter > 0) {
