@@ -29,6 +29,12 @@ if (!chromiumInstalled()) {
 } else {
   let warden: TestApp;
   let browser: Browser;
+  /**
+   * A person's browser, as far as a test can make one: headless Chromium without the automation
+   * flag (navigator.webdriver false) and with a normal user agent. A bot can do the same; headers
+   * and page reports cannot tell them apart (docs/security-model.md), the challenge still can cost it.
+   */
+  let personBrowser: Browser;
   let signupUrl: string;
   let denyingUrl: string;
   let accounts: Map<string, { email: string; eventId: string }>;
@@ -66,16 +72,18 @@ if (!chromiumInstalled()) {
     signupUrl = await listen(shop.app);
     denyingUrl = await listen(createSignupApp(settings("strict", (await warden.key("strict")).apiKey)).app);
     browser = await launchChromium();
+    personBrowser = await launchChromium(["--disable-blink-features=AutomationControlled"]);
   }, 60_000);
 
   afterAll(async () => {
     await browser?.close();
+    await personBrowser?.close();
     for (const l of listeners) await l.close();
     await warden?.close();
   });
 
-  async function page(userAgent?: string): Promise<Page> {
-    const context = await browser.newContext(userAgent ? { userAgent } : {});
+  async function page(userAgent?: string, from: Browser = browser): Promise<Page> {
+    const context = await from.newContext(userAgent ? { userAgent } : {});
     return context.newPage();
   }
   /** Opens the form once its script has taken over submission (before that a submit would navigate). */
@@ -88,7 +96,7 @@ if (!chromiumInstalled()) {
 
   describe(SUITE, () => {
     it("a person signs up: allowed at once, the account stored with the eventId of its verify", async () => {
-      const p = await page(PERSON_UA);
+      const p = await page(PERSON_UA, personBrowser);
       await open(p, signupUrl);
       await p.fill("#email", "ann@example.org");
       await p.fill("#name", "Ann");
@@ -125,7 +133,7 @@ if (!chromiumInstalled()) {
     }, 90_000);
 
     it("a deny is refused: no challenge offered, no account", async () => {
-      const p = await page(PERSON_UA);
+      const p = await page(PERSON_UA, personBrowser);
       await open(p, denyingUrl);
       await p.fill("#email", "eve@example.org");
       await p.click("#submit");
@@ -176,7 +184,7 @@ if (!chromiumInstalled()) {
         verifyTimeoutMs: 5000,
       });
       const url = await listen(mismatched.app);
-      const p = await page(PERSON_UA);
+      const p = await page(PERSON_UA, personBrowser);
       await open(p, url);
       await p.fill("#email", "mallory@example.org");
       const answer = p.waitForResponse((r) => r.url().endsWith("/signup"));
@@ -185,6 +193,29 @@ if (!chromiumInstalled()) {
       expect(await outcome(p)).toBe("refused");
       expect(mismatched.accounts.size).toBe(0);
       await p.context().close();
+    }, 60_000);
+
+    it("headless Chromium with the stock automation flags is never classified human, with or without a spoofed user agent", async () => {
+      for (const userAgent of [undefined, PERSON_UA]) {
+        const p = await page(userAgent);
+        await open(p, signupUrl);
+        await p.fill("#email", `headless-${userAgent ? "spoofed" : "stock"}@example.org`);
+        const answer = p.waitForResponse((r) => r.url().endsWith("/signup"));
+        await p.click("#submit");
+        const json = (await (await answer).json()) as { code: string; ticket: string };
+        expect(json.code).toBe("warden_challenge");
+        const { eventId } = JSON.parse(
+          Buffer.from(json.ticket.split(".")[1] as string, "base64url").toString(),
+        ) as {
+          eventId: string;
+        };
+        const event = await warden.store.events.get("shop", eventId);
+        expect({ userAgent: userAgent ?? "stock", actorType: event?.actorType }).toEqual({
+          userAgent: userAgent ?? "stock",
+          actorType: "agent_abusive",
+        });
+        await p.context().close();
+      }
     }, 60_000);
 
     it("the challenged flow works with the keyboard alone, and the status is announced", async () => {

@@ -1,5 +1,7 @@
 // The page's half: send the form; on 428 show <warden-challenge> with the ticket; when it clears,
 // it fills wardenTicket and wardenChallengeId and submits the form again.
+import { collectSignals } from "/warden/warden.js";
+
 const form = document.getElementById("signup");
 const result = document.getElementById("result");
 const slot = document.getElementById("challenge");
@@ -7,7 +9,8 @@ const slot = document.getElementById("challenge");
 form.addEventListener("submit", async (event) => {
   event.preventDefault();
   result.textContent = "";
-  const body = Object.fromEntries(new FormData(form));
+  // What the page sees of its browser goes along; the server forwards it to Warden.
+  const body = { ...Object.fromEntries(new FormData(form)), wardenSignals: collectSignals() };
   const res = await fetch("/signup", {
     method: "POST",
     headers: { "content-type": "application/json" },

@@ -9,7 +9,8 @@ export function chromiumInstalled() {
   return fs.existsSync(CHROMIUM_PATH);
 }
 
-export function launchChromium() {
+/** `extraArgs`: e.g. --disable-blink-features=AutomationControlled (navigator.webdriver false). */
+export function launchChromium(extraArgs = []) {
   return chromium.launch({
     executablePath: CHROMIUM_PATH,
     headless: true,
@@ -21,6 +22,7 @@ export function launchChromium() {
       "--disable-background-networking",
       "--disable-component-update",
       "--disable-sync",
+      ...extraArgs,
     ],
   });
 }

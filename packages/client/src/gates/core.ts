@@ -4,7 +4,25 @@ import { readTicket, signTicket } from "../ticket.js";
 import type { Challenge, VerifyRequest } from "../types.js";
 
 /** The form fields a re-submitted form carries after a solved challenge. */
-export const FORM_FIELDS = Object.freeze({ ticket: "wardenTicket", challengeId: "wardenChallengeId" });
+export const FORM_FIELDS = Object.freeze({
+  ticket: "wardenTicket",
+  challengeId: "wardenChallengeId",
+  signals: "wardenSignals",
+});
+
+/** The page's report (@warden/browser collectSignals): only its known members, only as booleans. */
+function browserSignalsOf(value: unknown): { webdriver: boolean } | undefined {
+  if (typeof value === "string") {
+    try {
+      return browserSignalsOf(JSON.parse(value));
+    } catch {
+      return undefined;
+    }
+  }
+  if (typeof value !== "object" || value === null) return undefined;
+  const webdriver = (value as { webdriver?: unknown }).webdriver;
+  return typeof webdriver === "boolean" ? { webdriver } : undefined;
+}
 
 /** Seconds the page waits before trying again when Warden could not be asked at all. */
 export const UNAVAILABLE_RETRY_SECONDS = 5;
@@ -84,6 +102,8 @@ export async function runGate(
     ...(opts.trustedProxies ? { trustedProxies: opts.trustedProxies } : {}),
   });
   if (resumed?.emailSha256) subject.emailSha256 = resumed.emailSha256;
+  const signals = browserSignalsOf(body[FORM_FIELDS.signals]);
+  if (signals) subject.browserSignals = signals;
   const request: VerifyRequest = { action: opts.action, subject, session };
   if (opts.surface !== undefined) request.surface = opts.surface;
   const context: NonNullable<VerifyRequest["context"]> = {};

@@ -144,6 +144,13 @@ export type paths = {
                             };
                             formData?: unknown;
                             formDataHashed?: unknown;
+                            /** @description What the page observed of its browser, forwarded by your server. It can only add suspicion: a page can lie, so a clean report proves nothing. */
+                            browserSignals?: {
+                                /** @description navigator.webdriver as the page read it (@warden/browser collectSignals). */
+                                webdriver?: boolean;
+                            } & {
+                                [key: string]: unknown;
+                            };
                         } & {
                             [key: string]: unknown;
                         };

@@ -4,6 +4,7 @@ import type { DecisionPolicy } from "./policy.js";
 import type { VerifyRequest } from "./schema.js";
 import { agentSignatureFindings } from "./signals/agentSignature.js";
 import { browserHeaderFindings, normaliseHeaders, readBrowserHeaders } from "./signals/browserHeaders.js";
+import { browserSignalFindings } from "./signals/browserSignals.js";
 import { clientHintsFindings, readClientHints } from "./signals/clientHints.js";
 import { emailFindings, readEmail } from "./signals/email.js";
 import type { Finding } from "./signals/findings.js";
@@ -119,6 +120,8 @@ export function observe(req: VerifyRequest, ctx: ObserveContext): Observation {
       consistent: w.browserConsistent,
     }),
     ...clientHintsFindings(readClientHints(ua, headers), w.clientHintsMismatch),
+    // The same fact as an automation user agent: counted once.
+    ...(declared || ua.automation ? [] : browserSignalFindings(subject.browserSignals, w.uaAutomation)),
     ...emailFindings(email, {
       disposable: w.emailDisposable,
       invalid: w.emailInvalid,

@@ -45,6 +45,22 @@ export const Subject = Type.Object(
     ),
     formData: Type.Optional(Type.Unknown()),
     formDataHashed: Type.Optional(Type.Unknown()),
+    browserSignals: Type.Optional(
+      Type.Object(
+        {
+          webdriver: Type.Optional(
+            Type.Boolean({
+              description: "navigator.webdriver as the page read it (@warden/browser collectSignals).",
+            }),
+          ),
+        },
+        {
+          additionalProperties: true,
+          description:
+            "What the page observed of its browser, forwarded by your server. It can only add suspicion: a page can lie, so a clean report proves nothing.",
+        },
+      ),
+    ),
   },
   { additionalProperties: true },
 );

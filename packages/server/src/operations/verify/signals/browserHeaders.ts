@@ -15,55 +15,73 @@ export function normaliseHeaders(
   return out;
 }
 
-interface ExpectedGroup {
-  id: string;
-  headers: readonly string[];
-  label: string;
-  /** Whether the claimed browser sends this group on every request to a site. */
-  sentBy(browser: NonNullable<UserAgentSignal["browser"]>): boolean;
-}
-
 /**
- * Headers each browser sends by default (Fetch Metadata shipped in Chromium 76, Firefox 90 and
- * Safari 16.4 — checked from Safari 17, as only the major version is compared; User-Agent Client Hints low-entropy headers in Chromium 89 on secure origins).
+ * What a browser's navigation request carries, by family, platform and transport (the table in
+ * docs/browser-headers.md, with its sources):
+ * - Accept-Language: every browser, always.
+ * - Sec-Fetch-Site/-Mode/-Dest: Chromium 76+, Firefox 90+, Safari 16.4+ (and every iOS browser from
+ *   iOS 16.4: they are all WebKit), but only to potentially trustworthy origins (HTTPS, localhost),
+ *   and proxies may strip `sec-*`. Sent as a group: one without the others is not a browser.
+ * - Sec-CH-UA/-Mobile/-Platform: Chromium 89+ on secure origins only, never on iOS (CriOS and EdgiOS
+ *   are WebKit), never Firefox or Safari.
+ * Absence is evidence only where the request proves the header would have come: client hints are
+ * expected from a Chromium user agent only when Fetch Metadata show a secure origin and forwarded
+ * `sec-*` headers; nothing is expected of a request that forwarded no headers besides the user agent.
  */
-const EXPECTED: readonly ExpectedGroup[] = [
-  { id: "accept_language", headers: ["accept-language"], label: "Accept-Language", sentBy: () => true },
-  {
-    id: "fetch_metadata",
-    headers: ["sec-fetch-site", "sec-fetch-mode", "sec-fetch-dest"],
-    label: "Sec-Fetch-*",
-    sentBy: (b) =>
-      (b.family === "chromium" && b.major >= 76) ||
-      (b.family === "firefox" && b.major >= 90) ||
-      (b.family === "safari" && b.major >= 17),
-  },
-  {
-    id: "client_hints",
-    headers: ["sec-ch-ua", "sec-ch-ua-mobile", "sec-ch-ua-platform"],
-    label: "Sec-CH-UA client hints",
-    sentBy: (b) => b.family === "chromium" && b.major >= 89,
-  },
-];
+const FETCH_METADATA = ["sec-fetch-site", "sec-fetch-mode", "sec-fetch-dest"] as const;
+const CLIENT_HINTS = ["sec-ch-ua", "sec-ch-ua-mobile", "sec-ch-ua-platform"] as const;
+/** Headers that say nothing about what the integration forwarded. */
+const NOT_FORWARDING_EVIDENCE = new Set(["user-agent", "host", "content-type", "content-length"]);
 
 export interface BrowserHeaderSignal {
-  /** Header groups the claimed browser always sends and this request lacks. */
+  /** Absences that real browsers can show too (a privacy tool, an unusual setup): weak evidence. */
   missing: string[];
-  /** A browser user agent with every header group that browser sends. */
+  /** Combinations no browser of the claimed family sends: positive evidence of a program. */
+  impossible: string[];
+  /** Everything the claimed browser sends on this transport is there. */
   consistent: boolean;
 }
+
+const ios = (ua: UserAgentSignal) => ua.os === "iOS";
 
 /** Undefined when there is nothing to compare: no headers were forwarded, or no browser is claimed. */
 export function readBrowserHeaders(
   ua: UserAgentSignal,
   headers: HeaderMap | undefined,
 ): BrowserHeaderSignal | undefined {
-  if (!headers || Object.keys(headers).length === 0 || !ua.browser || ua.automation) return undefined;
+  if (!headers || !ua.browser || ua.automation) return undefined;
+  const forwarded = Object.keys(headers).filter((h) => !h.startsWith(":") && !NOT_FORWARDING_EVIDENCE.has(h));
+  if (forwarded.length === 0) return undefined;
   const browser = ua.browser;
-  const missing = EXPECTED.filter((g) => g.sentBy(browser) && g.headers.some((h) => !(h in headers))).map(
-    (g) => g.label,
-  );
-  return { missing, consistent: missing.length === 0 };
+  const missing: string[] = [];
+  const impossible: string[] = [];
+  if (!("accept-language" in headers)) missing.push("Accept-Language");
+
+  const fetchSent = FETCH_METADATA.filter((h) => h in headers);
+  if (fetchSent.length > 0 && fetchSent.length < FETCH_METADATA.length) {
+    impossible.push(`only part of Sec-Fetch-* (${fetchSent.join(", ")})`);
+  }
+  const secureAndForwarded = fetchSent.length === FETCH_METADATA.length;
+  const sendsHints = browser.family === "chromium" && browser.major >= 89 && !ios(ua);
+  const hintsSent = CLIENT_HINTS.filter((h) => h in headers);
+  if (sendsHints && secureAndForwarded && hintsSent.length === 0) {
+    impossible.push(
+      "Sec-Fetch-* from a secure origin without the Sec-CH-UA client hints Chromium sends there",
+    );
+  } else if (sendsHints && hintsSent.length > 0 && hintsSent.length < CLIENT_HINTS.length) {
+    impossible.push(`only part of Sec-CH-UA (${hintsSent.join(", ")})`);
+  }
+  const sendsFetch =
+    ios(ua) ||
+    (browser.family === "chromium" && browser.major >= 76) ||
+    (browser.family === "firefox" && browser.major >= 90) ||
+    (browser.family === "safari" && browser.major >= 17);
+  const consistent =
+    missing.length === 0 &&
+    impossible.length === 0 &&
+    (!sendsFetch || secureAndForwarded) &&
+    (!sendsHints || hintsSent.length === CLIENT_HINTS.length);
+  return { missing, impossible, consistent };
 }
 
 export function browserHeaderFindings(
@@ -80,12 +98,21 @@ export function browserHeaderFindings(
       },
     ];
   }
-  return [
-    {
-      id: "browser_headers_missing",
-      logOdds: weights.perMissingGroup * sig.missing.length,
-      reason: `The user agent claims a browser but the request lacks headers that browser always sends (${sig.missing.join(", ")}).`,
+  const findings: Finding[] = [];
+  if (sig.impossible.length > 0) {
+    findings.push({
+      id: "browser_headers_impossible",
+      logOdds: weights.perMissingGroup * 2,
+      reason: `The headers are not ones the claimed browser sends: ${sig.impossible.join("; ")}.`,
       automation: true,
-    },
-  ];
+    });
+  }
+  if (sig.missing.length > 0) {
+    findings.push({
+      id: "browser_headers_missing",
+      logOdds: weights.perMissingGroup / 2,
+      reason: `The request lacks headers the claimed browser normally sends (${sig.missing.join(", ")}).`,
+    });
+  }
+  return findings;
 }

@@ -38,6 +38,9 @@ export function readClientHints(ua: UserAgentSignal, headers: HeaderMap | undefi
       mismatch: `Sec-CH-UA is sent, but the user agent claims ${ua.browser.family}, which never sends it`,
     };
   }
+  if (/headless/i.test(secChUa)) {
+    return { mismatch: "Sec-CH-UA names a headless browser" };
+  }
   const majors = brandMajors(secChUa);
   if (majors.length > 0 && !majors.includes(ua.browser.major)) {
     return { mismatch: `Sec-CH-UA says version ${majors[0]}, the user agent ${ua.browser.major}` };

@@ -39,13 +39,25 @@ describe("browser headers", () => {
     const upper = Object.fromEntries(Object.entries(CHROME_HEADERS).map(([k, v]) => [k.toUpperCase(), v]));
     expect(readBrowserHeaders(readUserAgent(CHROME_UA), normaliseHeaders(upper))).toEqual({
       missing: [],
+      impossible: [],
       consistent: true,
     });
   });
 
-  it("names the groups a claimed Chrome lacks", () => {
+  it("a partial forwarding (only Accept-Language) is neither consistent nor evidence against the browser", () => {
     const sig = readBrowserHeaders(readUserAgent(CHROME_UA), normaliseHeaders({ "accept-language": "en" }));
-    expect(sig?.missing).toEqual(["Sec-Fetch-*", "Sec-CH-UA client hints"]);
+    expect(sig).toEqual({ missing: [], impossible: [], consistent: false });
+  });
+
+  it("Fetch Metadata without the client hints Chromium sends on a secure origin, or half a group, is impossible", () => {
+    const { "sec-ch-ua": _a, "sec-ch-ua-mobile": _b, "sec-ch-ua-platform": _c, ...noHints } = CHROME_HEADERS;
+    expect(readBrowserHeaders(readUserAgent(CHROME_UA), normaliseHeaders(noHints))?.impossible).toHaveLength(
+      1,
+    );
+    const { "sec-fetch-mode": _m, "sec-fetch-dest": _d, ...halfFetch } = CHROME_HEADERS;
+    expect(readBrowserHeaders(readUserAgent(CHROME_UA), normaliseHeaders(halfFetch))?.impossible).toEqual([
+      "only part of Sec-Fetch-* (sec-fetch-site)",
+    ]);
   });
 
   it("does not expect client hints from Firefox", () => {
