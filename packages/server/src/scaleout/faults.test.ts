@@ -84,6 +84,32 @@ function count(tally: Tally, status: number, verdict: Record<string, unknown>, m
   tally.slowestVerifyMs = Math.max(tally.slowestVerifyMs, Math.round(ms));
 }
 
+/** Timed in-process calls to an app with one key, and the suite's verify and readiness probes. */
+function client(app: () => FastifyInstance, apiKey: () => string) {
+  async function post(url: string, payload: Record<string, unknown>, headers: Record<string, string> = {}) {
+    const started = performance.now();
+    const res = await app().inject({
+      method: "POST",
+      url,
+      headers: { ...bearer(apiKey()), ...headers },
+      payload,
+    });
+    return {
+      status: res.statusCode,
+      json: res.json<Record<string, unknown>>(),
+      ms: performance.now() - started,
+    };
+  }
+  const verify = () =>
+    post("/v1/verify", {
+      action: "signup",
+      session: `s-${randomBytes(4).toString("hex")}`,
+      subject: { ...BROWSER, ipTrunc: someNetwork() },
+    });
+  const ready = async () => (await app().inject({ method: "GET", url: "/readyz" })).statusCode;
+  return { post, verify, ready };
+}
+
 afterAll(() => {
   if (tallies.length === 0) return;
   console.log("\nFault injection summary:");
@@ -155,27 +181,10 @@ if (prefix && schema) {
       await redisProxy?.stop();
     });
 
-    async function post(url: string, payload: Record<string, unknown>, headers: Record<string, string> = {}) {
-      const started = performance.now();
-      const res = await app.inject({
-        method: "POST",
-        url,
-        headers: { ...bearer(apiKey), ...headers },
-        payload,
-      });
-      return {
-        status: res.statusCode,
-        json: res.json<Record<string, unknown>>(),
-        ms: performance.now() - started,
-      };
-    }
-    const verify = () =>
-      post("/v1/verify", {
-        action: "signup",
-        session: `s-${randomBytes(4).toString("hex")}`,
-        subject: { ...BROWSER, ipTrunc: someNetwork() },
-      });
-    const ready = async () => (await app.inject({ method: "GET", url: "/readyz" })).statusCode;
+    const { post, verify, ready } = client(
+      () => app,
+      () => apiKey,
+    );
 
     async function underFault(
       name: string,
@@ -425,31 +434,10 @@ describe("faults of the embedded SQLite store", () => {
     try {
       await t.tenant("acme");
       const { apiKey } = await t.key("acme");
-      const post = async (
-        url: string,
-        payload: Record<string, unknown>,
-        headers: Record<string, string> = {},
-      ) => {
-        const started = performance.now();
-        const res = await t.app.inject({
-          method: "POST",
-          url,
-          headers: { ...bearer(apiKey), ...headers },
-          payload,
-        });
-        return {
-          status: res.statusCode,
-          json: res.json<Record<string, unknown>>(),
-          ms: performance.now() - started,
-        };
-      };
-      const verify = () =>
-        post("/v1/verify", {
-          action: "signup",
-          session: `s-${randomBytes(4).toString("hex")}`,
-          subject: { ...BROWSER, ipTrunc: someNetwork() },
-        });
-      const ready = async () => (await t.app.inject({ method: "GET", url: "/readyz" })).statusCode;
+      const { post, verify, ready } = client(
+        () => t.app,
+        () => apiKey,
+      );
       const first = await verify();
       expect(first.json).toMatchObject({ decision: "allow", degraded: false });
       const eventId = String(first.json.eventId);
