@@ -304,6 +304,9 @@ describe("re-verify with context.challengeId", () => {
       decision: "allow",
       degraded: false,
       challengeCleared: true,
+      // Decided by the honoured clear, as a rule decides: confidence 1; a solved challenge proves work, not a person.
+      actorType: "unknown",
+      confidence: 1,
       reasons: [CLEARED_REASON],
     });
     const url = await t.app.listen({ port: 0, host: "127.0.0.1" });

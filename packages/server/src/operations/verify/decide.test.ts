@@ -268,3 +268,31 @@ describe("agents and tenant rules", () => {
     expect(scored.rule).toBeUndefined();
   });
 });
+
+describe("a person is never denied by the weights alone", () => {
+  it("falseAllow 250 on a consistent browser at low risk: challenged at worst, still human", () => {
+    const person = ev({ browserConsistent: true, channels: 3 });
+    const a = decide(person, { falseAllow: 250, falseChallenge: 1, falseDeny: 3 }, DEFAULT_POLICY);
+    expect(a.actorType).toBe("human");
+    expect(a.expectedCost.deny).toBeLessThan(a.expectedCost.challenge);
+    expect(a.decision).toBe("challenge");
+  });
+
+  it("for any evidence and weights, the model's deny never goes with actorType human; a tenant deny rule still denies", () => {
+    fc.assert(
+      fc.property(evidenceArb, costsArb, (e, costs) => {
+        const a = decide(e, costs, DEFAULT_POLICY);
+        expect(a.decision === "deny" && a.actorType === "human").toBe(false);
+      }),
+    );
+    const listed = ev({
+      browserConsistent: true,
+      channels: 3,
+      lists: { allow: [], deny: ["network 81.2.3.0/24"] },
+    });
+    expect(decide(listed, DEFAULT_COSTS, DEFAULT_POLICY)).toMatchObject({
+      decision: "deny",
+      actorType: "human",
+    });
+  });
+});

@@ -139,15 +139,27 @@ function tenantRule(evidence: Evidence): { decision: Decision; rule: string } | 
   return undefined;
 }
 
+/**
+ * The cheapest decision, except that the weights alone never refuse a person: an attempt classified
+ * human (consistent browser, low risk) is at worst challenged. Deny needs evidence (spec: a higher
+ * falseDeny reserves deny for confirmed abuse); only a tenant rule denies a person.
+ */
+function modelDecision(cost: Record<Decision, number>, actorType: ActorType): Decision {
+  const best = cheapest(cost);
+  if (best !== "deny" || actorType !== "human") return best;
+  return cost.allow < cost.challenge ? "allow" : "challenge";
+}
+
 /** The pure decision: evidence, costs and policy in; decision, actor type and its grounds out. */
 export function decide(evidence: Evidence, costs: DecisionCosts, policy: DecisionPolicy): Assessment {
   const risk = estimateRisk(evidence, policy);
   const expectedCost = expectedCosts(risk, costs, policy.challengeLeak);
   const rule = tenantRule(evidence);
+  const actorType = classify(evidence, risk, policy);
   return {
-    decision: rule?.decision ?? cheapest(expectedCost),
+    decision: rule?.decision ?? modelDecision(expectedCost, actorType),
     rule: rule?.rule,
-    actorType: classify(evidence, risk, policy),
+    actorType,
     risk,
     expectedCost,
     findings: [...evidence.findings].sort((a, b) => Math.abs(b.logOdds) - Math.abs(a.logOdds)),

@@ -377,7 +377,8 @@ async function recordCleared(
   const unsigned: UnsignedVerdict = {
     decision: "allow",
     actorType: "unknown",
-    confidence: 0,
+    // Decided by a rule (the honoured clear), as a tenant rule's decision is: certain by definition.
+    confidence: 1,
     reasons: [CLEARED_REASON],
     principal: NO_PRINCIPAL,
     eventId: timeOrderedId("evt", now),

@@ -34,6 +34,9 @@ const BROWSERS: [string, string, Record<string, string>][] = [
       ...NAV,
       ...FETCH,
       ...hints('"Google Chrome";v="131", "Chromium";v="131", "Not_A Brand";v="24"', "Windows"),
+      // Sent when the site asked for it with Accept-CH.
+      "sec-ch-ua-full-version-list":
+        '"Google Chrome";v="131.0.6778.86", "Chromium";v="131.0.6778.86", "Not_A Brand";v="24.0.0.0"',
     },
   ],
   [
@@ -134,11 +137,16 @@ describe("real browsers of each family are not called abusive agents", () => {
 
 describe("what only a program sends is positive evidence", () => {
   const [, chromeUa, chrome] = BROWSERS[0] as [string, string, Record<string, string>];
-  it("Sec-CH-UA naming HeadlessChrome, Fetch Metadata without Chromium's client hints, half a Sec-Fetch group", async () => {
+  it("Sec-CH-UA naming HeadlessChrome, a full version list of another version, Fetch Metadata without Chromium's client hints, half a Sec-Fetch group", async () => {
     const { "sec-ch-ua": _a, "sec-ch-ua-mobile": _b, "sec-ch-ua-platform": _c, ...noHints } = chrome;
     const { "sec-fetch-mode": _m, "sec-fetch-dest": _d, ...halfFetch } = chrome;
     for (const set of [
       { ...chrome, "sec-ch-ua": '"HeadlessChrome";v="131", "Chromium";v="131", "Not_A Brand";v="24"' },
+      {
+        ...chrome,
+        "sec-ch-ua-full-version-list":
+          '"Google Chrome";v="120.0.6099.71", "Chromium";v="120.0.6099.71", "Not_A Brand";v="24.0.0.0"',
+      },
       noHints,
       halfFetch,
     ]) {

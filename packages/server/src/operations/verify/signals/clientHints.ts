@@ -45,6 +45,19 @@ export function readClientHints(ua: UserAgentSignal, headers: HeaderMap | undefi
   if (majors.length > 0 && !majors.includes(ua.browser.major)) {
     return { mismatch: `Sec-CH-UA says version ${majors[0]}, the user agent ${ua.browser.major}` };
   }
+  // Sent only when the site asked for it (Accept-CH): its brands carry full versions whose majors
+  // must agree with Sec-CH-UA's and with the user agent's.
+  const fullList = headers["sec-ch-ua-full-version-list"];
+  if (fullList !== undefined) {
+    const fullMajors = brandMajors(fullList);
+    if (fullMajors.length > 0 && !fullMajors.includes(ua.browser.major)) {
+      return {
+        mismatch: `Sec-CH-UA-Full-Version-List says version ${fullMajors[0]}, the user agent ${ua.browser.major}`,
+      };
+    }
+    if (/headless/i.test(fullList))
+      return { mismatch: "Sec-CH-UA-Full-Version-List names a headless browser" };
+  }
   const platform = headers["sec-ch-ua-platform"]?.replace(/"/g, "").trim().toLowerCase();
   const expected = platform === undefined ? undefined : PLATFORM_OS[platform];
   if (expected && ua.os && !expected.some((os) => ua.os?.startsWith(os))) {
