@@ -4,8 +4,8 @@ import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { ERROR_CATALOGUE, ERROR_LABELS, errorBody } from "./errors.js";
 
-const readme = fs.readFileSync(
-  path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../../README.md"),
+const apiDoc = fs.readFileSync(
+  path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../../docs/api.md"),
   "utf8",
 );
 
@@ -29,8 +29,8 @@ describe("the error catalogue", () => {
     });
   });
 
-  it("matches the README's error table row for row", () => {
-    const section = readme.split("## Errors")[1]?.split("\n## ")[0] ?? "";
+  it("matches the error table of docs/api.md row for row", () => {
+    const section = apiDoc.split("## Errors")[1]?.split("\n## ")[0] ?? "";
     const rows = [...section.matchAll(/^\|\s*(\d{3})\s*\|\s*`([a-z_]+)`\s*\|/gm)].map((m) => [
       m[2],
       Number(m[1]),

@@ -16,7 +16,8 @@ const COMMANDS: Record<string, Command> = {
   ...POLICY_COMMANDS,
   serve: {
     usage: "warden serve",
-    summary: "Run the HTTP service (what `npm start` runs). Settings come from the environment; see README.",
+    summary:
+      "Run the HTTP service (what `npm start` runs). Settings come from the environment; see the README's Configuration.",
     options: {},
     positionals: 0,
     run: (_args, ctx) => serve(ctx.config(), ctx.io.out),

@@ -5,7 +5,7 @@ import ipaddr from "ipaddr.js";
 /**
  * A tenant's policy document: its allow and deny lists, per-action settings, velocity limits and
  * proof-of-work difficulties. Versioned by the store (v1, v2, …); every event records the version it
- * was decided under. `warden policy get|set` manages it; the README documents every member.
+ * was decided under. `warden policy get|set` manages it; docs/api.md documents every member.
  */
 
 const Lists = Type.Object(

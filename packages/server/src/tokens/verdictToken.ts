@@ -38,7 +38,7 @@ export function signVerdictToken(
 /**
  * The same receipt, its ECDSA signature computed on libuv's thread pool (node:crypto's `sign` with a
  * callback): the event loop keeps only the claims and the hand-off. What verify uses on its hot path;
- * see README, "verdictToken", for the measurements behind the choice.
+ * see docs/api.md, "verdictToken", for the measurements behind the choice.
  */
 export function signVerdictTokenOffThread(
   signer: ActiveSigner,
@@ -66,7 +66,7 @@ const compact = (input: string, signature: Buffer): string => `${input}.${signat
  * concatenation R || S).
  *
  * Why not jose's SignJWT: it signs through WebCrypto, whose job machinery cost ~180-200 µs of CPU a
- * token against ~35 µs for node:crypto's one-shot call (see README, "verdictToken"). jose still
+ * token against ~35 µs for node:crypto's one-shot call (see docs/api.md, "verdictToken"). jose still
  * publishes the key set and verifies tokens in the tests.
  */
 function signingInput(

@@ -187,7 +187,7 @@ function stepUpChallenge(
   };
 }
 
-/** The wire names of proof methods (README, challenge). */
+/** The wire names of proof methods (docs/api.md, challenge). */
 const PROOF_METHODS: ReadonlyMap<string, ChallengeMethod> = new Map([
   ["provider_setup_intent", "payment_preauth"],
   ["web_bot_auth", "web_bot_auth_stepup"],

@@ -4,7 +4,7 @@ import type ipaddr from "ipaddr.js";
 
 /**
  * Hosting and data-centre networks, from the IP-to-ASN data set shipped in @ip-location-db/asn
- * (RouteViews and DB-IP, CC BY 4.0; attribution in the README). Nothing is downloaded at run time.
+ * (RouteViews and DB-IP, CC BY 4.0; attribution in docs/architecture.md). Nothing is downloaded at run time.
  * A network counts as hosting when its autonomous system is one of the cloud and hosting providers
  * below, or the AS organisation names itself a hosting, VPS, data-centre or colocation business.
  */
