@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { retryAfterSeconds } from "./rateLimit.js";
+import { retryAfterSeconds } from "../operations/rateLimitWindow.js";
 
 describe("Retry-After", () => {
   it.each([

@@ -1,10 +1,4 @@
 import type { ErrorCode } from "../../errors.js";
-import {
-  type RateLimitSettings,
-  type RateLimitState,
-  rateLimitHit,
-  rateLimitState,
-} from "../../http/rateLimit.js";
 import { canonicalJson, sha256Hex, timeOrderedId } from "../../lib/crypto.js";
 import type { TenantPolicies } from "../../policy/tenantPolicies.js";
 import type { TenantPolicy } from "../../policy/tenantPolicy.js";
@@ -23,6 +17,12 @@ import {
 } from "../../tokens/verdictToken.js";
 import type { KeyLookup } from "../../webBotAuth/verifyAgent.js";
 import type { Caller } from "../caller.js";
+import {
+  type RateLimitSettings,
+  type RateLimitState,
+  rateLimitHit,
+  rateLimitState,
+} from "../rateLimitWindow.js";
 import { attemptFingerprint } from "./attempt.js";
 import {
   ALREADY_USED,
