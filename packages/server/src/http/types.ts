@@ -1,7 +1,6 @@
 import type { ErrorCode } from "../errors.js";
 import type { Caller } from "../operations/caller.js";
 import type { Scope } from "../store/interfaces.js";
-import type { WarmUpReport } from "./warmUp.js";
 
 /** Per-route settings read by the cross-cutting hooks. */
 export interface RouteSettings {
@@ -32,12 +31,5 @@ declare module "fastify" {
   }
   interface FastifyContextConfig {
     warden?: RouteSettings;
-  }
-  interface FastifyInstance {
-    /**
-     * Opens the store's connections and rehearses verify without writing (http/warmUp.ts). Call it
-     * after `ready()` and before `listen()`: `warden serve` does.
-     */
-    warmUp(): Promise<WarmUpReport>;
   }
 }

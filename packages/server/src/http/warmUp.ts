@@ -65,3 +65,13 @@ export async function warmUp(
   report.ms = Math.round(performance.now() - started);
   return report;
 }
+
+declare module "fastify" {
+  interface FastifyInstance {
+    /**
+     * Opens the store's connections and rehearses verify without writing. Call it after `ready()`
+     * and before `listen()`: `warden serve` does.
+     */
+    warmUp(): Promise<WarmUpReport>;
+  }
+}

@@ -5,7 +5,7 @@ import { resolveCosts } from "./decide.js";
 import { enforcementModeFor } from "./enforcement.js";
 import { eventRecord, NO_PRINCIPAL } from "./eventRecord.js";
 import type { Verdict, VerifyRequest } from "./schema.js";
-import type { VerifyDeps } from "./verify.js";
+import type { VerifyDeps } from "./verifyDeps.js";
 
 export const DEGRADED_REASON =
   "Warden could not complete its checks in time (store outage, timeout or internal error); this is a precautionary challenge.";

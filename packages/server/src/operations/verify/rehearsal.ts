@@ -4,7 +4,7 @@ import type { Store } from "../../store/interfaces.js";
 import type { Caller } from "../caller.js";
 import { PendingEvents } from "./pendingEvents.js";
 import type { VerifyRequest } from "./schema.js";
-import type { VerifyDeps } from "./verify.js";
+import type { VerifyDeps } from "./verifyDeps.js";
 
 /**
  * Verify rehearsed at start-up, before the server listens (http/warmUp.ts): real requests through the

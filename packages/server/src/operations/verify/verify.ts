@@ -1,28 +1,9 @@
-import type { ErrorCode } from "../../errors.js";
 import { canonicalJson, sha256Hex, timeOrderedId } from "../../lib/crypto.js";
-import type { TenantPolicies } from "../../policy/tenantPolicies.js";
 import type { TenantPolicy } from "../../policy/tenantPolicy.js";
-import type {
-  ClearRedemption,
-  EventRecord,
-  IdempotencyKey,
-  Store,
-  WriteSignal,
-} from "../../store/interfaces.js";
-import type { SigningKeyring } from "../../tokens/signingKeys.js";
-import {
-  signVerdictTokenOffThread,
-  type TokenSettings,
-  type VerdictClaims,
-} from "../../tokens/verdictToken.js";
-import type { KeyLookup } from "../../webBotAuth/verifyAgent.js";
+import type { ClearRedemption, EventRecord, IdempotencyKey, WriteSignal } from "../../store/interfaces.js";
+import { signVerdictTokenOffThread, type VerdictClaims } from "../../tokens/verdictToken.js";
 import type { Caller } from "../caller.js";
-import {
-  type RateLimitSettings,
-  type RateLimitState,
-  rateLimitHit,
-  rateLimitState,
-} from "../rateLimitWindow.js";
+import { type RateLimitState, rateLimitHit, rateLimitState } from "../rateLimitWindow.js";
 import { attemptFingerprint } from "./attempt.js";
 import {
   ALREADY_USED,
@@ -38,50 +19,17 @@ import { degradedVerdict } from "./degraded.js";
 import { enforcementModeFor } from "./enforcement.js";
 import { eventRecord, NO_PRINCIPAL } from "./eventRecord.js";
 import { observe, subjectError } from "./evidence.js";
-import type { KeysInFlight, Leader } from "./keysInFlight.js";
-import type { PendingEvents } from "./pendingEvents.js";
+import type { Leader } from "./keysInFlight.js";
 import type { DecisionPolicy } from "./policy.js";
 import { principalFor } from "./principal.js";
 import type { Verdict, VerifyRequest } from "./schema.js";
-import type { HostingNetworks } from "./signals/hostingNetworks.js";
 import { mergeLimits, velocityChecks, velocityFindings } from "./signals/velocity.js";
+import type { VerifyDeps, VerifyResult } from "./verifyDeps.js";
 
 export { CLEARED_REASON } from "./clearRedemption.js";
 export { DEGRADED_REASON, degradedVerdict } from "./degraded.js";
+export type { VerifyDeps, VerifyResult } from "./verifyDeps.js";
 export { ENGINE_VERSION } from "./version.js";
-
-export interface VerifyDeps {
-  store: Store;
-  keyring: SigningKeyring;
-  tokens: TokenSettings;
-  /** The decision model's parameters. */
-  policy: DecisionPolicy;
-  tenantPolicies: TenantPolicies;
-  /** Where degraded verdicts' events wait while the store is down. */
-  pendingEvents: PendingEvents;
-  hosting: HostingNetworks;
-  agentKeys: KeyLookup;
-  /** Overall deadline; past it the answer is the degraded challenge. */
-  deadlineMs: number;
-  /** Per API key; counted in the same store call as the velocity counters. */
-  rateLimit: RateLimitSettings;
-  idempotencyTtlMs: number;
-  /** Verifies with one idempotency key in flight in this process (keysInFlight.ts). */
-  keysInFlight: KeysInFlight<VerifyResult>;
-  /** How long after a clear a re-verify may redeem it. */
-  clearWindowMs: number;
-  clock: () => number;
-  /** Reports faults that were turned into degraded verdicts or happened after the response. */
-  report: (err: unknown, what: string) => void;
-}
-
-/**
- * `rateLimit` is where the key stands once this request was counted (absent when it was not); a
- * refusal without `message` answers with the error catalogue's.
- */
-export type VerifyResult =
-  | { ok: true; verdict: Verdict; replayed: boolean; rateLimit?: RateLimitState }
-  | { ok: false; code: ErrorCode; message?: string; rateLimit?: RateLimitState };
 
 /** Spec, payload fingerprints: SHA-256 of canonical JSON over action, session, surface, subject, context. */
 export function verifyFingerprint(req: VerifyRequest): string {
