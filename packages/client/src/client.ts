@@ -1,5 +1,6 @@
 import {
   isErrorBody,
+  isRetryable,
   parseRetryAfter,
   type RetryClock,
   type RetryPolicy,
@@ -195,10 +196,7 @@ export class WardenClient {
       ok: false,
       status: outcome.kind === "answer" ? outcome.status : 0,
       error: outcome.kind === "answer" && isErrorBody(outcome.body) ? outcome.body : undefined,
-      retryable:
-        outcome.kind === "network" ||
-        outcome.status === 429 ||
-        (outcome.status >= 500 && isErrorBody(outcome.body)),
+      retryable: isRetryable(outcome),
       tries,
     };
   }

@@ -3,6 +3,10 @@ import { type RequestView, subjectFromRequest } from "../subject.js";
 import { readTicket, signTicket } from "../ticket.js";
 import type { Challenge, VerifyRequest } from "../types.js";
 
+/** A parsed request body as an object (anything else is gated like an empty body). */
+export const bodyObject = (value: unknown): Record<string, unknown> =>
+  typeof value === "object" && value !== null ? (value as Record<string, unknown>) : {};
+
 /** The form fields a re-submitted form carries after a solved challenge. */
 export const FORM_FIELDS = Object.freeze({
   ticket: "wardenTicket",

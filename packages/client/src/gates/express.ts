@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import {
+  bodyObject,
   type ChallengeRouteOptions,
   challengeRoutes,
   type GateOptions,
@@ -22,8 +23,7 @@ interface ExpressResponse extends ServerResponse {
 }
 type Next = (err?: unknown) => void;
 
-const bodyOf = (req: ExpressRequest): Record<string, unknown> =>
-  typeof req.body === "object" && req.body !== null ? (req.body as Record<string, unknown>) : {};
+const bodyOf = (req: ExpressRequest): Record<string, unknown> => bodyObject(req.body);
 
 /**
  * Express middleware for a gated route (mount it after a body parser: express.json() or

@@ -1,5 +1,6 @@
 import type { IncomingMessage } from "node:http";
 import {
+  bodyObject,
   type ChallengeRouteOptions,
   challengeRoutes,
   type GateOptions,
@@ -29,8 +30,7 @@ interface FastifyLike {
   ): unknown;
 }
 
-const bodyOf = (req: FastifyRequestLike): Record<string, unknown> =>
-  typeof req.body === "object" && req.body !== null ? (req.body as Record<string, unknown>) : {};
+const bodyOf = (req: FastifyRequestLike): Record<string, unknown> => bodyObject(req.body);
 
 /** A preHandler for a gated route: allow sets `request.warden`; challenge answers 428; deny 403. */
 export function wardenPreHandler(opts: GateOptions) {

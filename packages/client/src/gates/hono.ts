@@ -1,4 +1,5 @@
 import {
+  bodyObject,
   type ChallengeRouteOptions,
   challengeRoutes,
   type GateOptions,
@@ -32,8 +33,7 @@ async function bodyOf(c: HonoContextLike): Promise<Record<string, unknown>> {
   const type = c.req.raw.headers.get("content-type") ?? "";
   try {
     if (type.includes("application/json")) {
-      const body = await c.req.json();
-      return typeof body === "object" && body !== null ? (body as Record<string, unknown>) : {};
+      return bodyObject(await c.req.json());
     }
     if (type.includes("form")) return await c.req.parseBody();
   } catch {

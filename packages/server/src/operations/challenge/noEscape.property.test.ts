@@ -246,9 +246,27 @@ async function play(ops: readonly Op[]): Promise<void> {
 
 describe("no way around a deny", () => {
   it("no generated sequence of verify, issue, complete and re-verify turns a fresh deny into an allow", async () => {
+    // Generated sequences reach an honoured clear only a few times in 300 runs: one sequence that
+    // surely reaches it (and then tries the clear on a deny-listed subject) runs first, so the
+    // property is never checked without the states it is about.
+    const honouredThenDenied: Op[] = [
+      {
+        kind: "verify",
+        subject: 3,
+        action: "signup",
+        session: 0,
+        idem: null,
+        outage: false,
+        hostile: "none",
+      },
+      { kind: "issue", of: 0, ownSession: true },
+      { kind: "complete", challenge: 0, ownSession: true, solve: true },
+      { kind: "reverify", challenge: 0, swap: "subject", subject: 0, outage: false },
+      { kind: "reverify", challenge: 0, swap: "none", subject: 0, outage: false },
+    ];
     await fc.assert(
       fc.asyncProperty(fc.array(opArb, { minLength: 4, maxLength: 16 }), (ops) => play(ops)),
-      { numRuns: 300 },
+      { numRuns: 300, examples: [[honouredThenDenied]] },
     );
     console.log(`sequences reached: ${JSON.stringify(reached)}`);
     expect(reached.honoured).toBeGreaterThan(0);
