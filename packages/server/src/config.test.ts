@@ -41,6 +41,8 @@ describe("configuration", () => {
 
   it("keeps two PostgreSQL connections open by default, never more than the pool", () => {
     expect(loadConfig({}).pgPoolMin).toBe(2);
+    expect(loadConfig({}).pgPreparedStatements).toBe(true);
+    expect(loadConfig({ WARDEN_PG_PREPARED_STATEMENTS: "false" }).pgPreparedStatements).toBe(false);
     expect(loadConfig({ WARDEN_PG_POOL_SIZE: "1" }).pgPoolMin).toBe(1);
     expect(loadConfig({ WARDEN_PG_POOL_SIZE: "20", WARDEN_PG_POOL_MIN: "20" }).pgPoolMin).toBe(20);
   });

@@ -28,6 +28,8 @@ export interface Config {
   readonly pgPoolSize: number;
   /** Connections of that pool opened at start-up and kept open while idle. */
   readonly pgPoolMin: number;
+  /** Hot statements as named prepared statements on PostgreSQL (off behind a pooler that drops them). */
+  readonly pgPreparedStatements: boolean;
   /** Redis for velocity counters and rate limits; undefined keeps them in the store. */
   readonly redisUrl: string | undefined;
   /** Prefix of Warden's Redis keys, so deployments can share one Redis. */
@@ -189,6 +191,7 @@ export function loadConfig(env: Env = process.env): Config {
     idempotencyTtlHours: integer(env, "WARDEN_IDEMPOTENCY_TTL_HOURS", 24, 24, 24 * 30),
     pgPoolSize,
     pgPoolMin,
+    pgPreparedStatements: flag(env, "WARDEN_PG_PREPARED_STATEMENTS", true),
     redisUrl: redisUrl(env),
     redisKeyPrefix: text(env, "WARDEN_REDIS_KEY_PREFIX", "warden:"),
     signingKeyRefreshSeconds: integer(env, "WARDEN_SIGNING_KEY_REFRESH_SECONDS", 10, 1, 3600),

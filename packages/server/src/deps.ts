@@ -39,6 +39,7 @@ export async function openStore(config: Config, storeTimeoutMs = config.storeTim
         statementTimeoutMs: storeTimeoutMs,
         poolSize: config.pgPoolSize,
         poolMin: config.pgPoolMin,
+        preparedStatements: config.pgPreparedStatements,
       });
   return withConfiguredCounters(config, store, storeTimeoutMs);
 }

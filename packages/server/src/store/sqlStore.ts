@@ -26,6 +26,11 @@ import {
   tenantFromRow,
 } from "./sql/rows.js";
 import type { SqlRuntime } from "./sql/runtime.js";
+import {
+  type CounterBucket,
+  hitCountersInOneStatement,
+  verifyWriteBatches,
+} from "./sql/verifyWriteBatches.js";
 
 export type { SqlRuntime } from "./sql/runtime.js";
 
@@ -36,6 +41,7 @@ export type { SqlRuntime } from "./sql/runtime.js";
 export function createSqlStore(rt: SqlRuntime): Store {
   const { db } = rt;
   const hot = hotStatements(db);
+  const batches = rt.batchesInFlight && verifyWriteBatches(rt, hot, rt.batchesInFlight);
   /** Whether the key exists unrevoked, read on `conn` (inside a write when one is open). */
   const keyActive = async (conn: Kysely<Database>, keyId: string) =>
     (await rt.execute(conn, hot.keyIsActive({ keyId }))).rows.length > 0;
@@ -202,7 +208,13 @@ export function createSqlStore(rt: SqlRuntime): Store {
           : guard("counters.hit", () =>
               // Early: the event the caller writes next shares the commit (counters' semantics in
               // interfaces.ts).
-              rt.write((conn) => hitCounters(rt, conn, hot.hitCounters, hits, now), { early: true }),
+              batches
+                ? hitCounters(hits, now, (buckets) => batches.hitCounters(buckets))
+                : rt.write(
+                    (conn) =>
+                      hitCounters(hits, now, (buckets) => hitCountersInOneStatement(rt, conn, hot, buckets)),
+                    { early: true },
+                  ),
             ),
       purgeExpired: (now) =>
         guard("counters.purgeExpired", () =>
@@ -215,6 +227,11 @@ export function createSqlStore(rt: SqlRuntime): Store {
         guard("events.record", async (): Promise<RecordOutcome> => {
           const activeKey = options?.activeKey === true;
           const redeem = options?.redeem;
+          if (!idem && !redeem && activeKey && batches) {
+            if (await batches.insertEventIfKeyActive(eventToRow(event), signal)) return { kind: "recorded" };
+            // Nothing written: a retry of an event already stored, or a revoked key.
+            return (await keyActive(db, event.keyId)) ? { kind: "recorded" } : { kind: "key_revoked" };
+          }
           if (!idem && !redeem) {
             // One statement is atomic on its own; no transaction needed.
             return rt.write(async (conn): Promise<RecordOutcome> => {
@@ -359,40 +376,33 @@ async function redeemClear(trx: Kysely<Database>, event: EventRecord, r: ClearRe
 }
 
 /**
- * All of a request's counters in one statement. A counter's row is named with its window width, so
+ * All of a request's counters, counted at once. A counter's row is named with its window width, so
  * one name can be counted over several windows; a bucket's row lives until the end of the next
  * bucket, the last moment it is read as "previous".
  */
 async function hitCounters(
-  rt: SqlRuntime,
-  conn: Kysely<Database>,
-  statement: ReturnType<typeof hotStatements>["hitCounters"],
   hits: readonly CounterHit[],
   now: number,
+  count: (buckets: CounterBucket[]) => Promise<{ count: number; previous: number | null }[]>,
 ): Promise<CounterReading[]> {
-  const values: Record<string, unknown> = {};
-  const rows = hits.map((h, i) => {
+  const buckets = hits.map((h): CounterBucket => {
     const bucket = Math.floor(now / h.windowMs);
-    const row = { name: `${h.name}|${h.windowMs}`, bucket };
-    values[`name${i}`] = row.name;
-    values[`expiresAt${i}`] = (bucket + 2) * h.windowMs;
-    values[`previousExpiresAt${i}`] = (bucket + 1) * h.windowMs;
-    return row;
-  });
-  if (new Set(rows.map((r) => r.name)).size !== rows.length)
-    throw new Error("counters.hit: the same counter twice");
-  const { rows: returned } = await rt.execute(conn, statement(hits.length)(values));
-  const byName = new Map(
-    (returned as { name: string; count: number; previous: number | null }[]).map((r) => [r.name, r]),
-  );
-  return hits.map((h, i) => {
-    const r = byName.get((rows[i] as { name: string }).name);
-    if (!r) throw new Error("counters.hit: a counter was not returned");
-    const bucket = (rows[i] as { bucket: number }).bucket;
     return {
-      current: Number(r.count),
-      previous: r.previous === null ? 0 : Number(r.previous),
-      elapsed: (now - bucket * h.windowMs) / h.windowMs,
+      name: `${h.name}|${h.windowMs}`,
+      expiresAt: (bucket + 2) * h.windowMs,
+      previousExpiresAt: (bucket + 1) * h.windowMs,
+    };
+  });
+  if (new Set(buckets.map((b) => b.name)).size !== buckets.length)
+    throw new Error("counters.hit: the same counter twice");
+  const counts = await count(buckets);
+  return hits.map((h, i) => {
+    const c = counts[i];
+    if (!c) throw new Error("counters.hit: a counter was not returned");
+    return {
+      current: c.count,
+      previous: c.previous ?? 0,
+      elapsed: (now - Math.floor(now / h.windowMs) * h.windowMs) / h.windowMs,
     };
   });
 }

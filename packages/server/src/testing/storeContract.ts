@@ -87,6 +87,33 @@ export function storeContract(
       );
     });
 
+    it("counts requests that hit a shared counter and their own at once: each reads the shared count as of its own hit", async () => {
+      const now = 2_000_000;
+      const requests = Array.from({ length: 40 }, (_, i) =>
+        (i % 2 ? a : b).counters.hit(
+          [
+            { name: "shared", windowMs: 60_000 },
+            { name: `own${i}`, windowMs: 60_000 },
+          ],
+          now,
+        ),
+      );
+      const readings = await Promise.all(requests);
+      expect(readings.map((r) => r[0]?.current).sort((x, y) => (x ?? 0) - (y ?? 0))).toEqual(
+        Array.from({ length: 40 }, (_, i) => i + 1),
+      );
+      expect(readings.map((r) => r[1]?.current)).toEqual(Array.from({ length: 40 }, () => 1));
+      // Requests on both sides of a bucket boundary, at once: each bucket counts its own.
+      const w = 60_000;
+      const across = await Promise.all(
+        Array.from({ length: 10 }, (_, i) =>
+          a.counters.hit([{ name: "edge", windowMs: w }], i % 2 ? 41 * w - 1 : 41 * w),
+        ),
+      );
+      expect(across.filter((_, i) => i % 2).map((r) => r[0]?.current)).toEqual([1, 2, 3, 4, 5]);
+      expect(across.filter((_, i) => i % 2 === 0).map((r) => r[0]?.current)).toEqual([1, 2, 3, 4, 5]);
+    });
+
     it("reads the previous bucket and the elapsed share of the current one", async () => {
       const w = 10_000;
       await a.counters.hit([{ name: "c2", windowMs: w }], 5 * w + 1);
@@ -155,6 +182,37 @@ export function storeContract(
       // Without the condition (degraded events written after an outage) the key does not matter.
       expect(await a.events.record(dead, undefined)).toEqual({ kind: "recorded" });
       expect(await a.events.get("t1", "evt_dead")).toEqual(dead);
+    });
+
+    it("records at once a live key's and a revoked key's events each on its own; a refused signal writes nothing", async () => {
+      const key = { tenantId: "t1", scopes: ["verify:write" as const], logOnly: false, createdAt: 1 };
+      await a.apiKeys.create({ ...key, id: "key_on", revokedAt: null }, "hash-on");
+      await a.apiKeys.create({ ...key, id: "key_off", revokedAt: null }, "hash-off");
+      await a.apiKeys.revoke("key_off", 9);
+      const events = Array.from({ length: 12 }, (_, i) =>
+        testEvent(`evt_mixed_${i}`, { keyId: i % 3 === 0 ? "key_off" : "key_on" }),
+      );
+      const outcomes = await Promise.all([
+        ...events.map((e, i) => (i % 2 ? a : b).events.record(e, undefined, undefined, { activeKey: true })),
+        a.events
+          .record(
+            testEvent("evt_mixed_refused", { keyId: "key_on" }),
+            undefined,
+            { commit: () => false },
+            {
+              activeKey: true,
+            },
+          )
+          .catch((err: Error) => err.name),
+      ]);
+      expect(outcomes).toEqual([
+        ...events.map((e) => ({ kind: e.keyId === "key_off" ? "key_revoked" : "recorded" })),
+        "AbortError",
+      ]);
+      for (const e of events) {
+        expect(await a.events.get("t1", e.id)).toEqual(e.keyId === "key_off" ? undefined : e);
+      }
+      expect(await a.events.get("t1", "evt_mixed_refused")).toBeUndefined();
     });
 
     it("with the API-key condition too: of concurrent records with one idempotency key exactly one is recorded, the same payload replays it, another conflicts", async () => {

@@ -5,6 +5,7 @@ import { StoreUnavailableError } from "../interfaces.js";
 import { migrateToLatest } from "../migrations.js";
 import type { Database } from "../schema.js";
 import { createSqlStore } from "../sqlStore.js";
+import { NamedStatements } from "./namedStatements.js";
 
 // Epoch milliseconds and counts are int8; they fit a JavaScript number, so parse them as numbers.
 pg.types.setTypeParser(pg.types.builtins.INT8, (v) => Number(v));
@@ -23,6 +24,12 @@ export interface PostgresOptions {
   applicationName?: string;
   /** A schema to use instead of public (tests run each suite in its own schema). */
   schema?: string;
+  /**
+   * Whether the hot statements run as named prepared statements (namedStatements.ts); default true.
+   * Off for a connection pooler that does not keep prepared statements across transactions
+   * (PgBouncer in transaction mode before 1.21, or without max_prepared_statements).
+   */
+  preparedStatements?: boolean;
 }
 
 /** Connecting for migrations at start-up may wait this long (several processes start at once). */
@@ -44,12 +51,14 @@ function pool(
   opts: PostgresOptions,
   statementTimeoutMs: number | undefined,
   use: "migrations" | "requests" | "counters" = statementTimeoutMs === undefined ? "migrations" : "requests",
+  named?: NamedStatements,
 ): pg.Pool {
   const settings = [
     ...(opts.schema === undefined ? [] : [`-c search_path=${opts.schema}`]),
     ...(use === "counters" ? ["-c synchronous_commit=off"] : []),
   ];
   const created = new pg.Pool({
+    ...(named === undefined ? {} : { Client: named.clientClass() }),
     connectionString: opts.url,
     application_name: opts.applicationName ?? "warden",
     max: use === "migrations" ? 1 : use === "counters" ? counterPoolSize(opts) : opts.poolSize,
@@ -92,18 +101,23 @@ export async function openPostgresStore(opts: PostgresOptions): Promise<Store> {
   } finally {
     await migrator.destroy();
   }
+  const named = opts.preparedStatements === false ? undefined : new NamedStatements();
   const db = new Kysely<Database>({
-    dialect: new PostgresDialect({ pool: pool(opts, opts.statementTimeoutMs) }),
+    dialect: new PostgresDialect({ pool: pool(opts, opts.statementTimeoutMs, "requests", named) }),
   });
   const counters = new Kysely<Database>({
-    dialect: new PostgresDialect({ pool: pool(opts, opts.statementTimeoutMs, "counters") }),
+    dialect: new PostgresDialect({ pool: pool(opts, opts.statementTimeoutMs, "counters", named) }),
   });
   return createSqlStore({
     db,
     writeTransaction: (fn) => db.transaction().execute(fn),
     // `early` writes are the counters' (runtime.ts).
     write: (fn, options) => fn(options?.early ? counters : db),
-    execute: (conn, query) => conn.executeQuery(query),
+    // Only precompiled hot statements come through here (runtime.ts): they run as named statements.
+    execute: (conn, query) => {
+      named?.register(query.sql);
+      return conn.executeQuery(query);
+    },
     report: async (query) => (await db.executeQuery(query)).rows,
     serialize: async (trx, key) => {
       await sql`select pg_advisory_xact_lock(hashtextextended(${key}, 0))`.execute(trx);
@@ -112,6 +126,9 @@ export async function openPostgresStore(opts: PostgresOptions): Promise<Store> {
       "insert into readiness_probe (id, probed_at) values (1, (extract(epoch from clock_timestamp()) * 1000)::bigint) on conflict (id) do update set probed_at = excluded.probed_at",
     ),
     claimsInOneStatement: true,
+    // Two of each: while one batch is in the database the next gathers, and a slow statement does
+    // not hold every verify behind it. The rest of the pools serve what is not batched.
+    batchesInFlight: { events: Math.min(2, opts.poolSize), counters: 2 },
     warmConnections: keptConnections(opts),
     close: async () => {
       await Promise.all([db.destroy(), counters.destroy()]);

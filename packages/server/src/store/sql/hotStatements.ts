@@ -183,7 +183,7 @@ const CLAIM_PARAMS = [
 const keyIsUnrevoked = (keyId: unknown) =>
   sql<boolean>`exists (select 1 from api_keys where api_keys.id = ${keyId} and api_keys.revoked_at is null)`;
 
-const EVENT_COLUMNS = [
+export const EVENT_COLUMNS = [
   "id",
   "tenant_id",
   "key_id",
@@ -206,7 +206,7 @@ const EVENT_COLUMNS = [
 ] as const satisfies readonly (keyof Database["events"])[];
 
 /** The events table's column types (migrations.ts), for casts in INSERT … SELECT. */
-const EVENT_COLUMN_TYPES = {
+export const EVENT_COLUMN_TYPES = {
   id: "text",
   tenant_id: "text",
   key_id: "text",

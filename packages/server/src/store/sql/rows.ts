@@ -151,7 +151,7 @@ export async function guard<T>(what: string, fn: () => Promise<T>): Promise<T> {
  * succeed: PostgreSQL's SQLSTATE classes 22 (data exception: a NUL byte, a value out of range) and 23
  * (integrity constraint); SQLite's constraint, type mismatch and too-big results.
  */
-function refusesThisWrite(err: unknown): boolean {
+export function refusesThisWrite(err: unknown): boolean {
   const code = (err as { code?: unknown } | null)?.code;
   if (typeof code !== "string") return false;
   if (/^2[23][0-9A-Z]{3}$/.test(code)) return true;

@@ -51,6 +51,13 @@ export interface SqlRuntime {
    * inside its group commit, where the statements cost no round trips.
    */
   readonly claimsInOneStatement: boolean;
+  /**
+   * When set, verify's counter hits and plain event inserts from concurrent requests go to the
+   * database in batches (verifyWriteBatches.ts), at most this many batches of each kind in flight:
+   * PostgreSQL, where every statement is a round trip and every commit a WAL flush. SQLite's group
+   * commit batches them already.
+   */
+  readonly batchesInFlight?: { events: number; counters: number };
   /** How many connections `Store.warmUp` opens at once (PostgreSQL: the pool's minimum; SQLite: its one). */
   readonly warmConnections: number;
   close(): Promise<void>;
