@@ -8,7 +8,14 @@ import { buildDeps, closeDeps } from "../deps.js";
 import type { DecisionCosts } from "../operations/verify/decide.js";
 import type { Verdict } from "../operations/verify/schema.js";
 import { parseAgentJwks } from "../webBotAuth/agentKeys.js";
-import { generateTraffic, makeOperators, SCRIPTED, TRUTH, type TrafficClass } from "./trafficGenerator.js";
+import {
+  generateTraffic,
+  HEADLESS,
+  makeOperators,
+  SCRIPTED,
+  TRUTH,
+  type TrafficClass,
+} from "./trafficGenerator.js";
 
 export interface EvalRow {
   cls: TrafficClass;
@@ -100,23 +107,33 @@ const share = (rows: readonly EvalRow[], test: (r: EvalRow) => boolean): number 
 
 /** The goals, measured on the rows. */
 export function goals(rows: readonly EvalRow[]): Goal[] {
-  const humans = rows.filter((r) => r.cls === "human");
+  const humans = rows.filter((r) => TRUTH[r.cls] === "human");
+  const stealth = rows.filter((r) => HEADLESS.has(r.cls));
   const scripted = rows.filter((r) => SCRIPTED.has(r.cls));
   const verified = rows.filter((r) => r.cls === "verified_agent");
   const forged = rows.filter((r) => r.cls === "forged_agent");
   const humanDenied = share(humans, (r) => r.decision === "deny");
   const humanChallenged = share(humans, (r) => r.decision === "challenge");
+  const humanAbusive = share(humans, (r) => r.actorType === "agent_abusive");
+  const stealthStopped = share(stealth, (r) => r.decision !== "allow");
   const scriptedStopped = share(scripted, (r) => r.decision !== "allow");
   const verifiedPrincipal = share(verified, (r) => r.actorType === "agent_principal");
   const forgedPrincipal = share(forged, (r) => r.actorType === "agent_principal");
   return [
     { name: "humans denied", value: humanDenied, target: "= 0", met: humanDenied === 0 },
     { name: "humans challenged", value: humanChallenged, target: "≤ 2%", met: humanChallenged <= 0.02 },
+    { name: "humans labelled agent_abusive", value: humanAbusive, target: "= 0", met: humanAbusive === 0 },
     {
       name: "scripted abuse challenged or denied",
       value: scriptedStopped,
       target: "≥ 95%",
       met: scriptedStopped >= 0.95,
+    },
+    {
+      name: "headless browsers posing as people not allowed",
+      value: stealthStopped,
+      target: "≥ 90%",
+      met: stealthStopped >= 0.9,
     },
     {
       name: "valid agent signatures → agent_principal",

@@ -3,30 +3,52 @@ import type { JWK } from "jose";
 import { signRequest } from "../webBotAuth/signRequest.js";
 
 /**
- * Labeled verify traffic for `npm run eval`: people on real browser profiles, verified agents, and
- * six kinds of abuse. Each attempt is built at send time (signatures carry the current clock).
- * The traffic is generated from a seed; nothing here reads Warden's rules or data sets.
+ * Labeled verify traffic for `npm run eval`: people on real browser profiles (and on iOS browsers,
+ * privacy browsers, behind integrations that forward part of the headers, and in native apps),
+ * verified agents, and seven kinds of abuse. Each attempt is built at send time (signatures carry the
+ * current clock). The traffic is generated from a seed; nothing here reads Warden's rules or data sets.
  */
 
 export type TrafficClass =
   | "human"
+  | "human_ios"
+  | "human_privacy"
+  | "human_partial_headers"
+  | "native_app"
   | "verified_agent"
   | "forged_agent"
   | "scripted_hosting"
   | "disposable_farm"
   | "multi_account"
-  | "slow_attacker";
+  | "slow_attacker"
+  | "headless_ua_spoofed"
+  | "headless_hints_spoofed"
+  | "headless_stealth";
 export type Truth = "human" | "agent" | "abuse";
 
 export const TRUTH: Record<TrafficClass, Truth> = {
   human: "human",
+  human_ios: "human",
+  human_privacy: "human",
+  human_partial_headers: "human",
+  native_app: "human",
   verified_agent: "agent",
   forged_agent: "abuse",
   scripted_hosting: "abuse",
   disposable_farm: "abuse",
   multi_account: "abuse",
   slow_attacker: "abuse",
+  headless_ua_spoofed: "abuse",
+  headless_hints_spoofed: "abuse",
+  headless_stealth: "abuse",
 };
+
+/** Headless browsers posing as people: the classes of the ≥90%-not-allowed goal. */
+export const HEADLESS: ReadonlySet<TrafficClass> = new Set([
+  "headless_ua_spoofed",
+  "headless_hints_spoofed",
+  "headless_stealth",
+]);
 
 /** Abuse run by programs: the classes the ≥95% challenged-or-denied goal is about. */
 export const SCRIPTED: ReadonlySet<TrafficClass> = new Set([
@@ -203,13 +225,20 @@ export interface GeneratorOptions {
 
 /** Class mix of the generated traffic (shares of `size`); bursts count each attempt. */
 const MIX: Record<TrafficClass, number> = {
-  human: 0.55,
+  human: 0.4,
+  human_ios: 0.04,
+  human_privacy: 0.04,
+  human_partial_headers: 0.04,
+  native_app: 0.03,
   verified_agent: 0.08,
   forged_agent: 0.06,
-  scripted_hosting: 0.1,
-  disposable_farm: 0.07,
+  scripted_hosting: 0.07,
+  disposable_farm: 0.05,
   multi_account: 0.08,
-  slow_attacker: 0.06,
+  slow_attacker: 0.05,
+  headless_ua_spoofed: 0.02,
+  headless_hints_spoofed: 0.02,
+  headless_stealth: 0.02,
 };
 
 export function generateTraffic(o: GeneratorOptions): Attempt[] {
@@ -257,6 +286,25 @@ export function generateTraffic(o: GeneratorOptions): Attempt[] {
       subject: { email, ip, userAgent: p.ua, headers: p.headers, ...(form ? { formData: form } : {}) },
     }));
   }
+
+  /** A person's signup from `p`, on a residential network, with a free-mail or business address. */
+  const person = (cls: TrafficClass, p: Profile) => {
+    const local = name();
+    const email = `${local}@${rnd() < 0.35 ? pick(BUSINESS) : pick(FREE)}`;
+    const ip = residential();
+    const action = pick(["signup", "signup", "trial_activation"]);
+    add(cls, () => ({
+      action,
+      session: session(),
+      subject: { email, ip, userAgent: p.ua, headers: p.headers },
+    }));
+  };
+  for (let i = 0; i < count("human_ios"); i++) person("human_ios", pick(iosProfiles(pick(LANGS))));
+  for (let i = 0; i < count("human_privacy"); i++)
+    person("human_privacy", pick(privacyProfiles(pick(LANGS))));
+  for (let i = 0; i < count("human_partial_headers"); i++)
+    person("human_partial_headers", pick(partialProfiles(pick(LANGS))));
+  for (let i = 0; i < count("native_app"); i++) person("native_app", pick(nativeAppProfiles(pick(LANGS))));
 
   const agentHeaders = (op: AgentOperator, keyid: string, now: number, legacy: boolean, mode: string) => {
     const agent = legacy ? `"${op.signatureAgent}"` : `agent1="${op.signatureAgent}"`;
@@ -393,5 +441,118 @@ export function generateTraffic(o: GeneratorOptions): Attempt[] {
     }));
   }
 
+  // Headless browsers from residential proxies, as the tools make them: the user agent replaced only
+  // (Chromium still names itself HeadlessChrome in Sec-CH-UA); the user agent and its client hints
+  // replaced through the automation protocol (navigator.webdriver still true); and a stealth setup
+  // that patches both. Half of the integrations forward the page's signals (@warden/browser).
+  const headless = (cls: TrafficClass) => {
+    const p = browserProfiles(pick(LANGS))[int(2)] as Profile;
+    const headers =
+      cls === "headless_ua_spoofed"
+        ? {
+            ...p.headers,
+            "sec-ch-ua": '"Chromium";v="131", "HeadlessChrome";v="131", "Not_A Brand";v="24"',
+          }
+        : p.headers;
+    const signals = rnd() < 0.5 ? { browserSignals: { webdriver: cls !== "headless_stealth" } } : {};
+    const email = `${name()}${int(100)}@${pick(FREE)}`;
+    const ip = residential();
+    add(cls, () => ({
+      action: pick(["signup", "trial_activation"]),
+      session: session(),
+      subject: { email, ip, userAgent: p.ua, headers, ...signals },
+    }));
+  };
+  for (const cls of HEADLESS) for (let i = 0; i < count(cls); i++) headless(cls);
+
   return out.sort((a, b) => a.at - b.at).map((x) => x.attempt);
+}
+
+/**
+ * Browsers on iOS: every one is WebKit (App Store Review Guideline 2.5.6), so Chrome, Edge and
+ * Firefox there send no client hints; Fetch Metadata from iOS 16.4 on, none before.
+ */
+function iosProfiles(lang: string): Profile[] {
+  const fetch = { "accept-language": lang, ...FETCH };
+  return [
+    {
+      ua: "Mozilla/5.0 (iPhone; CPU iPhone OS 18_1 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) CriOS/131.0.6778.73 Mobile/15E148 Safari/604.1",
+      headers: fetch,
+    },
+    {
+      ua: "Mozilla/5.0 (iPhone; CPU iPhone OS 18_1 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/18.0 EdgiOS/131.2903.68 Mobile/15E148 Safari/605.1.15",
+      headers: fetch,
+    },
+    {
+      ua: "Mozilla/5.0 (iPhone; CPU iPhone OS 18_1 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) FxiOS/133.0 Mobile/15E148 Safari/605.1.15",
+      headers: fetch,
+    },
+    {
+      // An iPad asks for desktop sites by default and names itself a Mac.
+      ua: "Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/18.1 Safari/605.1.15",
+      headers: fetch,
+    },
+    {
+      ua: "Mozilla/5.0 (iPhone; CPU iPhone OS 15_8 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) CriOS/120.0.6099.119 Mobile/15E148 Safari/604.1",
+      headers: { "accept-language": lang },
+    },
+  ];
+}
+
+/** Privacy browsers: Brave (Chromium, its own brand), Tor Browser and LibreWolf (Firefox ESR). */
+function privacyProfiles(lang: string): Profile[] {
+  const fetch = { "accept-language": lang, ...FETCH };
+  return [
+    {
+      ua: "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36",
+      headers: { ...fetch, ...chromeHints(131, "Windows", false, "Brave") },
+    },
+    {
+      ua: "Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36",
+      headers: { ...fetch, ...chromeHints(131, "macOS", false, "Brave") },
+    },
+    {
+      // Tor Browser reports one user agent and language for everyone.
+      ua: "Mozilla/5.0 (Windows NT 10.0; rv:128.0) Gecko/20100101 Firefox/128.0",
+      headers: { ...FETCH, "accept-language": "en-US,en;q=0.5" },
+    },
+    {
+      ua: "Mozilla/5.0 (X11; Linux x86_64; rv:133.0) Gecko/20100101 Firefox/133.0",
+      headers: fetch,
+    },
+  ];
+}
+
+/**
+ * Real browsers behind an integration that forwards part of the headers: the user agent only, the
+ * user agent and Accept-Language, or no `sec-*` (a plain-http origin or a proxy that strips them).
+ * (A verify without even a user agent is missing evidence, not a partial set: it is challenged.)
+ */
+function partialProfiles(lang: string): Profile[] {
+  const chrome = browserProfiles(lang)[0] as Profile;
+  const safari = browserProfiles(lang)[6] as Profile;
+  return [
+    { ua: chrome.ua, headers: { "accept-language": lang } },
+    { ua: chrome.ua, headers: {} },
+    {
+      ua: chrome.ua,
+      headers: {
+        "accept-language": lang,
+        accept: "text/html,application/xhtml+xml",
+        "accept-encoding": "gzip",
+      },
+    },
+    { ua: safari.ua, headers: {} },
+  ];
+}
+
+/** People in a native app whose HTTP client names the app (the integration forwards its user agent). */
+function nativeAppProfiles(lang: string): Profile[] {
+  const headers = { "accept-language": lang, accept: "application/json" };
+  return [
+    { ua: "AcmeShop/5.2.1 (com.acme.shop; build:5210; iOS 18.1.0) Alamofire/5.9.1", headers },
+    { ua: "AcmeShop/5.2.1 (Linux; Android 14; Pixel 8) okhttp/4.12.0", headers },
+    { ua: "AcmeShop/5.2 CFNetwork/1568.100.1 Darwin/24.0.0", headers },
+    { ua: "Dalvik/2.1.0 (Linux; U; Android 14; SM-S918B Build/UP1A.231005.007)", headers },
+  ];
 }

@@ -295,4 +295,31 @@ describe("a person is never denied by the weights alone", () => {
       actorType: "human",
     });
   });
+
+  it("falseAllow 250 with no evidence of abuse (nothing raised the risk above the prior): challenged, not denied", () => {
+    const bare = ev({ channels: 1 });
+    const a = decide(bare, { falseAllow: 250, falseChallenge: 1, falseDeny: 3 }, DEFAULT_POLICY);
+    expect(a.actorType).toBe("unknown");
+    expect(a.expectedCost.deny).toBeLessThan(a.expectedCost.challenge);
+    expect(a.decision).toBe("challenge");
+  });
+
+  it("for any evidence and weights, the model denies only where a finding raised the risk", () => {
+    fc.assert(
+      fc.property(evidenceArb, costsArb, (e, costs) => {
+        const a = decide(e, costs, DEFAULT_POLICY);
+        if (a.decision === "deny" && a.rule === undefined) {
+          expect(e.findings.some((f) => f.logOdds > 0)).toBe(true);
+        }
+      }),
+    );
+    // The same weights deny once the evidence shows abuse.
+    const hosting = ev({
+      channels: 2,
+      findings: [{ id: "hosting_network", logOdds: 1.5, reason: "hosting" }],
+    });
+    expect(
+      decide(hosting, { falseAllow: 250, falseChallenge: 1, falseDeny: 3 }, DEFAULT_POLICY).decision,
+    ).toBe("deny");
+  });
 });

@@ -140,13 +140,19 @@ function tenantRule(evidence: Evidence): { decision: Decision; rule: string } | 
 }
 
 /**
- * The cheapest decision, except that the weights alone never refuse a person: an attempt classified
- * human (consistent browser, low risk) is at worst challenged. Deny needs evidence (spec: a higher
- * falseDeny reserves deny for confirmed abuse); only a tenant rule denies a person.
+ * The cheapest decision, except that the weights alone never refuse without evidence: an attempt
+ * classified human (consistent browser, low risk), or one where no finding raised the risk above the
+ * prior, is at worst challenged, however high falseAllow is (spec: a higher falseAllow challenges
+ * earlier; deny is for abuse the evidence shows). Only a tenant rule denies such an attempt.
  */
-function modelDecision(cost: Record<Decision, number>, actorType: ActorType): Decision {
+function modelDecision(
+  cost: Record<Decision, number>,
+  actorType: ActorType,
+  findings: readonly Finding[],
+): Decision {
   const best = cheapest(cost);
-  if (best !== "deny" || actorType !== "human") return best;
+  if (best !== "deny") return best;
+  if (actorType !== "human" && findings.some((f) => f.logOdds > 0)) return best;
   return cost.allow < cost.challenge ? "allow" : "challenge";
 }
 
@@ -157,7 +163,7 @@ export function decide(evidence: Evidence, costs: DecisionCosts, policy: Decisio
   const rule = tenantRule(evidence);
   const actorType = classify(evidence, risk, policy);
   return {
-    decision: rule?.decision ?? modelDecision(expectedCost, actorType),
+    decision: rule?.decision ?? modelDecision(expectedCost, actorType, evidence.findings),
     rule: rule?.rule,
     actorType,
     risk,

@@ -94,8 +94,8 @@ export function observe(req: VerifyRequest, ctx: ObserveContext): Observation {
   const exact = subject.ip === undefined ? network : readAddress(subject.ip);
 
   const email = readEmail(subject.email, subject.emailSha256);
-  const ua = readUserAgent(subject.userAgent);
   const headers = normaliseHeaders(subject.headers);
+  const ua = readUserAgent(subject.userAgent ?? headers?.["user-agent"]);
   const browserHeaders = readBrowserHeaders(ua, headers);
   const form = readFormData(subject.formData, subject.formDataHashed);
   const agent: AgentIdentity = headers
@@ -108,6 +108,16 @@ export function observe(req: VerifyRequest, ctx: ObserveContext): Observation {
 
   // A verified agent declared itself: automation evidence about it is explained, not suspicious.
   const declared = agent.outcome === "verified";
+  // The same fact as an automation user agent: counted once.
+  const pageReports =
+    declared || ua.automation ? [] : browserSignalFindings(subject.browserSignals, w.uaAutomation);
+  const hints = clientHintsFindings(readClientHints(ua, headers), {
+    mismatch: w.clientHintsMismatch,
+    headless: w.uaAutomation,
+  });
+  // Consistent headers show a real browser, not a person at it: next to evidence that automation
+  // drives it (the page's own report, client hints that contradict it) they take nothing off the risk.
+  const browserEvidence = pageReports.length > 0 || hints.length > 0 ? undefined : browserHeaders;
   const findings: Finding[] = [
     ...agentSignatureFindings(agent, {
       verified: w.agentVerified,
@@ -115,13 +125,12 @@ export function observe(req: VerifyRequest, ctx: ObserveContext): Observation {
       unverified: w.agentUnverified,
     }),
     ...(declared ? [] : userAgentFindings(ua, { missing: w.uaMissing, automation: w.uaAutomation })),
-    ...browserHeaderFindings(browserHeaders, {
+    ...browserHeaderFindings(browserEvidence, {
       perMissingGroup: w.headersMissingPerGroup,
       consistent: w.browserConsistent,
     }),
-    ...clientHintsFindings(readClientHints(ua, headers), w.clientHintsMismatch),
-    // The same fact as an automation user agent: counted once.
-    ...(declared || ua.automation ? [] : browserSignalFindings(subject.browserSignals, w.uaAutomation)),
+    ...hints,
+    ...pageReports,
     ...emailFindings(email, {
       disposable: w.emailDisposable,
       invalid: w.emailInvalid,
@@ -161,7 +170,7 @@ export function observe(req: VerifyRequest, ctx: ObserveContext): Observation {
   return {
     findings,
     channels,
-    browserConsistent: browserHeaders?.consistent === true,
+    browserConsistent: browserEvidence?.consistent === true,
     agent,
     lists: listHits(ctx.tenant, exact, email, agent),
     businessDomain,

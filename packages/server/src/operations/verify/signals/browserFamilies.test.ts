@@ -154,6 +154,15 @@ describe("what only a program sends is positive evidence", () => {
     }
   });
 
+  it("a headless browser's spoofed user agent: Sec-CH-UA naming HeadlessChrome alone is not allowed", async () => {
+    const verdict = await verify(chromeUa, {
+      ...chrome,
+      "sec-ch-ua": '"Chromium";v="131", "HeadlessChrome";v="131", "Not_A Brand";v="24"',
+    });
+    expect(verdict).toMatchObject({ actorType: "agent_abusive", decision: "challenge" });
+    expect(verdict.reasons.join(" ")).not.toMatch(/match the browser/);
+  });
+
   it("a page reporting navigator.webdriver: never human, whatever its headers", async () => {
     n++;
     const res = await t.app.inject({
@@ -175,5 +184,7 @@ describe("what only a program sends is positive evidence", () => {
     expect(verdict.actorType).toBe("agent_abusive");
     expect(verdict.decision).not.toBe("allow");
     expect(verdict.reasons.join(" ")).toMatch(/navigator\.webdriver/);
+    // Consistent headers show a real browser, not a person at it: they take nothing off.
+    expect(verdict.reasons.join(" ")).not.toMatch(/match the browser/);
   });
 });

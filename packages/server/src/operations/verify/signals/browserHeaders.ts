@@ -36,6 +36,13 @@ const NOT_FORWARDING_EVIDENCE = new Set(["user-agent", "host", "content-type", "
 export interface BrowserHeaderSignal {
   /** Absences that real browsers can show too (a privacy tool, an unusual setup): weak evidence. */
   missing: string[];
+  /**
+   * Accept-Language is missing from a request whose own Accept or Accept-Encoding were forwarded: the
+   * integration passes the request's headers on, and every browser sends Accept-Language with them
+   * (an HTTP library's defaults look exactly like this). Stronger than a bare absence, yet not proof
+   * of a program: an integration may forward a hand-picked set.
+   */
+  missingBesideForwarded: boolean;
   /** Combinations no browser of the claimed family sends: positive evidence of a program. */
   impossible: string[];
   /** Everything the claimed browser sends on this transport is there. */
@@ -55,7 +62,9 @@ export function readBrowserHeaders(
   const browser = ua.browser;
   const missing: string[] = [];
   const impossible: string[] = [];
-  if (!("accept-language" in headers)) missing.push("Accept-Language");
+  const noLanguage = !("accept-language" in headers);
+  if (noLanguage) missing.push("Accept-Language");
+  const missingBesideForwarded = noLanguage && ("accept" in headers || "accept-encoding" in headers);
 
   const fetchSent = FETCH_METADATA.filter((h) => h in headers);
   if (fetchSent.length > 0 && fetchSent.length < FETCH_METADATA.length) {
@@ -81,7 +90,7 @@ export function readBrowserHeaders(
     impossible.length === 0 &&
     (!sendsFetch || secureAndForwarded) &&
     (!sendsHints || hintsSent.length === CLIENT_HINTS.length);
-  return { missing, impossible, consistent };
+  return { missing, missingBesideForwarded, impossible, consistent };
 }
 
 export function browserHeaderFindings(
@@ -110,8 +119,10 @@ export function browserHeaderFindings(
   if (sig.missing.length > 0) {
     findings.push({
       id: "browser_headers_missing",
-      logOdds: weights.perMissingGroup / 2,
-      reason: `The request lacks headers the claimed browser normally sends (${sig.missing.join(", ")}).`,
+      logOdds: sig.missingBesideForwarded ? weights.perMissingGroup : weights.perMissingGroup / 2,
+      reason: sig.missingBesideForwarded
+        ? "The request's Accept headers were forwarded without the Accept-Language every browser sends with them."
+        : `The request lacks headers the claimed browser normally sends (${sig.missing.join(", ")}).`,
     });
   }
   return findings;

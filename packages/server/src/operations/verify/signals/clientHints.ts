@@ -9,6 +9,8 @@ import type { UserAgentSignal } from "./userAgent.js";
  */
 export interface ClientHintsSignal {
   mismatch: string | undefined;
+  /** The hints name a headless browser: the same fact as HeadlessChrome in the user agent. */
+  headless?: true;
 }
 
 /** Brand versions of Sec-CH-UA, without the GREASE brand ("Not A Brand" and its variants). */
@@ -39,7 +41,7 @@ export function readClientHints(ua: UserAgentSignal, headers: HeaderMap | undefi
     };
   }
   if (/headless/i.test(secChUa)) {
-    return { mismatch: "Sec-CH-UA names a headless browser" };
+    return { mismatch: "Sec-CH-UA names a headless browser", headless: true };
   }
   const majors = brandMajors(secChUa);
   if (majors.length > 0 && !majors.includes(ua.browser.major)) {
@@ -56,7 +58,7 @@ export function readClientHints(ua: UserAgentSignal, headers: HeaderMap | undefi
       };
     }
     if (/headless/i.test(fullList))
-      return { mismatch: "Sec-CH-UA-Full-Version-List names a headless browser" };
+      return { mismatch: "Sec-CH-UA-Full-Version-List names a headless browser", headless: true };
   }
   const platform = headers["sec-ch-ua-platform"]?.replace(/"/g, "").trim().toLowerCase();
   const expected = platform === undefined ? undefined : PLATFORM_OS[platform];
@@ -66,12 +68,16 @@ export function readClientHints(ua: UserAgentSignal, headers: HeaderMap | undefi
   return { mismatch: undefined };
 }
 
-export function clientHintsFindings(sig: ClientHintsSignal, weight: number): Finding[] {
+/** `headless` weighs hints that name a headless browser (an automation user agent's weight). */
+export function clientHintsFindings(
+  sig: ClientHintsSignal,
+  weights: { mismatch: number; headless: number },
+): Finding[] {
   if (!sig.mismatch) return [];
   return [
     {
       id: "client_hints_mismatch",
-      logOdds: weight,
+      logOdds: sig.headless ? weights.headless : weights.mismatch,
       reason: `The user agent contradicts the browser's client hints (${sig.mismatch}).`,
       automation: true,
     },

@@ -3,7 +3,7 @@ import ipaddr from "ipaddr.js";
 import { describe, expect, it } from "vitest";
 import { CHROME_HEADERS, CHROME_UA } from "../../../testing/harness.js";
 import { DEFAULT_POLICY } from "../policy.js";
-import { normaliseHeaders, readBrowserHeaders } from "./browserHeaders.js";
+import { browserHeaderFindings, normaliseHeaders, readBrowserHeaders } from "./browserHeaders.js";
 import { emailHash, isDisposableDomain, readEmail } from "./email.js";
 import { truncateIp } from "./ip.js";
 import { readUserAgent } from "./userAgent.js";
@@ -32,6 +32,26 @@ describe("user agent", () => {
     expect(readUserAgent(undefined).present).toBe(false);
     expect(readUserAgent("   ").present).toBe(false);
   });
+
+  it("a native app that names itself and its platform is not automation for its HTTP stack's token", () => {
+    for (const ua of [
+      "AcmeShop/5.2.1 (Linux; Android 14; Pixel 8) okhttp/4.12.0",
+      "AcmeShop/5.2.1 (com.acme.shop; build:5210; iOS 18.1.0) Alamofire/5.9.1",
+      "AcmeShop/5.2 CFNetwork/1568.100.1 Darwin/24.0.0",
+    ]) {
+      expect({ ua, automation: readUserAgent(ua).automation }).toEqual({ ua, automation: false });
+    }
+    // A library first, a crawler's name, or no platform: automation as before.
+    for (const ua of [
+      "okhttp/4.12.0",
+      "curl/8.5.0 (Android 14)",
+      "AcmeShop/5.2.1 (Linux; Android 14) okhttp/4.12.0 Googlebot/2.1",
+      "python-requests/2.32.3",
+      "AcmeShop/1.0",
+    ]) {
+      expect({ ua, automation: readUserAgent(ua).automation }).toEqual({ ua, automation: true });
+    }
+  });
 });
 
 describe("browser headers", () => {
@@ -39,6 +59,7 @@ describe("browser headers", () => {
     const upper = Object.fromEntries(Object.entries(CHROME_HEADERS).map(([k, v]) => [k.toUpperCase(), v]));
     expect(readBrowserHeaders(readUserAgent(CHROME_UA), normaliseHeaders(upper))).toEqual({
       missing: [],
+      missingBesideForwarded: false,
       impossible: [],
       consistent: true,
     });
@@ -46,7 +67,31 @@ describe("browser headers", () => {
 
   it("a partial forwarding (only Accept-Language) is neither consistent nor evidence against the browser", () => {
     const sig = readBrowserHeaders(readUserAgent(CHROME_UA), normaliseHeaders({ "accept-language": "en" }));
-    expect(sig).toEqual({ missing: [], impossible: [], consistent: false });
+    expect(sig).toEqual({ missing: [], missingBesideForwarded: false, impossible: [], consistent: false });
+  });
+
+  it("Accept-Language missing beside the request's own Accept headers weighs a full group; a bare absence half", () => {
+    const libraryDefaults = readBrowserHeaders(
+      readUserAgent(CHROME_UA),
+      normaliseHeaders({ accept: "*/*", "accept-encoding": "gzip, deflate" }),
+    );
+    expect(libraryDefaults).toMatchObject({ missing: ["Accept-Language"], missingBesideForwarded: true });
+    const weights = { perMissingGroup: 1.5, consistent: -1 };
+    expect(browserHeaderFindings(libraryDefaults, weights)).toMatchObject([
+      { id: "browser_headers_missing", logOdds: 1.5 },
+    ]);
+    const fetchOnly = readBrowserHeaders(
+      readUserAgent(FIREFOX_UA),
+      normaliseHeaders({
+        "sec-fetch-site": "none",
+        "sec-fetch-mode": "navigate",
+        "sec-fetch-dest": "document",
+      }),
+    );
+    expect(fetchOnly).toMatchObject({ missing: ["Accept-Language"], missingBesideForwarded: false });
+    expect(browserHeaderFindings(fetchOnly, weights)).toMatchObject([
+      { id: "browser_headers_missing", logOdds: 0.75 },
+    ]);
   });
 
   it("Fetch Metadata without the client hints Chromium sends on a secure origin, or half a group, is impossible", () => {

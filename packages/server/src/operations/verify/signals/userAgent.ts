@@ -1,4 +1,4 @@
-import { isbot } from "isbot";
+import { isbotMatches } from "isbot";
 import UAParser from "ua-parser-js";
 import type { Finding } from "./findings.js";
 
@@ -36,6 +36,27 @@ function browserOf(parser: UAParser): UserAgentSignal["browser"] {
 }
 
 /**
+ * A native app's HTTP client that names the app first and its mobile platform ("AcmeShop/5.2.1
+ * (Linux; Android 14; Pixel 8) okhttp/4.12.0"): the platform's HTTP stack token that isbot's list
+ * matches is how every app there talks HTTP, not a sign of a script. Only matches inside such a token
+ * are forgiven; anything else isbot matches (a crawler's name, curl first) still counts. A script can
+ * claim to be an app, as it can claim to be a browser; then it is simply not a browser.
+ */
+const APP_FIRST = /^(?!Mozilla\/)[A-Za-z][\w.-]*\/\d[\w.]*\s.*\b(?:iOS|iPhone|iPad|Android|Darwin)\b/;
+const NATIVE_STACK =
+  /\b(?:okhttp|Alamofire|AFNetworking|CFNetwork|Darwin|Dalvik|Cronet|ktor-client)\/[\w.]+/gi;
+function automationUserAgent(ua: string): boolean {
+  const matches = isbotMatches(ua);
+  if (matches.length === 0) return false;
+  if (!APP_FIRST.test(ua)) return true;
+  const stack = [...ua.matchAll(NATIVE_STACK)].map((m) => [m.index, m.index + m[0].length] as const);
+  return matches.some((m) => {
+    const at = ua.indexOf(m);
+    return !stack.some(([from, to]) => at >= from && at + m.length <= to);
+  });
+}
+
+/**
  * Parsed user agents, least recently used dropped. Real traffic repeats a small set of user agents,
  * and parsing is most of the cost of reading a request's evidence.
  */
@@ -52,7 +73,7 @@ export function readUserAgent(userAgent: string | undefined): UserAgentSignal {
     const parser = new UAParser(ua);
     sig = Object.freeze({
       present: true,
-      automation: isbot(ua),
+      automation: automationUserAgent(ua),
       browser: browserOf(parser),
       os: parser.getOS().name,
     });
