@@ -2,6 +2,7 @@ import type { ErrorCode } from "../../errors.js";
 import { canonicalJson, sha256Hex, timeOrderedId } from "../../lib/crypto.js";
 import { type Store, StoreUnavailableError } from "../../store/interfaces.js";
 import type { Caller } from "../caller.js";
+import { replayOrConflict } from "../idempotentReplay.js";
 import { conflictingOutcomes } from "./conflicts.js";
 import type { FeedbackAck, FeedbackRequest } from "./schema.js";
 
@@ -66,7 +67,7 @@ export async function ingestFeedback(
   try {
     if (idem) {
       const stored = await deps.store.idempotency.find(idem, receivedAt);
-      if (stored) return replayOrConflict(stored.fingerprint === fingerprint, stored.body as FeedbackAck);
+      if (stored) return replayedAck(stored.fingerprint === fingerprint, stored.body as FeedbackAck);
     }
     // Another tenant's event is indistinguishable from a missing one.
     if (!(await deps.store.events.get(tenantId, req.eventId))) {
@@ -108,8 +109,8 @@ export async function ingestFeedback(
         expiresAt: receivedAt + deps.idempotencyTtlMs,
       },
     );
-    if (outcome.kind === "replay") return replayOrConflict(true, outcome.response.body as FeedbackAck);
-    if (outcome.kind === "conflict") return replayOrConflict(false, ack);
+    if (outcome.kind === "replay") return replayedAck(true, outcome.response.body as FeedbackAck);
+    if (outcome.kind === "conflict") return replayedAck(false, ack);
     return { ok: true, ack, replayed: false };
   } catch (err) {
     if (err instanceof StoreUnavailableError) {
@@ -122,12 +123,8 @@ export async function ingestFeedback(
   }
 }
 
-function replayOrConflict(sameFingerprint: boolean, ack: FeedbackAck): IngestResult {
-  if (!sameFingerprint) {
-    return fail(
-      "idempotency_conflict",
-      "This idempotency key was used with a different payload; create a new key.",
-    );
-  }
-  return { ok: true, ack, replayed: true };
+/** The stored acknowledgement replayed, or 409 idempotency_conflict (operations/idempotentReplay.ts). */
+function replayedAck(sameFingerprint: boolean, ack: FeedbackAck): IngestResult {
+  const r = replayOrConflict(sameFingerprint, ack);
+  return r.ok ? { ok: true, ack: r.body, replayed: true } : r;
 }

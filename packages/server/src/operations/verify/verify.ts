@@ -1,28 +1,35 @@
 import { canonicalJson, sha256Hex, timeOrderedId } from "../../lib/crypto.js";
 import type { TenantPolicy } from "../../policy/tenantPolicy.js";
-import type { ClearRedemption, EventRecord, IdempotencyKey, WriteSignal } from "../../store/interfaces.js";
-import { signVerdictTokenOffThread, type VerdictClaims } from "../../tokens/verdictToken.js";
 import type { Caller } from "../caller.js";
 import { type RateLimitState, rateLimitHit, rateLimitState } from "../rateLimitWindow.js";
 import { attemptFingerprint } from "./attempt.js";
 import {
   ALREADY_USED,
-  CLEARED_REASON,
   type ClearCheck,
   checkClear,
   clearedAfterDegradedReason,
   clearNotHonored,
   DENY_NOT_CLEARED,
 } from "./clearRedemption.js";
+import { Cancellation, withDeadline } from "./deadline.js";
 import { confidenceFor, decide, reasonsFor, resolveCosts } from "./decide.js";
 import { degradedVerdict } from "./degraded.js";
 import { enforcementModeFor } from "./enforcement.js";
-import { eventRecord, NO_PRINCIPAL } from "./eventRecord.js";
+import { eventRecord } from "./eventRecord.js";
 import { observe, subjectError } from "./evidence.js";
 import type { Leader } from "./keysInFlight.js";
 import type { DecisionPolicy } from "./policy.js";
 import { principalFor } from "./principal.js";
-import type { Verdict, VerifyRequest } from "./schema.js";
+import {
+  type Idempotency,
+  keyRevoked,
+  recordCleared,
+  recordVerdict,
+  replayedVerdict,
+  signed,
+  type UnsignedVerdict,
+} from "./record.js";
+import type { VerifyRequest } from "./schema.js";
 import { mergeLimits, velocityChecks, velocityFindings } from "./signals/velocity.js";
 import type { VerifyDeps, VerifyResult } from "./verifyDeps.js";
 
@@ -35,48 +42,6 @@ export { ENGINE_VERSION } from "./version.js";
 export function verifyFingerprint(req: VerifyRequest): string {
   const { action, session, surface, subject, context } = req;
   return sha256Hex(canonicalJson({ action, session, surface, subject, context }));
-}
-
-class DeadlineExceeded extends Error {
-  constructor(ms: number) {
-    super(`verify deadline of ${ms} ms exceeded`);
-    this.name = "DeadlineExceeded";
-  }
-}
-
-/**
- * Verify's hold on its writes (store WriteSignal). Until the store reaches the point where its write
- * becomes irreversible, the deadline may pass: the write is abandoned and the answer is the degraded
- * challenge. Once the store has committed to the write, the deadline no longer answers: verify waits
- * for the write's outcome (bounded by the store's own statement timeouts), so no answer goes out while
- * a write that contradicts it can still commit (a degraded answer with a recorded event and
- * idempotent answer behind it). A plain object: an AbortController per verify cost more than the
- * check it serves.
- */
-class Cancellation implements WriteSignal {
-  aborted = false;
-  committing = false;
-  commit(): boolean {
-    if (this.aborted) return false;
-    this.committing = true;
-    return true;
-  }
-}
-
-async function withDeadline<T>(ms: number, cancel: Cancellation, work: () => Promise<T>): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const deadline = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => {
-      if (cancel.committing) return;
-      cancel.aborted = true;
-      reject(new DeadlineExceeded(ms));
-    }, ms);
-  });
-  try {
-    return await Promise.race([work(), deadline]);
-  } finally {
-    clearTimeout(timer);
-  }
 }
 
 /**
@@ -125,8 +90,6 @@ export async function verify(
   return answer;
 }
 
-type Idempotency = IdempotencyKey & { fingerprint: string };
-
 async function scoreAndRecord(
   deps: VerifyDeps,
   caller: Caller,
@@ -153,7 +116,7 @@ async function scoreAndRecord(
     for (let current = leader; current; ) {
       const led = await current.answer;
       if (led.ok && !led.verdict.degraded) {
-        return replayOrConflict(current.fingerprint === idem.fingerprint, led.verdict);
+        return replayedVerdict(current.fingerprint === idem.fingerprint, led.verdict);
       }
       current = deps.keysInFlight.leaderOf(idem.tenantId, idem.key);
       if (!current) lead();
@@ -165,7 +128,7 @@ async function scoreAndRecord(
       if (!(await store.apiKeys.isActive(caller.key.id))) return keyRevoked();
       const limit = await countAlone(deps.clock());
       if (limit.retryAfterSeconds !== undefined) return rateLimited(limit);
-      return { ...replayOrConflict(stored.fingerprint === idem.fingerprint, stored.body), rateLimit: limit };
+      return { ...replayedVerdict(stored.fingerprint === idem.fingerprint, stored.body), rateLimit: limit };
     }
   }
 
@@ -292,11 +255,6 @@ async function scoreAndRecord(
   return withLimit(result, limit);
 }
 
-/** The caller was authenticated from memory; its key was revoked before the verdict was recorded. */
-function keyRevoked(): VerifyResult {
-  return { ok: false, code: "invalid_api_key" };
-}
-
 /** Answered by the route from `rateLimit`: the 429 with its Retry-After (http/rateLimit.ts). */
 function rateLimited(limit: RateLimitState): VerifyResult {
   return { ok: false, code: "rate_limited", rateLimit: limit };
@@ -306,122 +264,6 @@ const withLimit = (result: VerifyResult, limit: RateLimitState): VerifyResult =>
   ...result,
   rateLimit: limit,
 });
-
-/**
- * The allow of a re-verify whose scored challenge's clear is honored (spec, States and transitions):
- * scoring skipped. Null when the store found the clear no longer redeemable (a concurrent re-verify
- * used it); nothing was written then.
- */
-async function recordCleared(
-  deps: VerifyDeps,
-  caller: Caller,
-  req: VerifyRequest,
-  clear: Extract<ClearCheck, { ok: true }>,
-  policyVersion: string,
-  idem: Idempotency | undefined,
-  now: number,
-  signal: Cancellation,
-): Promise<VerifyResult | null> {
-  const unsigned: UnsignedVerdict = {
-    decision: "allow",
-    actorType: "unknown",
-    // Decided by a rule (the honoured clear), as a tenant rule's decision is: certain by definition.
-    confidence: 1,
-    reasons: [CLEARED_REASON],
-    principal: NO_PRINCIPAL,
-    eventId: timeOrderedId("evt", now),
-    degraded: false,
-    enforcementMode: enforcementModeFor(caller, req.context?.logOnly),
-    challengeCleared: true,
-  };
-  const verdict = await signed(deps, unsigned, caller.tenant.id, req, now);
-  const event = eventRecord(
-    caller,
-    req,
-    now,
-    unsigned,
-    "allow",
-    resolveCosts(req.context?.decisionCosts),
-    policyVersion,
-    { challengeId: clear.challenge.id },
-  );
-  return recordVerdict(deps, event, verdict, idem, now, signal, clear.redemption);
-}
-
-/** A verdict before its token is signed. */
-type UnsignedVerdict = Omit<Verdict, "verdictToken">;
-
-/**
- * The verdict with its token, signed on the thread pool (tokens/verdictToken.ts); the token's
- * decision fields are the verdict's own.
- */
-async function signed(
-  deps: VerifyDeps,
-  unsigned: UnsignedVerdict,
-  tenantId: string,
-  req: VerifyRequest,
-  now: number,
-): Promise<Verdict> {
-  const claims: VerdictClaims = {
-    tenantId,
-    eventId: unsigned.eventId,
-    session: req.session ?? null,
-    action: req.action,
-    decision: unsigned.decision,
-    actorType: unsigned.actorType,
-    degraded: unsigned.degraded,
-  };
-  if (unsigned.challengeCleared) claims.challengeCleared = true;
-  const verdictToken = await signVerdictTokenOffThread(deps.keyring.activeSigner(), deps.tokens, claims, now);
-  return { ...unsigned, verdictToken };
-}
-
-/**
- * Writes the event and, with an idempotency key, the answer stored under it (one atomic store call);
- * a concurrent request that claimed the key first is replayed instead. The verdict comes signed:
- * the stored answer holds its token, and the event is written only for a complete answer, so a
- * deadline passing while the token is signed (on the thread pool) leaves no event behind.
- * With `redeem`, the clear is spent in the same transaction, so only an answer that goes out spends
- * it; null when the store found it no longer redeemable (nothing written).
- */
-async function recordVerdict(
-  deps: VerifyDeps,
-  event: EventRecord,
-  verdict: Verdict,
-  idem: Idempotency | undefined,
-  now: number,
-  signal: Cancellation,
-  redeem?: ClearRedemption,
-): Promise<VerifyResult | null> {
-  const outcome = await deps.store.events.record(
-    event,
-    idem && {
-      tenantId: idem.tenantId,
-      operation: idem.operation,
-      key: idem.key,
-      response: { fingerprint: idem.fingerprint, statusCode: 200, body: verdict },
-      expiresAt: now + deps.idempotencyTtlMs,
-    },
-    signal,
-    redeem ? { activeKey: true, redeem } : { activeKey: true },
-  );
-  if (outcome.kind === "not_redeemed") return null;
-  if (outcome.kind === "key_revoked") return keyRevoked();
-  if (outcome.kind === "replay") return replayOrConflict(true, outcome.response.body);
-  if (outcome.kind === "conflict") return replayOrConflict(false, undefined);
-  return { ok: true, verdict, replayed: false };
-}
-
-function replayOrConflict(sameFingerprint: boolean, body: unknown): VerifyResult {
-  if (!sameFingerprint) {
-    return {
-      ok: false,
-      code: "idempotency_conflict",
-      message: "This idempotency key was used with a different payload; create a new key.",
-    };
-  }
-  return { ok: true, verdict: body as Verdict, replayed: true };
-}
 
 const round = (n: number): number => Math.round(n * 10_000) / 10_000;
 
