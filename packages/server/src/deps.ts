@@ -1,6 +1,6 @@
 import type { Config } from "./config.js";
+import { DEFAULT_MODEL, type DecisionModel } from "./operations/verify/decisionModel.js";
 import { PendingEvents } from "./operations/verify/pendingEvents.js";
-import { DEFAULT_POLICY, type DecisionPolicy } from "./operations/verify/policy.js";
 import { HostingNetworks } from "./operations/verify/signals/hostingNetworks.js";
 import { TenantPolicies } from "./policy/tenantPolicies.js";
 import type { Store } from "./store/interfaces.js";
@@ -15,7 +15,7 @@ export interface Deps {
   config: Config;
   store: Store;
   keyring: SigningKeyring;
-  policy: DecisionPolicy;
+  policy: DecisionModel;
   tenantPolicies: TenantPolicies;
   agents: AgentRegistry;
   pendingEvents: PendingEvents;
@@ -89,7 +89,7 @@ export async function buildDeps(
     config,
     store: opened,
     keyring,
-    policy: DEFAULT_POLICY,
+    policy: DEFAULT_MODEL,
     tenantPolicies,
     pendingEvents: new PendingEvents(opened, { capacity: config.degradedQueueCapacity, retryMs: 1000 }),
     agents,

@@ -1,8 +1,8 @@
 import { hostingNetworks } from "../deps.js";
 import { generateTraffic, makeOperators, type TrafficClass } from "../eval/trafficGenerator.js";
 import { DEFAULT_COSTS, decide, reasonsFor } from "../operations/verify/decide.js";
+import { DEFAULT_MODEL } from "../operations/verify/decisionModel.js";
 import { observe } from "../operations/verify/evidence.js";
-import { DEFAULT_POLICY } from "../operations/verify/policy.js";
 import { principalFor } from "../operations/verify/principal.js";
 import type { VerifyRequest } from "../operations/verify/schema.js";
 import { mergeLimits, velocityChecks, velocityFindings } from "../operations/verify/signals/velocity.js";
@@ -44,7 +44,7 @@ async function main(): Promise<void> {
     cls: a.cls,
     req: a.body(now) as VerifyRequest,
   }));
-  const limits = mergeLimits(DEFAULT_POLICY.velocity, DEFAULT_TENANT_POLICY.velocity);
+  const limits = mergeLimits(DEFAULT_MODEL.velocity, DEFAULT_TENANT_POLICY.velocity);
   const times = new Map<TrafficClass | "all", number[]>();
   const record = (cls: TrafficClass, ms: number) => {
     for (const k of [cls, "all"] as const) {
@@ -57,7 +57,7 @@ async function main(): Promise<void> {
     for (const { cls, req } of attempts) {
       const t0 = performance.now();
       const obs = observe(req, {
-        model: DEFAULT_POLICY,
+        model: DEFAULT_MODEL,
         tenant: DEFAULT_TENANT_POLICY,
         hosting,
         agentKeys: (id) => keys.get(id),
@@ -67,7 +67,7 @@ async function main(): Promise<void> {
       const readings = checks.map(() => ({ current: 1, previous: 0, elapsed: 0.5 }));
       const findings = [
         ...obs.findings,
-        ...velocityFindings(req.action, checks, readings, DEFAULT_POLICY.weights.velocity),
+        ...velocityFindings(req.action, checks, readings, DEFAULT_MODEL.weights.velocity),
       ];
       const a = decide(
         {
@@ -79,7 +79,7 @@ async function main(): Promise<void> {
           verifiedAgents: DEFAULT_TENANT_POLICY.verifiedAgents(req.action),
         },
         DEFAULT_COSTS,
-        DEFAULT_POLICY,
+        DEFAULT_MODEL,
       );
       reasonsFor(a, DEFAULT_COSTS, obs.channels);
       principalFor(obs.agent, obs.businessDomain);

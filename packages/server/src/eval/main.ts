@@ -1,5 +1,6 @@
 import { parseArgs } from "node:util";
 import { resolveCosts } from "../operations/verify/decide.js";
+import { ACTOR_TYPES, DECISIONS } from "../store/interfaces.js";
 import { confusion, expectedCost, goals, runEvaluation } from "./runEval.js";
 
 /**
@@ -28,10 +29,10 @@ async function main(): Promise<number> {
   );
   out();
   out("True class × decision");
-  out(confusion(rows, (r) => r.decision, ["allow", "challenge", "deny"] as const));
+  out(confusion(rows, (r) => r.decision, DECISIONS));
   out();
   out("True class × actorType");
-  out(confusion(rows, (r) => r.actorType, ["human", "agent_principal", "agent_abusive", "unknown"] as const));
+  out(confusion(rows, (r) => r.actorType, ACTOR_TYPES));
   out();
   const degraded = rows.filter((r) => r.degraded).length;
   out(`Degraded verdicts: ${degraded}`);

@@ -128,9 +128,13 @@ export interface CounterStore {
   purgeExpired(now: number): Promise<number>;
 }
 
-export type Decision = "allow" | "challenge" | "deny";
-export type ActorType = "human" | "agent_principal" | "agent_abusive" | "unknown";
-export type EnforcementMode = "enforce" | "log_only";
+/** The spec's vocabularies, each written once: the types and the response schemas derive from them. */
+export const DECISIONS = ["allow", "challenge", "deny"] as const;
+export type Decision = (typeof DECISIONS)[number];
+export const ACTOR_TYPES = ["human", "agent_principal", "agent_abusive", "unknown"] as const;
+export type ActorType = (typeof ACTOR_TYPES)[number];
+export const ENFORCEMENT_MODES = ["enforce", "log_only"] as const;
+export type EnforcementMode = (typeof ENFORCEMENT_MODES)[number];
 
 /** One verify call, as recorded. Holds only protected forms of personal data (hashes, truncations). */
 export interface EventRecord {
@@ -233,7 +237,8 @@ export interface IdempotencyStore {
   purgeExpired(now: number): Promise<number>;
 }
 
-export type ObservationStatus = "effective" | "quarantined";
+export const OBSERVATION_STATUSES = ["effective", "quarantined"] as const;
+export type ObservationStatus = (typeof OBSERVATION_STATUSES)[number];
 
 /** One feedback observation as the ledger keeps it (append-only). */
 export interface Observation {

@@ -1,4 +1,6 @@
 import { type Static, Type } from "@sinclair/typebox";
+import { literalUnion } from "../../lib/literalUnion.js";
+import { OBSERVATION_STATUSES } from "../../store/interfaces.js";
 import { OUTCOMES, SOURCES, UNITS } from "./conflicts.js";
 
 /** A string enum that keeps its literal type (TypeBox's union of mapped literals would widen it). */
@@ -35,7 +37,7 @@ const ObservationView = Type.Object({
   source: Type.Union([Type.String(), Type.Null()]),
   observedAt: Type.String(),
   receivedAt: Type.String(),
-  status: Type.Union([Type.Literal("effective"), Type.Literal("quarantined")]),
+  status: literalUnion(OBSERVATION_STATUSES),
   conflictsWith: Type.Union([Type.String(), Type.Null()]),
 });
 export type ObservationView = Static<typeof ObservationView>;

@@ -10,7 +10,7 @@ import {
   reasonsFor,
   resolveCosts,
 } from "./decide.js";
-import { DEFAULT_POLICY } from "./policy.js";
+import { DEFAULT_MODEL } from "./decisionModel.js";
 import type { Finding } from "./signals/findings.js";
 
 const SEVERITY = { allow: 0, challenge: 1, deny: 2 } as const;
@@ -75,7 +75,7 @@ describe("the cost-weighted three-way rule", () => {
           falseChallenge: c.falseChallenge * k,
           falseDeny: c.falseDeny * k,
         };
-        expect(decide(ev, scaled, DEFAULT_POLICY).decision).toBe(decide(ev, c, DEFAULT_POLICY).decision);
+        expect(decide(ev, scaled, DEFAULT_MODEL).decision).toBe(decide(ev, c, DEFAULT_MODEL).decision);
       }),
       { numRuns: 3000 },
     );
@@ -89,8 +89,8 @@ describe("the cost-weighted three-way rule", () => {
   it("raising falseAllow never makes a decision more lenient", () => {
     fc.assert(
       fc.property(evidenceArb, costsArb, factor, (ev, c, k) => {
-        const before = decide(ev, c, DEFAULT_POLICY).decision;
-        const after = decide(ev, raising("falseAllow")(c, k), DEFAULT_POLICY).decision;
+        const before = decide(ev, c, DEFAULT_MODEL).decision;
+        const after = decide(ev, raising("falseAllow")(c, k), DEFAULT_MODEL).decision;
         expect(SEVERITY[after]).toBeGreaterThanOrEqual(SEVERITY[before]);
       }),
       { numRuns: 3000 },
@@ -100,8 +100,8 @@ describe("the cost-weighted three-way rule", () => {
   it("raising falseChallenge never allows fewer requests", () => {
     fc.assert(
       fc.property(evidenceArb, costsArb, factor, (ev, c, k) => {
-        const before = decide(ev, c, DEFAULT_POLICY).decision;
-        const after = decide(ev, raising("falseChallenge")(c, k), DEFAULT_POLICY).decision;
+        const before = decide(ev, c, DEFAULT_MODEL).decision;
+        const after = decide(ev, raising("falseChallenge")(c, k), DEFAULT_MODEL).decision;
         if (before === "allow") expect(after).toBe("allow");
       }),
       { numRuns: 3000 },
@@ -111,8 +111,8 @@ describe("the cost-weighted three-way rule", () => {
   it("raising falseDeny never denies more", () => {
     fc.assert(
       fc.property(evidenceArb, costsArb, factor, (ev, c, k) => {
-        const before = decide(ev, c, DEFAULT_POLICY).decision;
-        const after = decide(ev, raising("falseDeny")(c, k), DEFAULT_POLICY).decision;
+        const before = decide(ev, c, DEFAULT_MODEL).decision;
+        const after = decide(ev, raising("falseDeny")(c, k), DEFAULT_MODEL).decision;
         if (after === "deny") expect(before).toBe("deny");
       }),
       { numRuns: 3000 },
@@ -122,7 +122,7 @@ describe("the cost-weighted three-way rule", () => {
   it("confidence is within [0, 1], and 0 for a decision that is not the cheapest", () => {
     fc.assert(
       fc.property(evidenceArb, costsArb, (ev, c) => {
-        const a = decide(ev, c, DEFAULT_POLICY);
+        const a = decide(ev, c, DEFAULT_MODEL);
         for (const d of ["allow", "challenge", "deny"] as const) {
           const conf = confidenceFor(d, a.expectedCost);
           expect(conf).toBeGreaterThanOrEqual(0);
@@ -137,7 +137,7 @@ describe("the cost-weighted three-way rule", () => {
   it("reasons are never empty and list contributing signals most important first", () => {
     fc.assert(
       fc.property(evidenceArb, costsArb, (ev, c) => {
-        const a = decide(ev, c, DEFAULT_POLICY);
+        const a = decide(ev, c, DEFAULT_MODEL);
         const reasons = reasonsFor(a, c, ev.channels);
         expect(reasons.length).toBeGreaterThan(0);
         for (const r of reasons) expect(r.length).toBeGreaterThan(0);
@@ -152,12 +152,12 @@ describe("the cost-weighted three-way rule", () => {
     const rich = decide(
       ev({ findings: [finding], channels: 4, browserConsistent: false }),
       DEFAULT_COSTS,
-      DEFAULT_POLICY,
+      DEFAULT_MODEL,
     );
     const thin = decide(
       ev({ findings: [finding], channels: 0, browserConsistent: false }),
       DEFAULT_COSTS,
-      DEFAULT_POLICY,
+      DEFAULT_MODEL,
     );
     expect(rich.risk.estimate).toBeCloseTo(thin.risk.estimate);
     expect(rich.decision).toBe("allow");
@@ -169,7 +169,7 @@ describe("the cost-weighted three-way rule", () => {
       decide(
         ev({ findings: [{ id: "x", logOdds, reason: "x" }], channels: 3, browserConsistent: false }),
         DEFAULT_COSTS,
-        DEFAULT_POLICY,
+        DEFAULT_MODEL,
       );
     expect(at(3.5).decision).toBe("challenge");
     expect(at(7).decision).toBe("deny");
@@ -190,24 +190,24 @@ describe("actor classification", () => {
       decide(
         ev({ ...base, findings: [{ id: "ua", logOdds: 3.5, reason: "r", automation: true }] }),
         DEFAULT_COSTS,
-        DEFAULT_POLICY,
+        DEFAULT_MODEL,
       ).actorType,
     ).toBe("agent_abusive");
     expect(
       decide(
         ev({ channels: 2, browserConsistent: true, findings: [{ id: "ok", logOdds: -1, reason: "r" }] }),
         DEFAULT_COSTS,
-        DEFAULT_POLICY,
+        DEFAULT_MODEL,
       ).actorType,
     ).toBe("human");
     // Nothing wrong is not the same as human.
-    expect(decide(ev({ ...base, findings: [] }), DEFAULT_COSTS, DEFAULT_POLICY).actorType).toBe("unknown");
+    expect(decide(ev({ ...base, findings: [] }), DEFAULT_COSTS, DEFAULT_MODEL).actorType).toBe("unknown");
     // Consistent browser headers but high risk (e.g. a disposable email) is not human.
     expect(
       decide(
         ev({ channels: 3, browserConsistent: true, findings: [{ id: "d", logOdds: 3, reason: "r" }] }),
         DEFAULT_COSTS,
-        DEFAULT_POLICY,
+        DEFAULT_MODEL,
       ).actorType,
     ).toBe("unknown");
   });
@@ -218,12 +218,12 @@ describe("agents and tenant rules", () => {
 
   it("agent_principal only for a verified signature; a forged one is agent_abusive", () => {
     expect(
-      decide(ev({ agent: "verified", findings: [automation] }), DEFAULT_COSTS, DEFAULT_POLICY).actorType,
+      decide(ev({ agent: "verified", findings: [automation] }), DEFAULT_COSTS, DEFAULT_MODEL).actorType,
     ).toBe("agent_principal");
     expect(
-      decide(ev({ agent: "invalid", findings: [automation] }), DEFAULT_COSTS, DEFAULT_POLICY).actorType,
+      decide(ev({ agent: "invalid", findings: [automation] }), DEFAULT_COSTS, DEFAULT_MODEL).actorType,
     ).toBe("agent_abusive");
-    expect(decide(ev({ agent: "unverified" }), DEFAULT_COSTS, DEFAULT_POLICY).actorType).toBe("unknown");
+    expect(decide(ev({ agent: "unverified" }), DEFAULT_COSTS, DEFAULT_MODEL).actorType).toBe("unknown");
   });
 
   it("a deny-list hit denies and says so, whatever the model thinks", () => {
@@ -234,7 +234,7 @@ describe("agents and tenant rules", () => {
         lists: { allow: ["network 10.0.0.0/8"], deny: ["email domain x.test"] },
       }),
       DEFAULT_COSTS,
-      DEFAULT_POLICY,
+      DEFAULT_MODEL,
     );
     expect(a.decision).toBe("deny");
     expect(reasonsFor(a, DEFAULT_COSTS, 4)[0]).toBe("The tenant's deny list names email domain x.test.");
@@ -242,13 +242,13 @@ describe("agents and tenant rules", () => {
 
   it("an allow-list hit allows, except a forged agent signature", () => {
     const lists = { allow: ["network 203.0.113.0/24"], deny: [] };
-    expect(decide(ev({ lists, findings: [automation] }), DEFAULT_COSTS, DEFAULT_POLICY).decision).toBe(
+    expect(decide(ev({ lists, findings: [automation] }), DEFAULT_COSTS, DEFAULT_MODEL).decision).toBe(
       "allow",
     );
     const forged = decide(
       ev({ lists, agent: "invalid", findings: [{ ...automation, logOdds: 5 }] }),
       DEFAULT_COSTS,
-      DEFAULT_POLICY,
+      DEFAULT_MODEL,
     );
     expect(forged.decision).not.toBe("allow");
     expect(forged.rule).toBeUndefined();
@@ -257,13 +257,13 @@ describe("agents and tenant rules", () => {
   it("verified agents get the action's rule; 'score' leaves the model in charge", () => {
     for (const rule of ["allow", "challenge", "deny"] as const) {
       expect(
-        decide(ev({ agent: "verified", verifiedAgents: rule }), DEFAULT_COSTS, DEFAULT_POLICY).decision,
+        decide(ev({ agent: "verified", verifiedAgents: rule }), DEFAULT_COSTS, DEFAULT_MODEL).decision,
       ).toBe(rule);
     }
     const scored = decide(
       ev({ agent: "unverified", verifiedAgents: "allow", channels: 2 }),
       DEFAULT_COSTS,
-      DEFAULT_POLICY,
+      DEFAULT_MODEL,
     );
     expect(scored.rule).toBeUndefined();
   });
@@ -272,7 +272,7 @@ describe("agents and tenant rules", () => {
 describe("a person is never denied by the weights alone", () => {
   it("falseAllow 250 on a consistent browser at low risk: challenged at worst, still human", () => {
     const person = ev({ browserConsistent: true, channels: 3 });
-    const a = decide(person, { falseAllow: 250, falseChallenge: 1, falseDeny: 3 }, DEFAULT_POLICY);
+    const a = decide(person, { falseAllow: 250, falseChallenge: 1, falseDeny: 3 }, DEFAULT_MODEL);
     expect(a.actorType).toBe("human");
     expect(a.expectedCost.deny).toBeLessThan(a.expectedCost.challenge);
     expect(a.decision).toBe("challenge");
@@ -281,7 +281,7 @@ describe("a person is never denied by the weights alone", () => {
   it("for any evidence and weights, the model's deny never goes with actorType human; a tenant deny rule still denies", () => {
     fc.assert(
       fc.property(evidenceArb, costsArb, (e, costs) => {
-        const a = decide(e, costs, DEFAULT_POLICY);
+        const a = decide(e, costs, DEFAULT_MODEL);
         expect(a.decision === "deny" && a.actorType === "human").toBe(false);
       }),
     );
@@ -290,7 +290,7 @@ describe("a person is never denied by the weights alone", () => {
       channels: 3,
       lists: { allow: [], deny: ["network 81.2.3.0/24"] },
     });
-    expect(decide(listed, DEFAULT_COSTS, DEFAULT_POLICY)).toMatchObject({
+    expect(decide(listed, DEFAULT_COSTS, DEFAULT_MODEL)).toMatchObject({
       decision: "deny",
       actorType: "human",
     });
@@ -298,7 +298,7 @@ describe("a person is never denied by the weights alone", () => {
 
   it("falseAllow 250 with no evidence of abuse (nothing raised the risk above the prior): challenged, not denied", () => {
     const bare = ev({ channels: 1 });
-    const a = decide(bare, { falseAllow: 250, falseChallenge: 1, falseDeny: 3 }, DEFAULT_POLICY);
+    const a = decide(bare, { falseAllow: 250, falseChallenge: 1, falseDeny: 3 }, DEFAULT_MODEL);
     expect(a.actorType).toBe("unknown");
     expect(a.expectedCost.deny).toBeLessThan(a.expectedCost.challenge);
     expect(a.decision).toBe("challenge");
@@ -307,7 +307,7 @@ describe("a person is never denied by the weights alone", () => {
   it("for any evidence and weights, the model denies only where a finding raised the risk", () => {
     fc.assert(
       fc.property(evidenceArb, costsArb, (e, costs) => {
-        const a = decide(e, costs, DEFAULT_POLICY);
+        const a = decide(e, costs, DEFAULT_MODEL);
         if (a.decision === "deny" && a.rule === undefined) {
           expect(e.findings.some((f) => f.logOdds > 0)).toBe(true);
         }
@@ -319,7 +319,7 @@ describe("a person is never denied by the weights alone", () => {
       findings: [{ id: "hosting_network", logOdds: 1.5, reason: "hosting" }],
     });
     expect(
-      decide(hosting, { falseAllow: 250, falseChallenge: 1, falseDeny: 3 }, DEFAULT_POLICY).decision,
+      decide(hosting, { falseAllow: 250, falseChallenge: 1, falseDeny: 3 }, DEFAULT_MODEL).decision,
     ).toBe("deny");
   });
 });

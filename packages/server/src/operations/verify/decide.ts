@@ -1,6 +1,6 @@
 import type { VerifiedAgentRule } from "../../policy/tenantPolicy.js";
 import type { ActorType, Decision } from "../../store/interfaces.js";
-import type { DecisionPolicy } from "./policy.js";
+import type { DecisionModel } from "./decisionModel.js";
 import type { Finding } from "./signals/findings.js";
 
 /** Relative, dimensionless weights of the three mistakes (spec, context.decisionCosts). */
@@ -64,7 +64,7 @@ const sigmoid = (x: number): number => 1 / (1 + Math.exp(-x));
 const logit = (p: number): number => Math.log(p / (1 - p));
 
 /** The abuse estimate with its band: evidence adds log-odds to the prior; thin evidence widens the band. */
-export function estimateRisk(evidence: Evidence, policy: DecisionPolicy): Risk {
+export function estimateRisk(evidence: Evidence, policy: DecisionModel): Risk {
   const score = logit(policy.prior) + evidence.findings.reduce((sum, f) => sum + f.logOdds, 0);
   const spreads = policy.spreadByChannels;
   const spread = spreads[Math.min(evidence.channels, spreads.length - 1)] ?? 0;
@@ -113,7 +113,7 @@ export function confidenceFor(decision: Decision, cost: Record<Decision, number>
  * one (forged signatures included); human only when the browser evidence is consistent and the risk
  * low; unknown otherwise: a request is never called human just because nothing was wrong.
  */
-function classify(evidence: Evidence, risk: Risk, policy: DecisionPolicy): ActorType {
+function classify(evidence: Evidence, risk: Risk, policy: DecisionModel): ActorType {
   if (evidence.agent === "verified") return "agent_principal";
   if (evidence.findings.some((f) => f.automation)) return "agent_abusive";
   if (evidence.browserConsistent && risk.estimate < policy.humanMaxRisk) return "human";
@@ -157,7 +157,7 @@ function modelDecision(
 }
 
 /** The pure decision: evidence, costs and policy in; decision, actor type and its grounds out. */
-export function decide(evidence: Evidence, costs: DecisionCosts, policy: DecisionPolicy): Assessment {
+export function decide(evidence: Evidence, costs: DecisionCosts, policy: DecisionModel): Assessment {
   const risk = estimateRisk(evidence, policy);
   const expectedCost = expectedCosts(risk, costs, policy.challengeLeak);
   const rule = tenantRule(evidence);

@@ -1,6 +1,6 @@
 import { matchNetwork, type TenantPolicy } from "../../policy/tenantPolicy.js";
 import { type AgentIdentity, type KeyLookup, verifyAgent } from "../../webBotAuth/verifyAgent.js";
-import type { DecisionPolicy } from "./policy.js";
+import type { DecisionModel } from "./decisionModel.js";
 import type { VerifyRequest } from "./schema.js";
 import { agentSignatureFindings } from "./signals/agentSignature.js";
 import { browserHeaderFindings, normaliseHeaders, readBrowserHeaders } from "./signals/browserHeaders.js";
@@ -16,7 +16,7 @@ import type { VelocityKey } from "./signals/velocity.js";
 
 /** What observe needs besides the request: the model, the tenant's rules and the shared lookups. */
 export interface ObserveContext {
-  model: DecisionPolicy;
+  model: DecisionModel;
   tenant: TenantPolicy;
   hosting: HostingNetworks;
   agentKeys: KeyLookup;

@@ -1,4 +1,6 @@
 import { type Static, Type } from "@sinclair/typebox";
+import { literalUnion } from "../../lib/literalUnion.js";
+import { ACTOR_TYPES, DECISIONS, ENFORCEMENT_MODES } from "../../store/interfaces.js";
 
 /**
  * The verify contract as JSON Schema. The route validates requests and serialises responses with
@@ -106,20 +108,15 @@ export const Principal = Type.Object({
 });
 
 export const Verdict = Type.Object({
-  decision: Type.Union([Type.Literal("allow"), Type.Literal("challenge"), Type.Literal("deny")]),
-  actorType: Type.Union([
-    Type.Literal("human"),
-    Type.Literal("agent_principal"),
-    Type.Literal("agent_abusive"),
-    Type.Literal("unknown"),
-  ]),
+  decision: literalUnion(DECISIONS),
+  actorType: literalUnion(ACTOR_TYPES),
   confidence: Type.Number({ minimum: 0, maximum: 1 }),
   reasons: Type.Array(Type.String(), { minItems: 1 }),
   principal: Principal,
   verdictToken: Type.String(),
   eventId: Type.String(),
   degraded: Type.Boolean(),
-  enforcementMode: Type.Union([Type.Literal("enforce"), Type.Literal("log_only")]),
+  enforcementMode: literalUnion(ENFORCEMENT_MODES),
   challengeCleared: Type.Optional(Type.Literal(true)),
 });
 export type Verdict = Static<typeof Verdict>;

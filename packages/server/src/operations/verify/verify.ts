@@ -13,12 +13,12 @@ import {
 } from "./clearRedemption.js";
 import { Cancellation, withDeadline } from "./deadline.js";
 import { confidenceFor, decide, reasonsFor, resolveCosts } from "./decide.js";
+import type { DecisionModel } from "./decisionModel.js";
 import { degradedVerdict } from "./degraded.js";
 import { enforcementModeFor } from "./enforcement.js";
 import { eventRecord } from "./eventRecord.js";
 import { observe, subjectError } from "./evidence.js";
 import type { Leader } from "./keysInFlight.js";
-import type { DecisionPolicy } from "./policy.js";
 import { principalFor } from "./principal.js";
 import {
   type Idempotency,
@@ -268,6 +268,6 @@ const withLimit = (result: VerifyResult, limit: RateLimitState): VerifyResult =>
 const round = (n: number): number => Math.round(n * 10_000) / 10_000;
 
 /** The built-in velocity limits with the tenant's own over them. */
-function velocityLimitsFor(model: DecisionPolicy, tenant: TenantPolicy) {
+function velocityLimitsFor(model: DecisionModel, tenant: TenantPolicy) {
   return mergeLimits(model.velocity, tenant.velocity);
 }

@@ -5,9 +5,9 @@ import type { SigningKeyring } from "../../tokens/signingKeys.js";
 import type { TokenSettings } from "../../tokens/verdictToken.js";
 import type { KeyLookup } from "../../webBotAuth/verifyAgent.js";
 import type { RateLimitSettings, RateLimitState } from "../rateLimitWindow.js";
+import type { DecisionModel } from "./decisionModel.js";
 import type { KeysInFlight } from "./keysInFlight.js";
 import type { PendingEvents } from "./pendingEvents.js";
-import type { DecisionPolicy } from "./policy.js";
 import type { Verdict } from "./schema.js";
 import type { HostingNetworks } from "./signals/hostingNetworks.js";
 
@@ -17,7 +17,7 @@ export interface VerifyDeps {
   keyring: SigningKeyring;
   tokens: TokenSettings;
   /** The decision model's parameters. */
-  policy: DecisionPolicy;
+  policy: DecisionModel;
   tenantPolicies: TenantPolicies;
   /** Where degraded verdicts' events wait while the store is down. */
   pendingEvents: PendingEvents;

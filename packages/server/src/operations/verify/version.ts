@@ -1,2 +1,2 @@
-/** The decision model and its parameters (policy.ts); recorded with every event. */
+/** The decision model and its parameters (decisionModel.ts); recorded with every event. */
 export const ENGINE_VERSION = "warden-engine/3";

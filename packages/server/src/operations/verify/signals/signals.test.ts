@@ -2,7 +2,7 @@ import fc from "fast-check";
 import ipaddr from "ipaddr.js";
 import { describe, expect, it } from "vitest";
 import { CHROME_HEADERS, CHROME_UA } from "../../../testing/harness.js";
-import { DEFAULT_POLICY } from "../policy.js";
+import { DEFAULT_MODEL } from "../decisionModel.js";
 import { browserHeaderFindings, normaliseHeaders, readBrowserHeaders } from "./browserHeaders.js";
 import { emailHash, isDisposableDomain, readEmail } from "./email.js";
 import { truncateIp } from "./ip.js";
@@ -185,7 +185,7 @@ describe("ip truncation agrees with ipaddr.js's networkAddressFromCIDR", () => {
 describe("velocity", () => {
   const limits = { ip_network: { perHour: 30 }, email_hash: { perHour: 3, perDay: 10 } };
   const w = { overLimit: 1.5, perDoubling: 1, cap: 4 };
-  const weights = { ...DEFAULT_POLICY.weights.velocity, email_hash: w, ip_network: w };
+  const weights = { ...DEFAULT_MODEL.weights.velocity, email_hash: w, ip_network: w };
   const emailKey = [{ kind: "email_hash" as const, value: "h" }];
 
   it("weighs the previous bucket by how much of it still overlaps the window", () => {
@@ -226,7 +226,7 @@ describe("velocity", () => {
         { current: 80, previous: 0, elapsed: 0 },
         { current: 20, previous: 0, elapsed: 0 },
       ],
-      DEFAULT_POLICY.weights.velocity,
+      DEFAULT_MODEL.weights.velocity,
     );
     expect(found).toHaveLength(1);
     expect(found[0]?.logOdds).toBe(2);

@@ -5,7 +5,7 @@ import type { VelocityKind, VelocityLimits, VelocityWeights } from "./signals/ve
  * per-action rules, velocity limits and difficulties on top). docs/decisions.md explains each number;
  * a change to them is a new ENGINE_VERSION.
  */
-export interface DecisionPolicy {
+export interface DecisionModel {
   /** Prior probability that an attempt is abusive, before any evidence. */
   prior: number;
   /** Share of abusive attempts that get through a challenge anyway. */
@@ -37,7 +37,7 @@ export interface DecisionPolicy {
   signatureSkewSeconds: number;
 }
 
-export const DEFAULT_POLICY: DecisionPolicy = Object.freeze({
+export const DEFAULT_MODEL: DecisionModel = Object.freeze({
   prior: 0.08,
   challengeLeak: 0.3,
   spreadByChannels: [1.5, 1.2, 0.9, 0.75, 0.6, 0.5],
