@@ -1,0 +1,209 @@
+import type { Kysely } from "kysely";
+import type {
+  ClearRedemption,
+  CounterHit,
+  CounterReading,
+  CounterStore,
+  EventRecord,
+  EventStore,
+  IdempotencyStore,
+  RecordOutcome,
+} from "../interfaces.js";
+import type { Database } from "../schema.js";
+import type { hotStatements } from "./hotStatements.js";
+import { claimIdempotencyKey, readIdempotentResponse } from "./idempotencyClaim.js";
+import { deleteExpiredCounters, deleteExpiredIdempotency, purgeInChunks } from "./purge.js";
+import { abortError, eventFromRow, eventToRow, guard } from "./rows.js";
+import type { SqlRuntime } from "./runtime.js";
+import { keyActive as keyIsActive } from "./tenantAndKeyStores.js";
+import {
+  type CounterBucket,
+  hitCountersInOneStatement,
+  type VerifyWriteBatches,
+} from "./verifyWriteBatches.js";
+
+type Hot = ReturnType<typeof hotStatements>;
+
+/**
+ * Verify's writes on SQL: counters, events (with the idempotency claim and a clear's redemption in
+ * the same atomic call) and the idempotency keys' read side. `batches` when the runtime batches
+ * verify's writes (PostgreSQL, verifyWriteBatches.ts).
+ */
+export function createCounterStore(
+  rt: SqlRuntime,
+  hot: Hot,
+  batches: VerifyWriteBatches | undefined,
+): CounterStore {
+  return {
+    hit: (hits, now) =>
+      // Nothing to count is not a write (no group-commit job, no transaction).
+      hits.length === 0
+        ? Promise.resolve([])
+        : guard("counters.hit", () =>
+            // Early: the event the caller writes next shares the commit (counters' semantics in
+            // interfaces.ts).
+            batches
+              ? hitCounters(hits, now, (buckets) => batches.hitCounters(buckets))
+              : rt.write(
+                  (conn) =>
+                    hitCounters(hits, now, (buckets) => hitCountersInOneStatement(rt, conn, hot, buckets)),
+                  { early: true },
+                ),
+          ),
+    purgeExpired: (now) =>
+      guard("counters.purgeExpired", () =>
+        purgeInChunks(rt, (conn, limit) => deleteExpiredCounters(conn, now, limit)),
+      ),
+  };
+}
+
+export function createEventStore(
+  rt: SqlRuntime,
+  hot: Hot,
+  batches: VerifyWriteBatches | undefined,
+): EventStore {
+  const { db } = rt;
+  const keyActive = (conn: Kysely<Database>, keyId: string) => keyIsActive(rt, hot, conn, keyId);
+  return {
+    record: (event, idem, signal, options) =>
+      guard("events.record", async (): Promise<RecordOutcome> => {
+        const activeKey = options?.activeKey === true;
+        const redeem = options?.redeem;
+        if (!idem && !redeem && activeKey && batches) {
+          if (await batches.insertEventIfKeyActive(eventToRow(event), signal)) return { kind: "recorded" };
+          // Nothing written: a retry of an event already stored, or a revoked key.
+          return (await keyActive(db, event.keyId)) ? { kind: "recorded" } : { kind: "key_revoked" };
+        }
+        if (!idem && !redeem) {
+          // One statement is atomic on its own; no transaction needed.
+          return rt.write(async (conn): Promise<RecordOutcome> => {
+            // The statement commits on its own (PostgreSQL) or with the batch it joins (SQLite).
+            if (signal && !signal.commit()) throw abortError();
+            const row = eventToRow(event);
+            if (!activeKey) {
+              await rt.execute(conn, hot.insertEvent(row));
+              return { kind: "recorded" };
+            }
+            const res = await rt.execute(conn, hot.insertEventIfKeyActive(row));
+            if (Number(res.numAffectedRows ?? 0) === 1) return { kind: "recorded" };
+            // Nothing written: a retry of an event already stored, or a revoked key.
+            return (await keyActive(conn, event.keyId)) ? { kind: "recorded" } : { kind: "key_revoked" };
+          });
+        }
+        if (idem && activeKey && !redeem && rt.claimsInOneStatement) {
+          // One round trip instead of a five-statement transaction (hotStatements.ts).
+          return rt.write(async (conn): Promise<RecordOutcome> => {
+            if (signal && !signal.commit()) throw abortError();
+            const res = await rt.execute(
+              conn,
+              hot.claimAndInsertEvent({
+                ...eventToRow(event),
+                i_operation: idem.operation,
+                i_key: idem.key,
+                i_fingerprint: idem.response.fingerprint,
+                i_status_code: idem.response.statusCode,
+                i_body: JSON.stringify(idem.response.body),
+                i_expires_at: idem.expiresAt,
+              }),
+            );
+            if (Number(res.numAffectedRows ?? 0) === 1) return { kind: "recorded" };
+            if (!(await keyActive(conn, event.keyId))) return { kind: "key_revoked" };
+            const held = await readIdempotentResponse(conn, idem, event.createdAt);
+            if (!held) throw new Error("idempotency key neither claimed nor held");
+            if (held.fingerprint !== idem.response.fingerprint) return { kind: "conflict" };
+            return { kind: "replay", response: held };
+          });
+        }
+        try {
+          return await rt.writeTransaction(async (trx): Promise<RecordOutcome> => {
+            if (activeKey && !(await keyActive(trx, event.keyId))) return { kind: "key_revoked" };
+            if (idem) {
+              const claim = await claimIdempotencyKey(trx, idem, event.createdAt);
+              if (claim) return claim;
+            }
+            // After the claim, so that a replay or conflict never spends the clear; a failed
+            // redemption throws to roll the claim back.
+            if (redeem && !(await redeemClear(trx, event, redeem))) throw new NotRedeemed();
+            await rt.execute(trx, hot.insertEvent(eventToRow(event)));
+            // Resolving commits the transaction.
+            if (signal && !signal.commit()) throw abortError();
+            return { kind: "recorded" };
+          });
+        } catch (err) {
+          if (err instanceof NotRedeemed) return { kind: "not_redeemed" };
+          throw err;
+        }
+      }),
+    get: (tenantId, eventId) =>
+      guard("events.get", async () => {
+        const row = await db
+          .selectFrom("events")
+          .selectAll()
+          .where("id", "=", eventId)
+          .where("tenant_id", "=", tenantId)
+          .executeTakeFirst();
+        return row ? eventFromRow(row) : undefined;
+      }),
+  };
+}
+
+export function createIdempotencyStore(rt: SqlRuntime): IdempotencyStore {
+  const { db } = rt;
+  return {
+    find: (key, now) => guard("idempotency.find", () => readIdempotentResponse(db, key, now)),
+    purgeExpired: (now) =>
+      guard("idempotency.purgeExpired", () =>
+        purgeInChunks(rt, (conn, limit) => deleteExpiredIdempotency(conn, now, limit)),
+      ),
+  };
+}
+
+/** Thrown inside events.record's transaction to roll it back when the clear cannot be redeemed. */
+class NotRedeemed extends Error {}
+
+/** One conditional UPDATE: every condition of a redemption and the change, in one statement. */
+async function redeemClear(trx: Kysely<Database>, event: EventRecord, r: ClearRedemption): Promise<boolean> {
+  const res = await trx
+    .updateTable("challenges")
+    .set({ redeemed_at: event.createdAt })
+    .where("tenant_id", "=", event.tenantId)
+    .where("id", "=", r.challengeId)
+    .where("session", "=", r.session)
+    .where("attempt", "=", r.attempt)
+    .where("cleared_at", ">=", r.clearedSince)
+    .where("redeemed_at", "is", null)
+    .executeTakeFirst();
+  return Number(res.numUpdatedRows) === 1;
+}
+
+/**
+ * All of a request's counters, counted at once. A counter's row is named with its window width, so
+ * one name can be counted over several windows; a bucket's row lives until the end of the next
+ * bucket, the last moment it is read as "previous".
+ */
+async function hitCounters(
+  hits: readonly CounterHit[],
+  now: number,
+  count: (buckets: CounterBucket[]) => Promise<{ count: number; previous: number | null }[]>,
+): Promise<CounterReading[]> {
+  const buckets = hits.map((h): CounterBucket => {
+    const bucket = Math.floor(now / h.windowMs);
+    return {
+      name: `${h.name}|${h.windowMs}`,
+      expiresAt: (bucket + 2) * h.windowMs,
+      previousExpiresAt: (bucket + 1) * h.windowMs,
+    };
+  });
+  if (new Set(buckets.map((b) => b.name)).size !== buckets.length)
+    throw new Error("counters.hit: the same counter twice");
+  const counts = await count(buckets);
+  return hits.map((h, i) => {
+    const c = counts[i];
+    if (!c) throw new Error("counters.hit: a counter was not returned");
+    return {
+      current: c.count,
+      previous: c.previous ?? 0,
+      elapsed: (now - Math.floor(now / h.windowMs) * h.windowMs) / h.windowMs,
+    };
+  });
+}
