@@ -1,4 +1,9 @@
 import { SolveError, solveProofOfWork } from "./solver.js";
+import {
+  type DeviceAttestationInstructions,
+  deviceAttestationProof,
+  deviceAttestationSupported,
+} from "./webauthn.js";
 
 /** The challenge as the backend route relays it from Warden. */
 interface IssuedChallenge {
@@ -13,7 +18,8 @@ interface IssuedChallenge {
  * routes (`issue-url`, `complete-url`; defaults /warden/challenge/issue and /complete), so the browser
  * never holds an API key. On success it fills the enclosing form's `wardenTicket` and
  * `wardenChallengeId` fields, fires `warden-cleared`, and submits the form when it has `submit`.
- * Methods other than proof of work fire `warden-method` for the app to handle. Status is announced
+ * device_attestation runs the two WebAuthn ceremonies (webauthn.ts) where the browser supports them;
+ * other methods fire `warden-method` for the app to handle. Status is announced
  * in a polite live region; the one button (start, retry) works from the keyboard.
  */
 export class WardenChallengeElement extends HTMLElement {
@@ -89,6 +95,22 @@ export class WardenChallengeElement extends HTMLElement {
       const issued = await this.post(this.getAttribute("issue-url") ?? "/warden/challenge/issue", { ticket });
       if (issued.status !== 200) return this.refused(issued);
       const challenge = issued.json as unknown as IssuedChallenge;
+      if (challenge.method === "device_attestation" && deviceAttestationSupported()) {
+        this.progress.hidden = true;
+        this.say("Confirm with your device: your browser will ask you.");
+        const proof = await deviceAttestationProof(
+          challenge.instructions as unknown as DeviceAttestationInstructions,
+          this.controller.signal,
+        );
+        const completed = await this.post(this.getAttribute("complete-url") ?? "/warden/challenge/complete", {
+          ticket,
+          challengeId: challenge.challengeId,
+          proof,
+        });
+        if (completed.status === 410 && attempt === 0) return this.start(1);
+        if (completed.status !== 200) return this.refused(completed);
+        return this.cleared(ticket, challenge.challengeId);
+      }
       if (challenge.method !== "proof_of_work") {
         this.progress.hidden = true;
         this.say("One more step is needed; follow the instructions on this page.");

@@ -10,6 +10,12 @@ export {
   type SolveProgress,
   solveProofOfWork,
 } from "./solver.js";
+export {
+  type DeviceAttestationInstructions,
+  type DeviceAttestationProof,
+  deviceAttestationProof,
+  deviceAttestationSupported,
+} from "./webauthn.js";
 
 // The worker script is served beside this one: from the module's URL, or (script-tag build) from
 // the <script> element that loaded it.

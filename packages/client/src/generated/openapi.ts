@@ -250,7 +250,7 @@ export type paths = {
                         /** @description Ordered method hints. */
                         prefer?: string[];
                         challengeId?: string;
-                        /** @description proof_of_work: { nonce } (at most 64 characters); payment_preauth: { method: provider_setup_intent, setupIntentId }; web_bot_auth_stepup: { method: web_bot_auth, headers }. */
+                        /** @description proof_of_work: { nonce } (at most 64 characters); payment_preauth: { method: provider_setup_intent, setupIntentId }; web_bot_auth_stepup: { method: web_bot_auth, headers }; device_attestation: { method: webauthn, registration, assertion } (the two WebAuthn credentials' toJSON()). */
                         proof?: {
                             method?: string;
                             nonce?: string;
@@ -258,6 +258,14 @@ export type paths = {
                             /** @description web_bot_auth_stepup: the signed request's headers. */
                             headers?: {
                                 [key: string]: string;
+                            };
+                            /** @description device_attestation: the credential from navigator.credentials.create, as its toJSON() (RegistrationResponseJSON). */
+                            registration?: {
+                                [key: string]: unknown;
+                            };
+                            /** @description device_attestation: the credential from navigator.credentials.get with the new credential, as its toJSON() (AuthenticationResponseJSON). */
+                            assertion?: {
+                                [key: string]: unknown;
                             };
                         } & {
                             [key: string]: unknown;

@@ -39,6 +39,34 @@ describe("tenant policy documents", () => {
     }
   });
 
+  it("device attestation: an RP id and secure origins on it; none by default, direct on request", () => {
+    expect(DEFAULT_TENANT_POLICY.deviceAttestation).toBeUndefined();
+    expect(
+      compiled({
+        challenge: { deviceAttestation: { rpId: "Example.com", origins: ["https://app.example.com"] } },
+      }).deviceAttestation,
+    ).toEqual({ rpId: "example.com", origins: ["https://app.example.com"], attestation: "none" });
+    expect(
+      compiled({
+        challenge: {
+          deviceAttestation: { rpId: "localhost", origins: ["http://localhost:3000"], attestation: "direct" },
+        },
+      }).deviceAttestation?.attestation,
+    ).toBe("direct");
+    for (const deviceAttestation of [
+      { rpId: "example.com", origins: ["http://example.com"] },
+      { rpId: "example.com", origins: ["https://example.org"] },
+      { rpId: "example.com", origins: ["https://evilexample.com"] },
+      { rpId: "example.com", origins: ["https://example.com/path"] },
+      { rpId: "https://example.com", origins: ["https://example.com"] },
+      { rpId: "example.com", origins: [] },
+      { rpId: "example.com", origins: ["https://example.com"], attestation: "enterprise" },
+    ]) {
+      const r = compilePolicy({ challenge: { deviceAttestation } }, "v1");
+      expect(r.ok, JSON.stringify(deviceAttestation)).toBe(false);
+    }
+  });
+
   it("per-action verified-agent rules, and velocity limits that must be consistent", () => {
     const p = compiled({
       actions: { api_key: { verifiedAgents: "allow" } },

@@ -76,6 +76,24 @@ export const TenantPolicyDocument = Type.Object(
             ),
           ),
           webBotAuthStepUp: Type.Optional(Type.Boolean()),
+          deviceAttestation: Type.Optional(
+            Type.Object(
+              {
+                rpId: Type.String({ minLength: 1, maxLength: 253 }),
+                origins: Type.Array(Type.String({ minLength: 1, maxLength: 2048 }), {
+                  minItems: 1,
+                  maxItems: 16,
+                }),
+                attestation: Type.Optional(
+                  Type.Union([Type.Literal("none"), Type.Literal("direct")], {
+                    description:
+                      "none (default): possession of an authenticator's key; direct: also a verified attestation statement.",
+                  }),
+                ),
+              },
+              { additionalProperties: false },
+            ),
+          ),
         },
         { additionalProperties: false },
       ),
@@ -114,6 +132,14 @@ export interface TenantPolicy {
   velocity: NonNullable<TenantPolicyDocument["velocity"]>;
   powDifficulty: Readonly<Record<RiskTier, number>>;
   webBotAuthStepUp: boolean;
+  /** The WebAuthn relying party for device_attestation; undefined: the method is not issuable. */
+  deviceAttestation: DeviceAttestationSettings | undefined;
+}
+
+export interface DeviceAttestationSettings {
+  rpId: string;
+  origins: readonly string[];
+  attestation: "none" | "direct";
 }
 
 export type PolicyParse = { ok: true; policy: TenantPolicy } | { ok: false; errors: string[] };
@@ -184,6 +210,31 @@ export function compilePolicy(input: unknown, version: string): PolicyParse {
       errors.push(`velocity.${kind}: perMinute exceeds perHour`);
     if (perHour && perDay && perHour > perDay) errors.push(`velocity.${kind}: perHour exceeds perDay`);
   }
+  const webauthn = doc.challenge?.deviceAttestation;
+  if (webauthn) {
+    const rpId = webauthn.rpId.toLowerCase();
+    if (!/^[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*$/.test(rpId))
+      errors.push(`challenge.deviceAttestation.rpId: "${webauthn.rpId}" is not a host name`);
+    for (const origin of webauthn.origins) {
+      let url: URL | undefined;
+      try {
+        url = new URL(origin);
+      } catch {
+        url = undefined;
+      }
+      // WebAuthn runs in secure contexts only: HTTPS, or http on localhost.
+      const secure =
+        url?.protocol === "https:" || (url?.protocol === "http:" && url.hostname === "localhost");
+      const host = url?.hostname ?? "";
+      if (!url || url.origin !== origin || !secure) {
+        errors.push(
+          `challenge.deviceAttestation.origins: "${origin}" is not an https origin (or http://localhost)`,
+        );
+      } else if (host !== rpId && !host.endsWith(`.${rpId}`)) {
+        errors.push(`challenge.deviceAttestation.origins: "${origin}" is not on the RP id ${rpId}`);
+      }
+    }
+  }
   if (errors.length > 0) return { ok: false, errors };
 
   const actions = doc.actions ?? {};
@@ -197,6 +248,13 @@ export function compilePolicy(input: unknown, version: string): PolicyParse {
       velocity: doc.velocity ?? {},
       powDifficulty: Object.freeze(pow),
       webBotAuthStepUp: doc.challenge?.webBotAuthStepUp ?? false,
+      deviceAttestation: webauthn
+        ? Object.freeze({
+            rpId: webauthn.rpId.toLowerCase(),
+            origins: Object.freeze([...webauthn.origins]),
+            attestation: webauthn.attestation ?? "none",
+          })
+        : undefined,
     }),
   };
 }

@@ -12,6 +12,7 @@ import {
 import { type KeyLookup, verifyAgent, WEB_BOT_AUTH_TAG } from "../../webBotAuth/verifyAgent.js";
 import type { Caller } from "../caller.js";
 import { normaliseHeaders } from "../verify/signals/browserHeaders.js";
+import { checkDeviceAttestation, deviceAttestationChallenge } from "./deviceAttestation.js";
 import { selectMethod } from "./methods.js";
 import { newSeed, POW_ALGORITHM, solvesPow } from "./proofOfWork.js";
 import type { ChallengeRequest, ChallengeResponse } from "./schema.js";
@@ -99,6 +100,8 @@ async function issue(
     const agent = recordedAgent(event.signals);
     if (agent && (agent.outcome === "verified" || policy.webBotAuthStepUp))
       issuable.add("web_bot_auth_stepup");
+    const webauthn = policy.deviceAttestation;
+    if (webauthn) issuable.add("device_attestation");
     const method = selectMethod(req.prefer, issuable);
     const now = deps.clock();
     const id = timeOrderedId("chl", now);
@@ -107,7 +110,9 @@ async function issue(
         ? paymentChallenge(id)
         : method === "web_bot_auth_stepup"
           ? stepUpChallenge(agent?.keyid)
-          : powChallenge(tier, policy);
+          : method === "device_attestation" && webauthn
+            ? deviceAttestationChallenge(id, session, webauthn, deps.ttlMs)
+            : powChallenge(tier, policy);
     const record: ChallengeRecord = {
       id,
       tenantId,
@@ -191,6 +196,7 @@ function stepUpChallenge(
 const PROOF_METHODS: ReadonlyMap<string, ChallengeMethod> = new Map([
   ["provider_setup_intent", "payment_preauth"],
   ["web_bot_auth", "web_bot_auth_stepup"],
+  ["webauthn", "device_attestation"],
   ["proof_of_work", "proof_of_work"],
 ]);
 
@@ -210,7 +216,7 @@ function proofMethod(proof: NonNullable<ChallengeRequest["proof"]>): ChallengeMe
  * Completion. When several failures apply, the first in this order answers:
  * 1. 404 unknown_challenge (also another tenant's, or one issued for another eventId);
  * 2. 403 challenge_session_mismatch; 3. 409 challenge_already_solved; 4. 410 challenge_expired;
- * 5. 400 challenge_method_mismatch; 6. 400 invalid_challenge_proof or payment_not_succeeded
+ * 5. 400 challenge_method_mismatch; 6. 400 invalid_challenge_proof (a WebAuthn proof too) or payment_not_succeeded
  *    (503 payment_verification_unavailable when the provider cannot answer).
  * The session is checked first so that another session learns nothing about the challenge's state.
  * A failed attempt leaves the challenge issued; the clear itself is one atomic, once-only update.
@@ -253,6 +259,16 @@ async function complete(
           `The Web Bot Auth proof was not accepted (${result.outcome === "absent" ? "no signature" : result.why}).`,
         );
       }
+    } else if (c.method === "device_attestation") {
+      const settings = (await deps.tenantPolicies.get(tenantId)).deviceAttestation;
+      if (!settings) {
+        return fail("invalid_challenge_proof", "Device attestation is no longer configured for this tenant.");
+      }
+      const check = await checkDeviceAttestation(proof, c, settings);
+      if (!check.ok)
+        return fail("invalid_challenge_proof", `The WebAuthn proof was not accepted: ${check.why}.`);
+      // One credential clears one challenge: a key kept by a bot farm is not a standing pass.
+      proofRef = `webauthn:${check.credentialId}`;
     } else {
       const nonce = typeof proof.nonce === "string" ? proof.nonce : "";
       // Completion checks the difficulty sealed at issue, never a current tier or policy.
@@ -262,10 +278,15 @@ async function complete(
     }
     const cleared = await deps.store.challenges.clear(tenantId, c.id, session, now, proofRef);
     if (cleared.kind === "proof_reused") {
-      return fail(
-        "payment_not_succeeded",
-        "The payment proof was not accepted: this SetupIntent already cleared another challenge.",
-      );
+      return c.method === "device_attestation"
+        ? fail(
+            "invalid_challenge_proof",
+            "The WebAuthn proof was not accepted: this credential already cleared another challenge.",
+          )
+        : fail(
+            "payment_not_succeeded",
+            "The payment proof was not accepted: this SetupIntent already cleared another challenge.",
+          );
     }
     // Lost the race to a concurrent valid completion (or it expired in between).
     if (cleared.kind === "not_clearable") {

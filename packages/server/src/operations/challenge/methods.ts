@@ -5,7 +5,8 @@ import type { ChallengeMethod } from "../../store/interfaces.js";
  * proof_of_work, and email_otp is never selected. `issuable` is what this tenant can be issued now:
  * proof_of_work always, payment_preauth when the tenant has a payment provider configured,
  * web_bot_auth_stepup when the event carried a verified Web Bot Auth signature (or any Web Bot Auth
- * signature, when the tenant's policy asks for step-up). device_attestation is not issuable yet.
+ * signature, when the tenant's policy asks for step-up), device_attestation when the tenant's policy
+ * names a WebAuthn relying party (challenge.deviceAttestation).
  */
 export function selectMethod(
   prefer: readonly string[] | undefined,

@@ -21,11 +21,31 @@ export const ChallengeRequest = Type.Object(
               description: "web_bot_auth_stepup: the signed request's headers.",
             }),
           ),
+          registration: Type.Optional(
+            Type.Object(
+              {},
+              {
+                additionalProperties: true,
+                description:
+                  "device_attestation: the credential from navigator.credentials.create, as its toJSON() (RegistrationResponseJSON).",
+              },
+            ),
+          ),
+          assertion: Type.Optional(
+            Type.Object(
+              {},
+              {
+                additionalProperties: true,
+                description:
+                  "device_attestation: the credential from navigator.credentials.get with the new credential, as its toJSON() (AuthenticationResponseJSON).",
+              },
+            ),
+          ),
         },
         {
           additionalProperties: true,
           description:
-            "proof_of_work: { nonce } (at most 64 characters); payment_preauth: { method: provider_setup_intent, setupIntentId }; web_bot_auth_stepup: { method: web_bot_auth, headers }.",
+            "proof_of_work: { nonce } (at most 64 characters); payment_preauth: { method: provider_setup_intent, setupIntentId }; web_bot_auth_stepup: { method: web_bot_auth, headers }; device_attestation: { method: webauthn, registration, assertion } (the two WebAuthn credentials' toJSON()).",
         },
       ),
     ),
