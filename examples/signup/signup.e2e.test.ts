@@ -1,13 +1,9 @@
 import type { AddressInfo } from "node:net";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import {
-  CHROMIUM_PATH,
-  chromiumInstalled,
-  launchChromium,
-} from "../../packages/browser/tooling/chromium.mjs";
+import { launchChromium } from "../../packages/browser/tooling/chromium.mjs";
+import { chromiumOrSkip } from "../../packages/server/src/testing/chromium.js";
 import { makeTestApp, type TestApp } from "../../packages/server/src/testing/harness.js";
-import { skipLoudly } from "../../packages/server/src/testing/skip.js";
 import { createSignupApp } from "./app.mjs";
 
 /**
@@ -21,12 +17,7 @@ const PERSON_UA =
   "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/156.0.0.0 Safari/537.36";
 const SECRET = "example-ticket-secret-for-the-e2e-test-0123";
 
-if (!chromiumInstalled()) {
-  skipLoudly(
-    SUITE,
-    `Chromium is not installed at ${CHROMIUM_PATH} (apt-get install -y chromium): ${SUITE} is SKIPPED`,
-  );
-} else {
+if (chromiumOrSkip(SUITE)) {
   let warden: TestApp;
   let browser: Browser;
   /**

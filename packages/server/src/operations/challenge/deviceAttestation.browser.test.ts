@@ -5,9 +5,9 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { CHROMIUM_PATH, chromiumInstalled, launchChromium } from "../../../../browser/tooling/chromium.mjs";
+import { launchChromium } from "../../../../browser/tooling/chromium.mjs";
+import { chromiumOrSkip } from "../../testing/chromium.js";
 import { bearer, makeTestApp, type TestApp } from "../../testing/harness.js";
-import { skipLoudly } from "../../testing/skip.js";
 
 /**
  * device_attestation end to end in Debian's Chromium, with the DevTools protocol's virtual
@@ -24,12 +24,7 @@ interface Proof {
   assertion: Record<string, unknown>;
 }
 
-if (!chromiumInstalled()) {
-  skipLoudly(
-    SUITE,
-    `Chromium is not installed at ${CHROMIUM_PATH} (apt-get install -y chromium): ${SUITE} is SKIPPED`,
-  );
-} else {
+if (chromiumOrSkip(SUITE)) {
   let t: TestApp;
   let key: string;
   let browser: Browser;

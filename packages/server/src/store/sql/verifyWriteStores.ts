@@ -24,11 +24,13 @@ import {
 
 type Hot = ReturnType<typeof hotStatements>;
 
-/**
+/*
  * Verify's writes on SQL: counters, events (with the idempotency claim and a clear's redemption in
  * the same atomic call) and the idempotency keys' read side. `batches` when the runtime batches
  * verify's writes (PostgreSQL, verifyWriteBatches.ts).
  */
+
+/** Counters: all of a request's hits in one statement, or in its batch's. */
 export function createCounterStore(
   rt: SqlRuntime,
   hot: Hot,
@@ -57,6 +59,7 @@ export function createCounterStore(
   };
 }
 
+/** Events: one conditional statement, or one transaction with the claim and the redemption. */
 export function createEventStore(
   rt: SqlRuntime,
   hot: Hot,
@@ -147,6 +150,7 @@ export function createEventStore(
   };
 }
 
+/** Idempotency keys' read side (replays) and their purge; claims are part of events.record. */
 export function createIdempotencyStore(rt: SqlRuntime): IdempotencyStore {
   const { db } = rt;
   return {
