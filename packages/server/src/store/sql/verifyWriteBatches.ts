@@ -1,23 +1,11 @@
 import { CompiledQuery, type Kysely } from "kysely";
 import type { WriteSignal } from "../interfaces.js";
 import type { Database } from "../schema.js";
+import { type CounterBucket, type CounterCount, hitCountersInOneStatement } from "./counterBuckets.js";
 import { EVENT_COLUMN_TYPES, EVENT_COLUMNS, type hotStatements } from "./hotStatements.js";
 import { abortError, refusesThisWrite } from "./rows.js";
 import type { SqlRuntime } from "./runtime.js";
 import { type JobOutcome, WriteBatch } from "./writeBatch.js";
-
-/** One counter bucket a verify hits: the row's name, its expiry, and its previous bucket's expiry. */
-export interface CounterBucket {
-  name: string;
-  expiresAt: number;
-  previousExpiresAt: number;
-}
-
-/** A bucket's count after the hit (this hit included) and its previous bucket's count. */
-export interface CounterCount {
-  count: number;
-  previous: number | null;
-}
 
 /** What the store writes for verify through batches, when the runtime batches (runtime.ts). */
 export interface VerifyWriteBatches {
@@ -158,30 +146,6 @@ async function hitCounterBatch(
       });
     }
     return { ok: true, value: counts };
-  });
-}
-
-/** One request's buckets in one statement (SQLite's way, and a refused batch's retry). */
-export async function hitCountersInOneStatement(
-  rt: SqlRuntime,
-  conn: Kysely<Database>,
-  hot: Hot,
-  buckets: readonly CounterBucket[],
-): Promise<CounterCount[]> {
-  const values: Record<string, unknown> = {};
-  buckets.forEach((b, i) => {
-    values[`name${i}`] = b.name;
-    values[`expiresAt${i}`] = b.expiresAt;
-    values[`previousExpiresAt${i}`] = b.previousExpiresAt;
-  });
-  const { rows } = await rt.execute(conn, hot.hitCounters(buckets.length)(values));
-  const byName = new Map(
-    (rows as { name: string; count: number; previous: number | null }[]).map((r) => [r.name, r]),
-  );
-  return buckets.map((b) => {
-    const r = byName.get(b.name);
-    if (!r) throw new Error("counters.hit: a counter was not returned");
-    return { count: Number(r.count), previous: r.previous === null ? null : Number(r.previous) };
   });
 }
 

@@ -1,8 +1,6 @@
 import type { Kysely } from "kysely";
 import type {
   ClearRedemption,
-  CounterHit,
-  CounterReading,
   CounterStore,
   EventRecord,
   EventStore,
@@ -10,17 +8,14 @@ import type {
   RecordOutcome,
 } from "../interfaces.js";
 import type { Database } from "../schema.js";
+import { hitCounters, hitCountersInOneStatement } from "./counterBuckets.js";
 import type { hotStatements } from "./hotStatements.js";
 import { claimIdempotencyKey, readIdempotentResponse } from "./idempotencyClaim.js";
 import { deleteExpiredCounters, deleteExpiredIdempotency, purgeInChunks } from "./purge.js";
 import { abortError, eventFromRow, eventToRow, guard } from "./rows.js";
 import type { SqlRuntime } from "./runtime.js";
 import { keyActive as keyIsActive } from "./tenantAndKeyStores.js";
-import {
-  type CounterBucket,
-  hitCountersInOneStatement,
-  type VerifyWriteBatches,
-} from "./verifyWriteBatches.js";
+import type { VerifyWriteBatches } from "./verifyWriteBatches.js";
 
 type Hot = ReturnType<typeof hotStatements>;
 
@@ -178,36 +173,4 @@ async function redeemClear(trx: Kysely<Database>, event: EventRecord, r: ClearRe
     .where("redeemed_at", "is", null)
     .executeTakeFirst();
   return Number(res.numUpdatedRows) === 1;
-}
-
-/**
- * All of a request's counters, counted at once. A counter's row is named with its window width, so
- * one name can be counted over several windows; a bucket's row lives until the end of the next
- * bucket, the last moment it is read as "previous".
- */
-async function hitCounters(
-  hits: readonly CounterHit[],
-  now: number,
-  count: (buckets: CounterBucket[]) => Promise<{ count: number; previous: number | null }[]>,
-): Promise<CounterReading[]> {
-  const buckets = hits.map((h): CounterBucket => {
-    const bucket = Math.floor(now / h.windowMs);
-    return {
-      name: `${h.name}|${h.windowMs}`,
-      expiresAt: (bucket + 2) * h.windowMs,
-      previousExpiresAt: (bucket + 1) * h.windowMs,
-    };
-  });
-  if (new Set(buckets.map((b) => b.name)).size !== buckets.length)
-    throw new Error("counters.hit: the same counter twice");
-  const counts = await count(buckets);
-  return hits.map((h, i) => {
-    const c = counts[i];
-    if (!c) throw new Error("counters.hit: a counter was not returned");
-    return {
-      current: c.count,
-      previous: c.previous ?? 0,
-      elapsed: (now - Math.floor(now / h.windowMs) * h.windowMs) / h.windowMs,
-    };
-  });
 }
