@@ -1,7 +1,10 @@
 import { randomUUID } from "node:crypto";
+import cookie from "@fastify/cookie";
 import swagger from "@fastify/swagger";
 import swaggerUi from "@fastify/swagger-ui";
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from "fastify";
+import { registerConsoleAssets } from "./console/assets.js";
+import { registerConsoleSession } from "./console/session.js";
 import type { Deps } from "./deps.js";
 import { authenticator, KnownCallers } from "./http/auth.js";
 import { errorHandler, notFoundHandler } from "./http/errorHandler.js";
@@ -13,6 +16,7 @@ import { rateLimiter } from "./http/rateLimit.js";
 import { warmUp } from "./http/warmUp.js";
 import { registerChallenge } from "./operations/challenge/route.js";
 import { registerFeedback } from "./operations/feedback/route.js";
+import { registerInsights } from "./operations/insights/route.js";
 import { KeysInFlight } from "./operations/verify/keysInFlight.js";
 import { rehearsalDeps } from "./operations/verify/rehearsal.js";
 import { registerVerify } from "./operations/verify/route.js";
@@ -99,6 +103,7 @@ export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<Fa
     },
   });
   await app.register(swaggerUi, { routePrefix: "/docs" });
+  await app.register(cookie);
 
   const warn = (err: unknown, what: string) => app.log.warn({ err }, what);
   agents.report = warn;
@@ -126,7 +131,11 @@ export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<Fa
     report: warn,
   };
   const callers = new KnownCallers();
-  const onRequest = [authenticator(store, callers), rateLimiter(store, verifyDeps.rateLimit, clock)];
+  // Routes whose settings say so (the read routes) also accept the console's session cookie on GET.
+  const onRequest = [
+    authenticator(store, callers, { clock }),
+    rateLimiter(store, verifyDeps.rateLimit, clock),
+  ];
 
   app.setErrorHandler(
     errorHandler(async (request) => {
@@ -170,6 +179,9 @@ export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<Fa
     { onRequest },
   );
   registerFeedback(app, { store, clock, idempotencyTtlMs: verifyDeps.idempotencyTtlMs }, { onRequest });
+  registerInsights(app, { store, clock, tokens: verifyDeps.tokens, model: policy }, { onRequest });
+  registerConsoleSession(app, { store, clock, sessionHours: config.consoleSessionHours });
+  await registerConsoleAssets(app);
   app.get("/openapi.json", { schema: { hide: true } }, async () => app.swagger());
   app.get(
     "/metrics",

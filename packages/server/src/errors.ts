@@ -27,7 +27,15 @@ export const ERROR_CATALOGUE = {
     message: "The idempotency key must be 1 to 255 printable characters.",
   },
   invalid_api_key: { status: 401, message: "The API key is missing or invalid." },
+  console_session_required: {
+    status: 401,
+    message: "The console session is missing, expired or signed out: sign in again.",
+  },
   insufficient_scope: { status: 403, message: "The API key lacks the scope this operation needs." },
+  forbidden_origin: {
+    status: 403,
+    message: "The console refuses this request from another site (Origin or console header missing).",
+  },
   raw_pii_not_enabled: {
     status: 403,
     message: "Raw email or IP needs the tenant's opt-in; send emailSha256 or ipTrunc instead.",

@@ -561,6 +561,289 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
+    "/v1/stats/decisions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Decisions over time by action, decision, actorType, degraded and enforcementMode. With format=csv the table is answered as text/csv. */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description Default: until − 7 days */
+                    since?: string;
+                    /** @description Default: now */
+                    until?: string;
+                    action?: string;
+                    format?: "json" | "csv";
+                    bucket?: "hour" | "day";
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            tenantId: string;
+                            /** Format: date-time */
+                            since: string;
+                            /** Format: date-time */
+                            until: string;
+                            action: string | null;
+                            bucket: "hour" | "day";
+                            rows: {
+                                /** Format: date-time */
+                                bucketStart: string;
+                                action: string;
+                                decision: "allow" | "challenge" | "deny";
+                                actorType: "human" | "agent_principal" | "agent_abusive" | "unknown";
+                                degraded: boolean;
+                                enforcementMode: "enforce" | "log_only";
+                                count: number;
+                            }[];
+                        };
+                    };
+                };
+                /** @description Default Response */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Stable label per HTTP status. */
+                            error: string;
+                            /** @description Human-readable; never handle on it. */
+                            message: string;
+                            /** @description Machine discriminator; handle on this. */
+                            code: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Stable label per HTTP status. */
+                            error: string;
+                            /** @description Human-readable; never handle on it. */
+                            message: string;
+                            /** @description Machine discriminator; handle on this. */
+                            code: string;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/stats/challenges": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Challenges issued in the period by method: cleared, expired, open, redeemed. With format=csv the table is answered as text/csv. */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description Default: until − 7 days */
+                    since?: string;
+                    /** @description Default: now */
+                    until?: string;
+                    action?: string;
+                    format?: "json" | "csv";
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            tenantId: string;
+                            /** Format: date-time */
+                            since: string;
+                            /** Format: date-time */
+                            until: string;
+                            action: string | null;
+                            rows: {
+                                method: string;
+                                issued: number;
+                                cleared: number;
+                                expired: number;
+                                open: number;
+                                redeemed: number;
+                            }[];
+                        };
+                    };
+                };
+                /** @description Default Response */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Stable label per HTTP status. */
+                            error: string;
+                            /** @description Human-readable; never handle on it. */
+                            message: string;
+                            /** @description Machine discriminator; handle on this. */
+                            code: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Stable label per HTTP status. */
+                            error: string;
+                            /** @description Human-readable; never handle on it. */
+                            message: string;
+                            /** @description Machine discriminator; handle on this. */
+                            code: string;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Events of the period, newest first, paginated; by session, decision or actorType. With format=csv the table is answered as text/csv. */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description Default: until − 7 days */
+                    since?: string;
+                    /** @description Default: now */
+                    until?: string;
+                    action?: string;
+                    format?: "json" | "csv";
+                    session?: string;
+                    decision?: "allow" | "challenge" | "deny";
+                    actorType?: "human" | "agent_principal" | "agent_abusive" | "unknown";
+                    /** @description Items per page, 1–500 (default 50) */
+                    limit?: string;
+                    /** @description nextCursor of the previous page */
+                    cursor?: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            items: {
+                                eventId: string;
+                                /** Format: date-time */
+                                createdAt: string;
+                                action: string;
+                                surface: string | null;
+                                session: string | null;
+                                decision: "allow" | "challenge" | "deny";
+                                wouldBeDecision: "allow" | "challenge" | "deny";
+                                actorType: "human" | "agent_principal" | "agent_abusive" | "unknown";
+                                confidence: number;
+                                risk: number | null;
+                                degraded: boolean;
+                                enforcementMode: "enforce" | "log_only";
+                            }[];
+                            nextCursor: string | null;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Stable label per HTTP status. */
+                            error: string;
+                            /** @description Human-readable; never handle on it. */
+                            message: string;
+                            /** @description Machine discriminator; handle on this. */
+                            code: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Stable label per HTTP status. */
+                            error: string;
+                            /** @description Human-readable; never handle on it. */
+                            message: string;
+                            /** @description Machine discriminator; handle on this. */
+                            code: string;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/events/{eventId}": {
         parameters: {
             query?: never;
@@ -568,7 +851,7 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        /** One event with its verdict and all its observations, effective and quarantined */
+        /** One event in full: verdict, signals, principal, receipt claims, challenges and every observation */
         get: {
             parameters: {
                 query?: never;
@@ -610,7 +893,27 @@ export type paths = {
                                 };
                                 engineVersion: string;
                                 policyVersion: string;
+                                decidedBy: string;
+                                principal: {
+                                    resolved: boolean;
+                                    operator: string;
+                                    onBehalfOf: string;
+                                    identityBasis: string[];
+                                };
+                                tokenClaims: {
+                                    [key: string]: unknown;
+                                };
                             };
+                            challenges: {
+                                challengeId: string;
+                                method: string;
+                                boundTo: string;
+                                difficulty: number | null;
+                                issuedAt: string;
+                                expiresAt: string;
+                                clearedAt: string | null;
+                                redeemedAt: string | null;
+                            }[];
                             observations: {
                                 feedbackId: string;
                                 eventId: string;
@@ -663,6 +966,620 @@ export type paths = {
         put?: never;
         post?: never;
         delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/stats/outcomes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Effective outcomes on the period's events by the engine's decision. With format=csv the table is answered as text/csv. */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description Default: until − 7 days */
+                    since?: string;
+                    /** @description Default: now */
+                    until?: string;
+                    action?: string;
+                    format?: "json" | "csv";
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            tenantId: string;
+                            /** Format: date-time */
+                            since: string;
+                            /** Format: date-time */
+                            until: string;
+                            action: string | null;
+                            rows: {
+                                decision: "allow" | "challenge" | "deny";
+                                outcome: string;
+                                events: number;
+                                observations: number;
+                            }[];
+                            decisions: {
+                                allow: number;
+                                challenge: number;
+                                deny: number;
+                            };
+                            quarantinedCount: number;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Stable label per HTTP status. */
+                            error: string;
+                            /** @description Human-readable; never handle on it. */
+                            message: string;
+                            /** @description Machine discriminator; handle on this. */
+                            code: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Stable label per HTTP status. */
+                            error: string;
+                            /** @description Human-readable; never handle on it. */
+                            message: string;
+                            /** @description Machine discriminator; handle on this. */
+                            code: string;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/feedback/quarantined": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Quarantined observations observed in the period, newest first, with what each conflicted with. With format=csv the table is answered as text/csv. */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description Default: until − 7 days */
+                    since?: string;
+                    /** @description Default: now */
+                    until?: string;
+                    action?: string;
+                    format?: "json" | "csv";
+                    /** @description Items per page, 1–500 (default 50) */
+                    limit?: string;
+                    /** @description nextCursor of the previous page */
+                    cursor?: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            items: {
+                                observation: {
+                                    feedbackId: string;
+                                    eventId: string;
+                                    outcome: string;
+                                    value: number | null;
+                                    unit: string | null;
+                                    source: string | null;
+                                    observedAt: string;
+                                    receivedAt: string;
+                                    status: "effective" | "quarantined";
+                                    conflictsWith: string | null;
+                                };
+                                conflictsWith: {
+                                    feedbackId: string;
+                                    eventId: string;
+                                    outcome: string;
+                                    value: number | null;
+                                    unit: string | null;
+                                    source: string | null;
+                                    observedAt: string;
+                                    receivedAt: string;
+                                    status: "effective" | "quarantined";
+                                    conflictsWith: string | null;
+                                } | null;
+                            }[];
+                            nextCursor: string | null;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Stable label per HTTP status. */
+                            error: string;
+                            /** @description Human-readable; never handle on it. */
+                            message: string;
+                            /** @description Machine discriminator; handle on this. */
+                            code: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Stable label per HTTP status. */
+                            error: string;
+                            /** @description Human-readable; never handle on it. */
+                            message: string;
+                            /** @description Machine discriminator; handle on this. */
+                            code: string;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/stats/calibration": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Estimated abuse risk in bins against the observed abuse rate (a reliability diagram). With format=csv the table is answered as text/csv. */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description Default: until − 7 days */
+                    since?: string;
+                    /** @description Default: now */
+                    until?: string;
+                    action?: string;
+                    format?: "json" | "csv";
+                    /** @description Number of equal-width risk bins, 2–50 (default 10) */
+                    bins?: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            tenantId: string;
+                            /** Format: date-time */
+                            since: string;
+                            /** Format: date-time */
+                            until: string;
+                            action: string | null;
+                            bins: {
+                                low: number;
+                                high: number;
+                                events: number;
+                                labelled: number;
+                                abusive: number;
+                                meanRisk: number | null;
+                                observedRate: number | null;
+                                interval: {
+                                    low: number;
+                                    high: number;
+                                } | null;
+                            }[];
+                            events: number;
+                            labelled: number;
+                            abusive: number;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Stable label per HTTP status. */
+                            error: string;
+                            /** @description Human-readable; never handle on it. */
+                            message: string;
+                            /** @description Machine discriminator; handle on this. */
+                            code: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Stable label per HTTP status. */
+                            error: string;
+                            /** @description Human-readable; never handle on it. */
+                            message: string;
+                            /** @description Machine discriminator; handle on this. */
+                            code: string;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/stats/what-if": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The period's decisions replayed under other decisionCosts, with the policy that would apply them. With format=csv the table is answered as text/csv. */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description Default: until − 7 days */
+                    since?: string;
+                    /** @description Default: now */
+                    until?: string;
+                    action?: string;
+                    format?: "json" | "csv";
+                    /** @description A positive relative weight (default 1, 1, 3) */
+                    falseAllow?: string;
+                    /** @description A positive relative weight (default 1, 1, 3) */
+                    falseChallenge?: string;
+                    /** @description A positive relative weight (default 1, 1, 3) */
+                    falseDeny?: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            tenantId: string;
+                            /** Format: date-time */
+                            since: string;
+                            /** Format: date-time */
+                            until: string;
+                            action: string | null;
+                            costs: {
+                                falseAllow: number;
+                                falseChallenge: number;
+                                falseDeny: number;
+                            };
+                            events: number;
+                            replayed: number;
+                            kept: number;
+                            recorded: {
+                                allow: number;
+                                challenge: number;
+                                deny: number;
+                            };
+                            whatIf: {
+                                allow: number;
+                                challenge: number;
+                                deny: number;
+                            };
+                            labelled: number;
+                            expectedCost: {
+                                recorded: number;
+                                whatIf: number;
+                            };
+                            mistakes: {
+                                recorded: {
+                                    falseAllow: number;
+                                    falseChallenge: number;
+                                    falseDeny: number;
+                                };
+                                whatIf: {
+                                    falseAllow: number;
+                                    falseChallenge: number;
+                                    falseDeny: number;
+                                };
+                            };
+                            /** @description The tenant's current policy document with these decisionCosts: for `warden policy set` */
+                            policy: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Stable label per HTTP status. */
+                            error: string;
+                            /** @description Human-readable; never handle on it. */
+                            message: string;
+                            /** @description Machine discriminator; handle on this. */
+                            code: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Stable label per HTTP status. */
+                            error: string;
+                            /** @description Human-readable; never handle on it. */
+                            message: string;
+                            /** @description Machine discriminator; handle on this. */
+                            code: string;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/console/session": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The console session the cookie stands for */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            tenantId: string;
+                            keyId: string;
+                            /** Format: date-time */
+                            expiresAt: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Stable label per HTTP status. */
+                            error: string;
+                            /** @description Human-readable; never handle on it. */
+                            message: string;
+                            /** @description Machine discriminator; handle on this. */
+                            code: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Stable label per HTTP status. */
+                            error: string;
+                            /** @description Human-readable; never handle on it. */
+                            message: string;
+                            /** @description Machine discriminator; handle on this. */
+                            code: string;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        /** Sign in to the operator console with an API key that has ledger:read */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        apiKey: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            tenantId: string;
+                            keyId: string;
+                            /** Format: date-time */
+                            expiresAt: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Stable label per HTTP status. */
+                            error: string;
+                            /** @description Human-readable; never handle on it. */
+                            message: string;
+                            /** @description Machine discriminator; handle on this. */
+                            code: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Stable label per HTTP status. */
+                            error: string;
+                            /** @description Human-readable; never handle on it. */
+                            message: string;
+                            /** @description Machine discriminator; handle on this. */
+                            code: string;
+                        };
+                    };
+                };
+            };
+        };
+        /** Sign out of the operator console: the session ends at once */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                204: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description Default Response */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Stable label per HTTP status. */
+                            error: string;
+                            /** @description Human-readable; never handle on it. */
+                            message: string;
+                            /** @description Machine discriminator; handle on this. */
+                            code: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Stable label per HTTP status. */
+                            error: string;
+                            /** @description Human-readable; never handle on it. */
+                            message: string;
+                            /** @description Machine discriminator; handle on this. */
+                            code: string;
+                        };
+                    };
+                };
+            };
+        };
         options?: never;
         head?: never;
         patch?: never;

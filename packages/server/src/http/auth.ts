@@ -1,8 +1,9 @@
 import type { FastifyReply, FastifyRequest } from "fastify";
 import { hashApiKey, isWellFormedApiKey } from "../admin/apiKeys.js";
+import { consoleCaller } from "../console/session.js";
 import { ApiError } from "../errors.js";
 import type { Caller } from "../operations/caller.js";
-import { type Store, StoreUnavailableError } from "../store/interfaces.js";
+import { type Scope, type Store, StoreUnavailableError } from "../store/interfaces.js";
 import { remainingBudget, within } from "./budget.js";
 import type { RouteSettings } from "./types.js";
 
@@ -53,9 +54,25 @@ export class KnownCallers {
  * (verify) a caller seen before is taken from `known`, and the route's one write is made on condition
  * that the key is still active (events.record with activeKey).
  */
-export function authenticator(store: Store, known: KnownCallers, options: { fromMemory?: boolean } = {}) {
+export function authenticator(
+  store: Store,
+  known: KnownCallers,
+  options: { fromMemory?: boolean; clock?: () => number } = {},
+) {
   return async function authenticate(request: FastifyRequest, reply: FastifyReply): Promise<void> {
     const settings = request.routeOptions.config.warden as RouteSettings;
+    if (
+      settings.consoleSession &&
+      options.clock &&
+      request.method === "GET" &&
+      request.headers.authorization === undefined
+    ) {
+      const signedIn = await consoleCaller(store, options.clock, request);
+      if (signedIn) {
+        request.caller = withScope(signedIn, settings.scope);
+        return;
+      }
+    }
     const match = BEARER.exec(request.headers.authorization ?? "");
     const apiKey = match?.[1];
     if (!apiKey || !isWellFormedApiKey(apiKey)) throw new ApiError("invalid_api_key");
@@ -89,9 +106,13 @@ export function authenticator(store: Store, known: KnownCallers, options: { from
       }
       throw new ApiError("invalid_api_key");
     }
-    if (!caller.key.scopes.includes(settings.scope)) {
-      throw new ApiError("insufficient_scope", `This API key lacks the ${settings.scope} scope.`);
-    }
-    request.caller = caller;
+    request.caller = withScope(caller, settings.scope);
   };
+}
+
+function withScope(caller: Caller, scope: Scope): Caller {
+  if (!caller.key.scopes.includes(scope)) {
+    throw new ApiError("insufficient_scope", `This API key lacks the ${scope} scope.`);
+  }
+  return caller;
 }

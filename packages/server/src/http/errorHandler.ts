@@ -69,6 +69,18 @@ export function toApiError(
 ): ApiError {
   if (err instanceof ApiError) return err;
   const fe = err as Partial<FastifyError> & { validation?: ValidationIssue[] };
+  // Any query string the route's schema refuses (a bad value, an unknown parameter) is invalid_query.
+  if (Array.isArray(fe.validation) && fe.validationContext === "querystring") {
+    const issue = fe.validation[0];
+    const name =
+      issue?.params && "additionalProperty" in issue.params ? issue.params.additionalProperty : undefined;
+    return new ApiError(
+      "invalid_query",
+      name === undefined
+        ? `${fe.message ?? "A query parameter is invalid"}.`
+        : `Unknown query parameter ${String(name)}.`,
+    );
+  }
   if (Array.isArray(fe.validation))
     return validationError(fe.validation, body, settings?.fieldCodes, bodySchema);
   const mapped = fe.code ? FASTIFY_CODES[fe.code] : undefined;

@@ -124,6 +124,8 @@ export function createMetrics(
       challenges: timedArea("challenges", store.challenges),
       agents: timedArea("agents", store.agents),
       policies: timedArea("policies", store.policies),
+      insights: timedArea("insights", store.insights),
+      consoleSessions: timedArea("consoleSessions", store.consoleSessions),
       ping: timeCall("ping", () => store.ping()),
       warmUp: () => store.warmUp(),
       close: () => store.close(),

@@ -18,6 +18,8 @@ export interface RouteSettings {
    * hooks get only what is left of it, so authentication and the rate limit cannot eat the budget.
    */
   deadlineMs?: number;
+  /** A read route that also accepts the operator console's session cookie (GET only; http/consoleSession.ts). */
+  consoleSession?: boolean;
   /** Error codes for invalid fields, by field path (e.g. value → invalid_value); default invalid_field. */
   fieldCodes?: Readonly<Record<string, ErrorCode>>;
 }

@@ -23,9 +23,21 @@ const Lists = Type.Object(
 export const VERIFIED_AGENT_RULES = ["score", "allow", "challenge", "deny"] as const;
 export type VerifiedAgentRule = (typeof VERIFIED_AGENT_RULES)[number];
 
+const Weight = Type.Optional(Type.Number({ exclusiveMinimum: 0, maximum: 1_000_000 }));
+/**
+ * The tenant's default decisionCosts (spec, context.decisionCosts): a field the request's context
+ * leaves out or sends invalid comes from here (the action's, then the tenant's), then from 1, 1, 3.
+ */
+const DecisionCostsSetting = Type.Object(
+  { falseAllow: Weight, falseChallenge: Weight, falseDeny: Weight },
+  { additionalProperties: false },
+);
+export type DecisionCostsSetting = Static<typeof DecisionCostsSetting>;
+
 const ActionSettings = Type.Object(
   {
     verifiedAgents: Type.Optional(Type.Union(VERIFIED_AGENT_RULES.map((r) => Type.Literal(r)))),
+    decisionCosts: Type.Optional(DecisionCostsSetting),
   },
   { additionalProperties: false },
 );
@@ -52,6 +64,7 @@ export const TenantPolicyDocument = Type.Object(
   {
     allow: Type.Optional(Lists),
     deny: Type.Optional(Lists),
+    decisionCosts: Type.Optional(DecisionCostsSetting),
     actions: Type.Optional(Type.Record(Type.String({ minLength: 1, maxLength: 128 }), ActionSettings)),
     velocity: Type.Optional(
       Type.Object(
@@ -129,6 +142,8 @@ export interface TenantPolicy {
   allow: ListSet;
   deny: ListSet;
   verifiedAgents(action: string): VerifiedAgentRule;
+  /** The tenant's default weights for an action: the action's fields over the tenant's. */
+  decisionCosts(action: string): DecisionCostsSetting;
   velocity: NonNullable<TenantPolicyDocument["velocity"]>;
   powDifficulty: Readonly<Record<RiskTier, number>>;
   webBotAuthStepUp: boolean;
@@ -245,6 +260,7 @@ export function compilePolicy(input: unknown, version: string): PolicyParse {
       allow,
       deny,
       verifiedAgents: (action: string) => actions[action]?.verifiedAgents ?? "score",
+      decisionCosts: (action: string) => ({ ...doc.decisionCosts, ...actions[action]?.decisionCosts }),
       velocity: doc.velocity ?? {},
       powDifficulty: Object.freeze(pow),
       webBotAuthStepUp: doc.challenge?.webBotAuthStepUp ?? false,

@@ -2,12 +2,16 @@ import fs from "node:fs";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { tempDir } from "../testing/harness.js";
+import { insightContract } from "../testing/insightContract.js";
 import { storeContract } from "../testing/storeContract.js";
 import { openSqliteStore } from "./sqlite/sqliteStore.js";
 
 const dir = tempDir();
 const file = path.join(dir, "contract.db");
 storeContract("sqlite", () => openSqliteStore({ file, busyTimeoutMs: 5000 }));
+insightContract("sqlite", () =>
+  openSqliteStore({ file: path.join(dir, "insights.db"), busyTimeoutMs: 5000 }),
+);
 
 describe("sqlite adapter", () => {
   afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));

@@ -135,6 +135,20 @@ export const ACTOR_TYPES = ["human", "agent_principal", "agent_abusive", "unknow
 export type ActorType = (typeof ACTOR_TYPES)[number];
 export const ENFORCEMENT_MODES = ["enforce", "log_only"] as const;
 export type EnforcementMode = (typeof ENFORCEMENT_MODES)[number];
+/**
+ * What reached an event's engine decision: the model (replayable under other weights by the console's
+ * what-if), a tenant rule (lists, per-action agent rules), an honoured clear, or a degradation.
+ */
+export const DECIDERS = ["model", "rule", "clear", "degraded"] as const;
+export type Decider = (typeof DECIDERS)[number];
+/** The abuse estimate a scored event was decided on, with what the decision rule needs to replay it. */
+export interface RecordedRisk {
+  estimate: number;
+  low: number;
+  high: number;
+  /** A finding raised the risk above the prior: without one the model never denies (decide.ts). */
+  raised: boolean;
+}
 
 /** One verify call, as recorded. Holds only protected forms of personal data (hashes, truncations). */
 export interface EventRecord {
@@ -160,6 +174,9 @@ export interface EventRecord {
   policyVersion: string;
   /** Fingerprint of the attempt (action and identifying subject fields; operations/verify/attempt.ts). */
   attempt: string | null;
+  decidedBy: Decider;
+  /** Null when nothing was scored (a degraded verdict, a clear that short-circuited scoring). */
+  risk: RecordedRisk | null;
 }
 
 export interface IdempotentResponse {
@@ -296,11 +313,15 @@ export interface FeedbackStore {
   listForEvent(tenantId: string, eventId: string): Promise<Observation[]>;
   /** Aggregates by outcome, unit and status over observedAt in [since, until), joined to the event's action. */
   aggregate(tenantId: string, filter: LedgerFilter): Promise<LedgerRow[]>;
-  /** Quarantined observations (newest first) with the observation each conflicted with. */
+  /**
+   * Quarantined observations (newest first by receivedAt, then feedbackId) with the observation each
+   * conflicted with; with `before`, only those after that one in this order (the next page).
+   */
   quarantined(
     tenantId: string,
     filter: LedgerFilter,
     limit: number,
+    before?: { receivedAt: number; feedbackId: string },
   ): Promise<{ observation: Observation; conflictsWith: Observation | undefined }[]>;
 }
 
@@ -401,6 +422,105 @@ export interface PolicyStore {
   current(tenantId: string): Promise<TenantPolicyRecord | undefined>;
 }
 
+/** Events of one tenant created in [since, until), optionally of one action. */
+export interface EventScope {
+  since: number;
+  until: number;
+  action?: string;
+}
+/** Events of one hour and one combination of what the overview breaks decisions down by. */
+export interface DecisionCount {
+  hourStart: number;
+  action: string;
+  decision: Decision;
+  actorType: ActorType;
+  degraded: boolean;
+  enforcementMode: EnforcementMode;
+  count: number;
+}
+/** Challenges of one method issued in the scope, by where they ended up at `now`. */
+export interface ChallengeCount {
+  method: ChallengeMethod;
+  issued: number;
+  cleared: number;
+  expired: number;
+  redeemed: number;
+}
+/** Events sharing everything the decision rule replays (and, for labelled ones, their label). */
+export interface RiskGroup {
+  action: string;
+  risk: RecordedRisk | null;
+  actorType: ActorType;
+  decidedBy: Decider;
+  /** The engine's decision (wouldBeDecision: before log_only turned it into an allow). */
+  decision: Decision;
+  count: number;
+}
+export interface LabelledRiskGroup extends RiskGroup {
+  /** One of the events' effective outcomes is an abuse outcome. */
+  abusive: boolean;
+}
+/** Events with effective observations of one outcome, by the engine's decision on them. */
+export interface OutcomeCount {
+  decision: Decision;
+  outcome: string;
+  events: number;
+  observations: number;
+}
+/** Newest first: events created before the cursor event (createdAt, then id, descending). */
+export interface EventListFilter extends EventScope {
+  session?: string;
+  decision?: Decision;
+  actorType?: ActorType;
+  before?: { createdAt: number; id: string };
+}
+/**
+ * The console's reads. Long scans run off the request path (SQLite: on the read worker's own
+ * connection), so they never hold up verify. Read-only: no method changes anything.
+ */
+export interface InsightStore {
+  /** Counts per hour and combination, in index order; only non-zero combinations. */
+  decisionCounts(tenantId: string, scope: EventScope): Promise<DecisionCount[]>;
+  /** Challenges issued in [since, until) (on events of `action` when given), by method. */
+  challengeCounts(tenantId: string, scope: EventScope, now: number): Promise<ChallengeCount[]>;
+  /** At most `limit` events, newest first. */
+  listEvents(tenantId: string, filter: EventListFilter, limit: number): Promise<EventRecord[]>;
+  /** The challenges issued on one event, oldest first. */
+  challengesForEvent(tenantId: string, eventId: string): Promise<ChallengeRecord[]>;
+  /** Every event in scope, grouped by what replaying its decision needs. */
+  riskGroups(tenantId: string, scope: EventScope): Promise<RiskGroup[]>;
+  /** Events in scope with at least one effective observation, grouped likewise and by label. */
+  labelledRiskGroups(
+    tenantId: string,
+    scope: EventScope,
+    abuseOutcomes: readonly string[],
+  ): Promise<LabelledRiskGroup[]>;
+  /** Effective outcomes on events in scope, by the engine's decision. */
+  outcomeCounts(tenantId: string, scope: EventScope): Promise<OutcomeCount[]>;
+}
+/** A console sign-in, known by the SHA-256 of its cookie's secret. */
+export interface ConsoleSession {
+  idHash: string;
+  tenantId: string;
+  keyId: string;
+  createdAt: number;
+  expiresAt: number;
+}
+export interface ConsoleSessionStore {
+  create(session: ConsoleSession): Promise<void>;
+  /**
+   * The session with the key it was opened with, when the session has not expired at `now`; a
+   * revoked key's sessions are returned with the key's revokedAt set (the caller refuses them).
+   */
+  find(
+    idHash: string,
+    now: number,
+  ): Promise<{ session: ConsoleSession; key: ApiKeyRecord; tenant: Tenant } | undefined>;
+  /** Ends the session; resolves whether it existed. */
+  delete(idHash: string): Promise<boolean>;
+  /** Deletes expired sessions; resolves how many. */
+  purgeExpired(now: number): Promise<number>;
+}
 export interface Store {
   readonly tenants: TenantStore;
   readonly apiKeys: ApiKeyStore;
@@ -412,6 +532,8 @@ export interface Store {
   readonly challenges: ChallengeStore;
   readonly agents: AgentStore;
   readonly policies: PolicyStore;
+  readonly insights: InsightStore;
+  readonly consoleSessions: ConsoleSessionStore;
   /** Resolves when the store can take writes (a write probe: readiness, GET /readyz); rejects otherwise. */
   ping(): Promise<void>;
   /**

@@ -190,6 +190,75 @@ const migrationsFor = (dialect: Dialect): Record<string, Migration> => ({
         .execute();
     },
   },
+  "0008_console": {
+    async up(db: Kysely<unknown>) {
+      // What the console's calibration and what-if read: the risk an event was decided on and what
+      // decided it (events written before this migration count as unscored).
+      await db.schema
+        .alterTable("events")
+        .addColumn("decided_by", "text", (c) => c.notNull().defaultTo("model"))
+        .execute();
+      for (const column of ["risk_estimate", "risk_low", "risk_high"]) {
+        await db.schema.alterTable("events").addColumn(column, "double precision").execute();
+      }
+      await db.schema
+        .alterTable("events")
+        .addColumn("risk_raised", "integer", (c) => c.notNull().defaultTo(0))
+        .execute();
+      // The console's aggregates over a million events are read in index order, so the database
+      // groups while it scans instead of sorting (docs/console.md, "Performance"): decisions per hour,
+      // and the risk groups that calibration and what-if replay.
+      await sql`create index events_hourly on events (tenant_id, (created_at / 3600000), action, decision, actor_type, degraded, enforcement_mode, created_at)`.execute(
+        db,
+      );
+      await db.schema
+        .createIndex("events_risk")
+        .on("events")
+        .columns([
+          "tenant_id",
+          "action",
+          "risk_estimate",
+          "risk_low",
+          "risk_high",
+          "actor_type",
+          "decided_by",
+          "risk_raised",
+          "would_be_decision",
+          "created_at",
+        ])
+        .execute();
+      await db.schema.createIndex("events_session").on("events").columns(["tenant_id", "session"]).execute();
+      // Each event's effective outcomes without reading the observations themselves.
+      await db.schema
+        .createIndex("feedback_labels")
+        .on("feedback")
+        .columns(["tenant_id", "status", "event_id", "outcome"])
+        .execute();
+      await db.schema
+        .createIndex("challenges_tenant_issued")
+        .on("challenges")
+        .columns(["tenant_id", "issued_at"])
+        .execute();
+      await db.schema
+        .createIndex("challenges_tenant_event")
+        .on("challenges")
+        .columns(["tenant_id", "event_id"])
+        .execute();
+      await db.schema
+        .createTable("console_sessions")
+        .addColumn("id_hash", "text", (c) => c.primaryKey())
+        .addColumn("tenant_id", "text", (c) => c.notNull())
+        .addColumn("key_id", "text", (c) => c.notNull())
+        .addColumn("created_at", "bigint", (c) => c.notNull())
+        .addColumn("expires_at", "bigint", (c) => c.notNull())
+        .execute();
+      await db.schema
+        .createIndex("console_sessions_expiry")
+        .on("console_sessions")
+        .column("expires_at")
+        .execute();
+    },
+  },
 });
 
 /** Brings the schema up to date. Safe when several processes start at once (Kysely's migration lock). */

@@ -50,6 +50,11 @@ export interface Database {
     engine_version: string;
     policy_version: string;
     attempt: string | null;
+    decided_by: string;
+    risk_estimate: number | null;
+    risk_low: number | null;
+    risk_high: number | null;
+    risk_raised: number;
   };
   feedback: {
     feedback_id: string;
@@ -96,6 +101,14 @@ export interface Database {
     version: number;
     document: string;
     created_at: number;
+  };
+  /** Operator console sign-ins: the SHA-256 of the cookie's secret, never the secret. */
+  console_sessions: {
+    id_hash: string;
+    tenant_id: string;
+    key_id: string;
+    created_at: number;
+    expires_at: number;
   };
   idempotency: {
     tenant_id: string;

@@ -1,9 +1,11 @@
 import type { Store } from "./interfaces.js";
 import { createAgentStore, createPolicyStore } from "./sql/agentAndPolicyStores.js";
 import { createChallengeStore } from "./sql/challengeStore.js";
+import { createConsoleSessionStore } from "./sql/consoleSessionStore.js";
 import { createFeedbackStore } from "./sql/feedbackStore.js";
 import { hotStatements } from "./sql/hotStatements.js";
 import { readIdempotentResponse } from "./sql/idempotencyClaim.js";
+import { createInsightStore } from "./sql/insightStore.js";
 import { guard } from "./sql/rows.js";
 import type { SqlRuntime } from "./sql/runtime.js";
 import { createApiKeyStore, createSigningKeyStore, createTenantStore } from "./sql/tenantAndKeyStores.js";
@@ -31,6 +33,8 @@ export function createSqlStore(rt: SqlRuntime): Store {
     challenges: createChallengeStore(rt),
     agents: createAgentStore(rt),
     policies: createPolicyStore(rt),
+    insights: createInsightStore(rt),
+    consoleSessions: createConsoleSessionStore(rt),
 
     ping: () =>
       guard("ping", async () => {

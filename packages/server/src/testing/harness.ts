@@ -122,6 +122,8 @@ export function faultyStore(
     challenges: wrap("challenges", inner.challenges),
     agents: wrap("agents", inner.agents),
     policies: wrap("policies", inner.policies),
+    insights: wrap("insights", inner.insights),
+    consoleSessions: wrap("consoleSessions", inner.consoleSessions),
     ping: () => inner.ping(),
     warmUp: () => inner.warmUp(),
     close: () => inner.close(),
@@ -156,6 +158,8 @@ export function testEvent(id: string, overrides: Partial<EventRecord> = {}): Eve
     engineVersion: "e",
     policyVersion: "p",
     attempt: null,
+    decidedBy: "model",
+    risk: { estimate: 0.2, low: 0.1, high: 0.3, raised: false },
     ...overrides,
   };
 }

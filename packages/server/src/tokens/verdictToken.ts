@@ -75,6 +75,16 @@ function signingInput(
   claims: VerdictClaims,
   nowMs: number,
 ): string {
+  const header = { alg: "ES256", kid: signer.kid, typ: "JWT" };
+  return `${base64url(header)}.${base64url(verdictPayload(settings, claims, nowMs))}`;
+}
+
+/** The receipt's claims (spec, Authentication): what is signed, and what the console shows of an event. */
+export function verdictPayload(
+  settings: TokenSettings,
+  claims: VerdictClaims,
+  nowMs: number,
+): Record<string, unknown> {
   const iat = Math.floor(nowMs / 1000);
   const payload: Record<string, unknown> = {
     tid: claims.tenantId,
@@ -90,8 +100,7 @@ function signingInput(
   payload.jti = claims.eventId;
   payload.iat = iat;
   payload.exp = iat + settings.ttlSeconds;
-  const header = { alg: "ES256", kid: signer.kid, typ: "JWT" };
-  return `${base64url(header)}.${base64url(payload)}`;
+  return payload;
 }
 
 const base64url = (value: Record<string, unknown>): string =>

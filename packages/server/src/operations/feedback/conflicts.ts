@@ -39,3 +39,9 @@ const CONFLICTS: readonly (readonly [Outcome, Outcome])[] = [
 export function conflictingOutcomes(outcome: Outcome): Outcome[] {
   return CONFLICTS.flatMap(([a, b]) => (a === outcome ? [b] : b === outcome ? [a] : []));
 }
+
+/**
+ * The outcomes that say an event was abuse: exactly those false_positive contradicts (spec, feedback
+ * rule 4). The console labels an event abusive when one of its effective outcomes is one of these.
+ */
+export const ABUSE_OUTCOMES: readonly Outcome[] = conflictingOutcomes("false_positive");

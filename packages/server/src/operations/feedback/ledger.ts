@@ -1,4 +1,13 @@
-import type { EventRecord, LedgerFilter, LedgerRow, Observation, Store } from "../../store/interfaces.js";
+import type {
+  ChallengeRecord,
+  EventRecord,
+  LedgerFilter,
+  LedgerRow,
+  Observation,
+  Store,
+} from "../../store/interfaces.js";
+import { type TokenSettings, verdictPayload } from "../../tokens/verdictToken.js";
+import { NO_PRINCIPAL } from "../verify/eventRecord.js";
 import type { EventView, LedgerSummary, ObservationView } from "./schema.js";
 
 /** How many quarantined observations a summary lists (newest first). */
@@ -73,19 +82,43 @@ export async function ledgerSummary(
   };
 }
 
-/** One event with its verdict and every observation attached to it, effective and quarantined. */
+/** One event with its verdict, the challenges issued on it and every observation attached to it. */
 export async function eventWithObservations(
   store: Store,
+  tokens: TokenSettings,
   tenantId: string,
   eventId: string,
 ): Promise<EventView | undefined> {
   const event = await store.events.get(tenantId, eventId);
   if (!event) return undefined;
-  const observations = await store.feedback.listForEvent(tenantId, eventId);
-  return { event: eventView(event), observations: observations.map(observationView) };
+  const [challenges, observations] = await Promise.all([
+    store.insights.challengesForEvent(tenantId, eventId),
+    store.feedback.listForEvent(tenantId, eventId),
+  ]);
+  return {
+    event: eventView(event, tokens),
+    challenges: challenges.map(challengeView),
+    observations: observations.map(observationView),
+  };
 }
 
-function eventView(e: EventRecord): EventView["event"] {
+const isoOrNull = (ms: number | null): string | null => (ms === null ? null : new Date(ms).toISOString());
+
+function challengeView(c: ChallengeRecord): EventView["challenges"][number] {
+  return {
+    challengeId: c.id,
+    method: c.method,
+    boundTo: c.session,
+    difficulty: c.difficulty,
+    issuedAt: new Date(c.issuedAt).toISOString(),
+    expiresAt: new Date(c.expiresAt).toISOString(),
+    clearedAt: isoOrNull(c.clearedAt),
+    redeemedAt: isoOrNull(c.redeemedAt),
+  };
+}
+
+function eventView(e: EventRecord, tokens: TokenSettings): EventView["event"] {
+  const { principal, ...signals } = e.signals;
   return {
     eventId: e.id,
     createdAt: new Date(e.createdAt).toISOString(),
@@ -100,8 +133,25 @@ function eventView(e: EventRecord): EventView["event"] {
     degraded: e.degraded,
     enforcementMode: e.enforcementMode,
     costs: e.costs,
-    signals: e.signals,
+    signals,
     engineVersion: e.engineVersion,
     policyVersion: e.policyVersion,
+    decidedBy: e.decidedBy,
+    // Events recorded before the principal was kept with them resolved nobody as far as is known.
+    principal: (principal as EventView["event"]["principal"] | undefined) ?? NO_PRINCIPAL,
+    tokenClaims: verdictPayload(
+      tokens,
+      {
+        tenantId: e.tenantId,
+        eventId: e.id,
+        session: e.session,
+        action: e.action,
+        decision: e.decision,
+        actorType: e.actorType,
+        degraded: e.degraded,
+        ...(e.decidedBy === "clear" && e.decision === "allow" ? { challengeCleared: true as const } : {}),
+      },
+      e.createdAt,
+    ),
   };
 }

@@ -4,8 +4,8 @@ import { requireCaller } from "../../http/auth.js";
 import { IDEMPOTENCY_HEADER_SCHEMA, idempotencyKeyOf } from "../../http/idempotencyKey.js";
 import type { RouteSettings } from "../../http/types.js";
 import { type FeedbackDeps, ingestFeedback } from "./ingest.js";
-import { eventWithObservations, ledgerSummary } from "./ledger.js";
-import { EventView, FeedbackAck, FeedbackRequest, LedgerQuery, LedgerSummary } from "./schema.js";
+import { ledgerSummary } from "./ledger.js";
+import { FeedbackAck, FeedbackRequest, LedgerQuery, LedgerSummary } from "./schema.js";
 
 const ingestSettings: RouteSettings = {
   scope: "feedback:write",
@@ -19,10 +19,11 @@ const ingestSettings: RouteSettings = {
     observedAt: "invalid_observed_at",
   },
 };
-const readSettings: RouteSettings = {
+export const readSettings: RouteSettings = {
   scope: "ledger:read",
   operation: "ledger",
   onStoreFault: "store_unavailable",
+  consoleSession: true,
   fieldCodes: { since: "invalid_query", until: "invalid_query", action: "invalid_query" },
 };
 
@@ -75,34 +76,6 @@ export function registerFeedback(
         ...(until === undefined ? {} : { until: Date.parse(until) }),
         ...(action === undefined ? {} : { action }),
       });
-    },
-  );
-
-  app.get<{ Params: { eventId: string } }>(
-    "/v1/events/:eventId",
-    {
-      config: { warden: readSettings },
-      onRequest: hooks.onRequest,
-      schema: {
-        summary: "One event with its verdict and all its observations, effective and quarantined",
-        tags: ["ledger"],
-        params: {
-          type: "object",
-          properties: { eventId: { type: "string", maxLength: 128 } },
-          required: ["eventId"],
-        },
-        response: { 200: EventView, "4xx": ErrorResponse, "5xx": ErrorResponse },
-        security: [{ bearer: [] }],
-      },
-    },
-    async (request) => {
-      const view = await eventWithObservations(
-        deps.store,
-        requireCaller(request).tenant.id,
-        request.params.eventId,
-      );
-      if (!view) throw new ApiError("unknown_event_id");
-      return view;
     },
   );
 }

@@ -1,4 +1,4 @@
-import { type Static, Type } from "@sinclair/typebox";
+import { type Static, type TSchema, Type } from "@sinclair/typebox";
 import { literalUnion } from "../../lib/literalUnion.js";
 import { OBSERVATION_STATUSES } from "../../store/interfaces.js";
 import { OUTCOMES, SOURCES, UNITS } from "./conflicts.js";
@@ -28,7 +28,7 @@ export type FeedbackRequest = Static<typeof FeedbackRequest>;
 export const FeedbackAck = Type.Object({ ok: Type.Boolean(), eventId: Type.String() });
 export type FeedbackAck = Static<typeof FeedbackAck>;
 
-const ObservationView = Type.Object({
+export const ObservationView = Type.Object({
   feedbackId: Type.String(),
   eventId: Type.String(),
   outcome: Type.String(),
@@ -74,13 +74,30 @@ export const LedgerQuery = Type.Object({
 });
 export type LedgerQuery = Static<typeof LedgerQuery>;
 
+const Nullable = <T extends TSchema>(t: T) => Type.Union([t, Type.Null()]);
+const Principal = Type.Object({
+  resolved: Type.Boolean(),
+  operator: Type.String(),
+  onBehalfOf: Type.String(),
+  identityBasis: Type.Array(Type.String()),
+});
+const ChallengeView = Type.Object({
+  challengeId: Type.String(),
+  method: Type.String(),
+  boundTo: Type.String(),
+  difficulty: Nullable(Type.Integer()),
+  issuedAt: Type.String(),
+  expiresAt: Type.String(),
+  clearedAt: Nullable(Type.String()),
+  redeemedAt: Nullable(Type.String()),
+});
 export const EventView = Type.Object({
   event: Type.Object({
     eventId: Type.String(),
     createdAt: Type.String(),
     action: Type.String(),
-    surface: Type.Union([Type.String(), Type.Null()]),
-    session: Type.Union([Type.String(), Type.Null()]),
+    surface: Nullable(Type.String()),
+    session: Nullable(Type.String()),
     decision: Type.String(),
     wouldBeDecision: Type.String(),
     actorType: Type.String(),
@@ -96,7 +113,13 @@ export const EventView = Type.Object({
     signals: Type.Record(Type.String(), Type.Unknown()),
     engineVersion: Type.String(),
     policyVersion: Type.String(),
+    /** What decided: the model, a tenant rule, an honoured clear or a degradation. */
+    decidedBy: Type.String(),
+    principal: Principal,
+    /** The verdictToken's claims as issued (iat and exp from the event's time and today's lifetime). */
+    tokenClaims: Type.Record(Type.String(), Type.Unknown()),
   }),
+  challenges: Type.Array(ChallengeView),
   observations: Type.Array(ObservationView),
 });
 export type EventView = Static<typeof EventView>;

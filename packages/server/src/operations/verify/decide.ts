@@ -18,10 +18,13 @@ export const DEFAULT_COSTS: Readonly<DecisionCosts> = Object.freeze({
 
 const COST_FIELDS = ["falseAllow", "falseChallenge", "falseDeny"] as const;
 
-/** Each field that is missing or not a finite positive number falls back to its own default. */
-export function resolveCosts(input: unknown): DecisionCosts {
+/**
+ * Each field that is missing or not a finite positive number falls back to its own default: the
+ * tenant's (its policy's decisionCosts for the action), else the spec's 1, 1, 3.
+ */
+export function resolveCosts(input: unknown, defaults: Partial<DecisionCosts> = {}): DecisionCosts {
   const given = typeof input === "object" && input !== null ? (input as Record<string, unknown>) : {};
-  const out = { ...DEFAULT_COSTS };
+  const out = { ...DEFAULT_COSTS, ...defaults };
   for (const field of COST_FIELDS) {
     const v = given[field];
     if (typeof v === "number" && Number.isFinite(v) && v > 0) out[field] = v;
@@ -145,15 +148,27 @@ function tenantRule(evidence: Evidence): { decision: Decision; rule: string } | 
  * prior, is at worst challenged, however high falseAllow is (spec: a higher falseAllow challenges
  * earlier; deny is for abuse the evidence shows). Only a tenant rule denies such an attempt.
  */
-function modelDecision(
-  cost: Record<Decision, number>,
-  actorType: ActorType,
-  findings: readonly Finding[],
-): Decision {
+function modelDecision(cost: Record<Decision, number>, actorType: ActorType, raised: boolean): Decision {
   const best = cheapest(cost);
   if (best !== "deny") return best;
-  if (actorType !== "human" && findings.some((f) => f.logOdds > 0)) return best;
+  if (actorType !== "human" && raised) return best;
   return cost.allow < cost.challenge ? "allow" : "challenge";
+}
+
+/** Whether a finding raised the risk above the prior (what the model needs before it may deny). */
+export const raisesRisk = (findings: readonly Finding[]): boolean => findings.some((f) => f.logOdds > 0);
+
+/**
+ * The model's decision for a recorded risk under other weights: what verify would have decided for
+ * the same evidence (the console's what-if). Tenant rules are not replayed: their decisions stand.
+ */
+export function replayDecision(
+  risk: Risk & { raised: boolean },
+  actorType: ActorType,
+  costs: DecisionCosts,
+  policy: DecisionModel,
+): Decision {
+  return modelDecision(expectedCosts(risk, costs, policy.challengeLeak), actorType, risk.raised);
 }
 
 /** The pure decision: evidence, costs and policy in; decision, actor type and its grounds out. */
@@ -163,7 +178,7 @@ export function decide(evidence: Evidence, costs: DecisionCosts, policy: Decisio
   const rule = tenantRule(evidence);
   const actorType = classify(evidence, risk, policy);
   return {
-    decision: rule?.decision ?? modelDecision(expectedCost, actorType, evidence.findings),
+    decision: rule?.decision ?? modelDecision(expectedCost, actorType, raisesRisk(evidence.findings)),
     rule: rule?.rule,
     actorType,
     risk,

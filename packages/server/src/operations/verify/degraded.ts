@@ -64,6 +64,7 @@ export function degradedVerdict(
       resolveCosts(req?.context?.decisionCosts),
       deps.tenantPolicies.peek(caller.tenant.id)?.version ?? "unavailable",
       { degraded: true },
+      { decidedBy: "degraded", risk: null },
     );
     deps.pendingEvents.add(event);
   }

@@ -23,6 +23,7 @@ export function eventRecord(
   costs: DecisionCosts,
   policyVersion: string,
   signals: Record<string, unknown>,
+  scoring: Pick<EventRecord, "decidedBy" | "risk">,
 ): EventRecord {
   return {
     id: verdict.eventId,
@@ -40,9 +41,12 @@ export function eventRecord(
     degraded: verdict.degraded,
     enforcementMode: verdict.enforcementMode,
     costs,
-    signals,
+    // The attribution answered, so an event shows it later (GET /v1/events/{eventId}).
+    signals: { ...signals, principal: verdict.principal },
     engineVersion: ENGINE_VERSION,
     policyVersion,
     attempt: attemptFingerprint(req.action, req.subject),
+    decidedBy: scoring.decidedBy,
+    risk: scoring.risk,
   };
 }

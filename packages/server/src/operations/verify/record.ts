@@ -67,6 +67,7 @@ export async function recordCleared(
     resolveCosts(req.context?.decisionCosts),
     policyVersion,
     { challengeId: clear.challenge.id },
+    { decidedBy: "clear", risk: null },
   );
   return recordVerdict(deps, event, verdict, idem, now, signal, clear.redemption);
 }

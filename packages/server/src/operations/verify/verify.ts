@@ -12,7 +12,7 @@ import {
   DENY_NOT_CLEARED,
 } from "./clearRedemption.js";
 import { Cancellation, withDeadline } from "./deadline.js";
-import { confidenceFor, decide, reasonsFor, resolveCosts } from "./decide.js";
+import { confidenceFor, decide, raisesRisk, reasonsFor, resolveCosts } from "./decide.js";
 import type { DecisionModel } from "./decisionModel.js";
 import { degradedVerdict } from "./degraded.js";
 import { enforcementModeFor } from "./enforcement.js";
@@ -190,7 +190,7 @@ async function scoreAndRecord(
     ...velocityFindings(req.action, checks, readings, policy.weights.velocity),
   ];
 
-  const costs = resolveCosts(req.context?.decisionCosts);
+  const costs = resolveCosts(req.context?.decisionCosts, tenantPolicy.decisionCosts(req.action));
   const assessment = decide(
     {
       findings,
@@ -208,15 +208,17 @@ async function scoreAndRecord(
     clearNote = clearNotHonored(DENY_NOT_CLEARED);
     clear = undefined;
   }
+  const risk = {
+    estimate: round(assessment.risk.estimate),
+    low: round(assessment.risk.low),
+    high: round(assessment.risk.high),
+  };
   const recorded = {
     ...obs.recorded,
     findings: assessment.findings.map((f) => ({ id: f.id, logOdds: round(f.logOdds) })),
-    risk: {
-      estimate: round(assessment.risk.estimate),
-      low: round(assessment.risk.low),
-      high: round(assessment.risk.high),
-    },
+    risk,
   };
+  const recordedRisk = { ...risk, raised: raisesRisk(assessment.findings) };
   /** The scored verdict, honouring `redeem` (a degraded event's clear) when given; signed and recorded. */
   const answer = async (redeem: typeof clear, note: string | undefined): Promise<VerifyResult | null> => {
     const decision = mode === "log_only" || redeem ? "allow" : assessment.decision;
@@ -244,10 +246,17 @@ async function scoreAndRecord(
     };
     if (redeem) unsigned.challengeCleared = true;
     const verdict = await signed(deps, unsigned, tenantId, req, now);
-    const event = eventRecord(caller, req, now, unsigned, assessment.decision, costs, tenantPolicy.version, {
-      ...recorded,
-      ...(redeem ? { challengeId: redeem.challenge.id } : {}),
-    });
+    const event = eventRecord(
+      caller,
+      req,
+      now,
+      unsigned,
+      assessment.decision,
+      costs,
+      tenantPolicy.version,
+      { ...recorded, ...(redeem ? { challengeId: redeem.challenge.id } : {}) },
+      { decidedBy: redeem ? "clear" : assessment.rule ? "rule" : "model", risk: recordedRisk },
+    );
     return recordVerdict(deps, event, verdict, idem, now, signal, redeem?.redemption);
   };
   const result = (await answer(clear, clearNote)) ?? (await answer(undefined, clearNotHonored(ALREADY_USED)));

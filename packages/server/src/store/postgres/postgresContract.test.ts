@@ -1,6 +1,7 @@
 import pg from "pg";
 import { describe, expect, it } from "vitest";
 import { testEvent } from "../../testing/harness.js";
+import { insightContract } from "../../testing/insightContract.js";
 import { postgresSchemaOrSkip, TEST_POSTGRES_URL } from "../../testing/postgres.js";
 import { storeContract } from "../../testing/storeContract.js";
 import { StoreRejectedError } from "../interfaces.js";
@@ -12,6 +13,8 @@ if (schema) {
     openPostgresStore({ url: TEST_POSTGRES_URL, statementTimeoutMs: 5000, poolSize: 8, poolMin: 2, schema });
   // Two stores = two connection pools, as two Warden processes would have.
   storeContract("postgres", open, open);
+  // Its own tenants (i1, i2) in the same schema: the store contract's tenants never show in its reads.
+  insightContract("postgres", open);
 
   describe("postgres refusals", () => {
     it("a value PostgreSQL cannot store (a NUL byte) is a StoreRejectedError: retrying cannot succeed", async () => {

@@ -108,10 +108,22 @@ export function createFeedbackStore(rt: SqlRuntime): FeedbackStore {
           }),
         );
       }),
-    quarantined: (tenantId, filter, limit) =>
+    quarantined: (tenantId, filter, limit, before) =>
       guard("feedback.quarantined", async () => {
+        let page = ledgerScope(db, tenantId, filter);
+        if (before) {
+          page = page.where((eb) =>
+            eb.or([
+              eb("f.received_at", "<", before.receivedAt),
+              eb.and([
+                eb("f.received_at", "=", before.receivedAt),
+                eb("f.feedback_id", "<", before.feedbackId),
+              ]),
+            ]),
+          );
+        }
         const rows = await rt.report(
-          ledgerScope(db, tenantId, filter)
+          page
             .selectAll("f")
             .where("f.status", "=", "quarantined")
             .orderBy("f.received_at", "desc")

@@ -203,6 +203,11 @@ export const EVENT_COLUMNS = [
   "engine_version",
   "policy_version",
   "attempt",
+  "decided_by",
+  "risk_estimate",
+  "risk_low",
+  "risk_high",
+  "risk_raised",
 ] as const satisfies readonly (keyof Database["events"])[];
 
 /** The events table's column types (migrations.ts), for casts in INSERT … SELECT. */
@@ -226,4 +231,9 @@ export const EVENT_COLUMN_TYPES = {
   engine_version: "text",
   policy_version: "text",
   attempt: "text",
+  decided_by: "text",
+  risk_estimate: "double precision",
+  risk_low: "double precision",
+  risk_high: "double precision",
+  risk_raised: "integer",
 } as const satisfies Record<(typeof EVENT_COLUMNS)[number], string>;

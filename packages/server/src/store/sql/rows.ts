@@ -69,6 +69,11 @@ export function eventToRow(e: EventRecord): Database["events"] {
     engine_version: e.engineVersion,
     policy_version: e.policyVersion,
     attempt: e.attempt,
+    decided_by: e.decidedBy,
+    risk_estimate: e.risk?.estimate ?? null,
+    risk_low: e.risk?.low ?? null,
+    risk_high: e.risk?.high ?? null,
+    risk_raised: bool(e.risk?.raised === true),
   };
 }
 
@@ -93,6 +98,16 @@ export function eventFromRow(r: Database["events"]): EventRecord {
     engineVersion: r.engine_version,
     policyVersion: r.policy_version,
     attempt: r.attempt,
+    decidedBy: r.decided_by as EventRecord["decidedBy"],
+    risk:
+      r.risk_estimate === null
+        ? null
+        : {
+            estimate: Number(r.risk_estimate),
+            low: Number(r.risk_low),
+            high: Number(r.risk_high),
+            raised: Number(r.risk_raised) === 1,
+          },
   };
 }
 

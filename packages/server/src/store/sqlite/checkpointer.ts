@@ -57,6 +57,12 @@ const timer = setInterval(() => {
     }
     // A write that found the log fully copied has started it over already.
     if (state.log < workerData.restartFrames) return;
+    // A reader's snapshot (a long console read on the read worker, another process) pins the frames
+    // after it: a pass then copies nothing more. A restart would wait for that reader while every
+    // write is held, so the restart waits for a pass that makes progress instead.
+    const beforeHold = state.checkpointed;
+    [state] = db.pragma("wal_checkpoint(PASSIVE)");
+    if (state.log - state.checkpointed > workerData.holdFrames && state.checkpointed === beforeHold) return;
     waiting = true;
     parentPort.postMessage("pause");
   } catch { /* busy: next tick */ }

@@ -26,7 +26,7 @@ for (let i = 0; i < 40; i++) {
     { id: "evt_" + me + "_" + i, tenantId: "t", keyId: "k", createdAt: 1000, action: "signup", surface: null, session: null,
       decision: "allow", wouldBeDecision: "allow", actorType: "unknown", confidence: 0, reasons: ["r"], degraded: false,
       enforcementMode: "enforce", costs: { falseAllow: 1, falseChallenge: 1, falseDeny: 3 }, signals: {},
-      engineVersion: "e", policyVersion: "p" },
+      engineVersion: "e", policyVersion: "p", decidedBy: "model", risk: null },
     { tenantId: "t", operation: "verify", key: "key-" + (i % 10), response: { fingerprint: "f", statusCode: 200, body: { by: me } }, expiresAt: 9e12 },
   );
   outcomes.push(o.kind);

@@ -1,0 +1,265 @@
+import { useState } from "preact/hooks";
+import { DataTable } from "../components/DataTable.js";
+import { FiltersBar } from "../components/FiltersBar.js";
+import { Json } from "../components/Json.js";
+import { PageHeading } from "../components/PageHeading.js";
+import { RangeNote } from "../components/RangeNote.js";
+import { Status } from "../components/Status.js";
+import { type Filters, rangeQuery } from "../filters.js";
+import { count, decimal, delta, weight } from "../format.js";
+import { useApi, useDebounced } from "../hooks.js";
+import { type Costs, DECISIONS, type WhatIfStats } from "../types.js";
+
+interface Props {
+  filters: Filters;
+  onFilters(f: Filters): void;
+  tenantId: string;
+}
+
+const DEFAULT_COSTS: Costs = { falseAllow: 1, falseChallenge: 1, falseDeny: 3 };
+const MIN = 0.1;
+const MAX = 100;
+
+const COST_FIELDS: { key: keyof Costs; label: string; help: string }[] = [
+  { key: "falseAllow", label: "Cost of a false allow", help: "letting abuse through" },
+  { key: "falseChallenge", label: "Cost of a false challenge", help: "friction on a good user" },
+  { key: "falseDeny", label: "Cost of a false deny", help: "turning a good user away" },
+];
+
+/** A weight from the slider's position (log10 of the weight), to two decimals. */
+const fromSlider = (position: number) => Math.round(10 ** position * 100) / 100;
+const clamp = (v: number) => Math.min(MAX, Math.max(MIN, v));
+
+/** Replays the period's recorded risk estimates under other decision costs. Shows, never applies. */
+export function WhatIfPage({ filters, onFilters, tenantId }: Props) {
+  const [costs, setCosts] = useState<Costs>(DEFAULT_COSTS);
+  const settled = useDebounced(costs, 300);
+  const query = { ...rangeQuery(filters), ...settled };
+  const stats = useApi<WhatIfStats>("/v1/stats/what-if", query);
+  const s = stats.data;
+  const pending = stats.loading || settled !== costs;
+
+  return (
+    <>
+      <PageHeading title="What-if">
+        How the same traffic would have been decided with other decision costs. Warden replays the recorded
+        risk estimates of the range; events decided by a tenant rule, an honoured clear or a degradation keep
+        their decision.
+      </PageHeading>
+      <FiltersBar filters={filters} onChange={onFilters} />
+
+      <form class="costs" aria-labelledby="h-costs" onSubmit={(e) => e.preventDefault()}>
+        <h2 id="h-costs">Decision costs</h2>
+        <p class="muted">
+          Relative weights of each kind of mistake (0.1 to 100, logarithmic sliders). Defaults: 1, 1 and 3.
+        </p>
+        {COST_FIELDS.map((f) => (
+          <CostControl
+            key={f.key}
+            id={f.key}
+            label={f.label}
+            help={f.help}
+            value={costs[f.key]}
+            onChange={(v) => setCosts((c) => ({ ...c, [f.key]: v }))}
+          />
+        ))}
+        <button type="button" class="secondary" onClick={() => setCosts(DEFAULT_COSTS)}>
+          Reset to 1, 1, 3
+        </button>
+      </form>
+
+      <Status loading={pending} errors={[stats.error]} />
+
+      {s ? (
+        <section
+          class={pending ? "stale results" : "results"}
+          aria-labelledby="h-results"
+          data-testid="whatif-results"
+          data-costs={`${s.costs.falseAllow},${s.costs.falseChallenge},${s.costs.falseDeny}`}
+        >
+          <h2 id="h-results">
+            Recorded vs what-if{" "}
+            <span class="muted">
+              (costs {weight(s.costs.falseAllow)} / {weight(s.costs.falseChallenge)} /{" "}
+              {weight(s.costs.falseDeny)})
+            </span>
+          </h2>
+          <RangeNote echo={s} />
+          <dl class="tiles">
+            <div class="tile">
+              <dt>Events</dt>
+              <dd>
+                <span class="figure" data-testid="whatif-events">
+                  {count(s.events)}
+                </span>
+              </dd>
+            </div>
+            <div class="tile">
+              <dt>Replayed</dt>
+              <dd>
+                <span class="figure" data-testid="whatif-replayed">
+                  {count(s.replayed)}
+                </span>
+              </dd>
+            </div>
+            <div class="tile">
+              <dt>Kept their decision</dt>
+              <dd>
+                <span class="figure" data-testid="whatif-kept">
+                  {count(s.kept)}
+                </span>
+              </dd>
+            </div>
+            <div class="tile">
+              <dt>Labelled</dt>
+              <dd>
+                <span class="figure">{count(s.labelled)}</span>
+              </dd>
+            </div>
+          </dl>
+          <div class="grid-2">
+            <DataTable
+              caption="Decisions as recorded and as the chosen costs would have made them"
+              rows={[...DECISIONS]}
+              rowKey={(d) => d}
+              testId="whatif-table"
+              columns={[
+                { label: "Decision", cell: (d) => d, rowHeader: true },
+                {
+                  label: "Recorded",
+                  cell: (d) => count(s.recorded[d]),
+                  numeric: true,
+                  testId: (d) => `recorded-${d}`,
+                },
+                {
+                  label: "What-if",
+                  cell: (d) => count(s.whatIf[d]),
+                  numeric: true,
+                  testId: (d) => `whatif-${d}`,
+                },
+                { label: "Change", cell: (d) => delta(s.whatIf[d] - s.recorded[d]), numeric: true },
+              ]}
+            />
+            <DataTable
+              caption={`Mistakes among the ${s.labelled} labelled events, and their expected cost under the chosen costs`}
+              rows={COST_FIELDS}
+              rowKey={(f) => f.key}
+              testId="mistakes-table"
+              footer={[
+                "Expected cost",
+                decimal(s.expectedCost.recorded, 2),
+                decimal(s.expectedCost.whatIf, 2),
+              ]}
+              columns={[
+                { label: "Mistake", cell: (f) => f.label.replace("Cost of a ", ""), rowHeader: true },
+                { label: "Recorded", cell: (f) => count(s.mistakes.recorded[f.key]), numeric: true },
+                { label: "What-if", cell: (f) => count(s.mistakes.whatIf[f.key]), numeric: true },
+              ]}
+            />
+          </div>
+          <PolicyJson policy={s.policy} tenantId={tenantId} />
+        </section>
+      ) : null}
+    </>
+  );
+}
+
+function CostControl(props: {
+  id: string;
+  label: string;
+  help: string;
+  value: number;
+  onChange(v: number): void;
+}) {
+  const { id, label, help, value, onChange } = props;
+  const [draft, setDraft] = useState<string | null>(null);
+  return (
+    <div class="cost">
+      <label for={`${id}-range`}>
+        {label} <span class="muted">({help})</span>
+      </label>
+      <div class="cost-row">
+        <input
+          id={`${id}-range`}
+          type="range"
+          min={Math.log10(MIN)}
+          max={Math.log10(MAX)}
+          step={0.01}
+          value={Math.log10(clamp(value))}
+          aria-valuetext={weight(value)}
+          onInput={(e) => {
+            setDraft(null);
+            onChange(fromSlider(Number(e.currentTarget.value)));
+          }}
+        />
+        <label for={`${id}-number`} class="visually-hidden">
+          {label}, as a number
+        </label>
+        <input
+          id={`${id}-number`}
+          type="number"
+          min={MIN}
+          max={MAX}
+          step="any"
+          inputMode="decimal"
+          data-testid={`cost-${id}`}
+          value={draft ?? weight(value)}
+          onInput={(e) => {
+            const text = e.currentTarget.value;
+            setDraft(text);
+            const v = Number(text);
+            if (text !== "" && Number.isFinite(v) && v >= MIN && v <= MAX) onChange(v);
+          }}
+          onBlur={() => setDraft(null)}
+        />
+      </div>
+    </div>
+  );
+}
+
+function PolicyJson({ policy, tenantId }: { policy: unknown; tenantId: string }) {
+  const [open, setOpen] = useState(false);
+  const [copied, setCopied] = useState("");
+  const text = JSON.stringify(policy, null, 2);
+  const copy = async () => {
+    try {
+      await navigator.clipboard.writeText(text);
+      setCopied("Policy JSON copied to the clipboard.");
+    } catch {
+      // No clipboard permission: select the text so Ctrl+C copies it.
+      const range = document.createRange();
+      const pre = document.getElementById("policy-json-text");
+      if (pre) range.selectNodeContents(pre);
+      const selection = getSelection();
+      selection?.removeAllRanges();
+      selection?.addRange(range);
+      setCopied("Selected the policy JSON: press Ctrl+C (or ⌘C) to copy it.");
+    }
+  };
+  return (
+    <section class="policy" aria-labelledby="h-policy">
+      <h2 id="h-policy">Policy with these costs</h2>
+      <p class="note-box">
+        Nothing changes until a person applies it: the console only shows this document. To use these costs,
+        save it as <code>policy.json</code> and run{" "}
+        <code data-testid="policy-command">warden policy set {tenantId} policy.json</code>.
+      </p>
+      <button type="button" aria-expanded={open} aria-controls="policy-json" onClick={() => setOpen(!open)}>
+        {open ? "Hide policy JSON" : "Show policy JSON"}
+      </button>
+      {open ? (
+        <div id="policy-json" class="policy-json">
+          <Json value={policy} label="Policy JSON" testId="policy-json" id="policy-json-text" />
+          <button type="button" class="secondary" onClick={copy}>
+            Copy JSON
+          </button>
+          <span class="muted" role="status" aria-live="polite">
+            {copied}
+          </span>
+        </div>
+      ) : (
+        <div id="policy-json" hidden />
+      )}
+    </section>
+  );
+}

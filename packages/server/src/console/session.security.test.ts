@@ -1,0 +1,198 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { bearer, makeTestApp, type TestApp } from "../testing/harness.js";
+
+/**
+ * The console's sign-in: a ledger:read key becomes an HttpOnly, SameSite=Strict session cookie that
+ * reads one tenant's data on GET only, ends at sign-out or with its key, and never crosses tenants.
+ */
+let t: TestApp;
+let reader: string;
+let readerId: string;
+let writer: string;
+let other: string;
+let acmeEvent: string;
+
+const signIn = (apiKey: string, headers: Record<string, string> = {}) =>
+  t.app.inject({
+    method: "POST",
+    url: "/console/session",
+    headers: { "content-type": "application/json", host: "warden.test", ...headers },
+    payload: { apiKey },
+  });
+const cookieOf = (res: { headers: Record<string, unknown> }): string =>
+  String(res.headers["set-cookie"]).split(";")[0] as string;
+
+beforeAll(async () => {
+  t = await makeTestApp();
+  await t.tenant("acme");
+  await t.tenant("globex");
+  ({ apiKey: reader, keyId: readerId } = await t.key("acme", { scopes: ["ledger:read"] }));
+  writer = (await t.key("acme", { scopes: ["verify:write", "feedback:write"] })).apiKey;
+  other = (await t.key("globex", { scopes: ["ledger:read"] })).apiKey;
+  const v = await t.app.inject({
+    method: "POST",
+    url: "/v1/verify",
+    headers: bearer(writer),
+    payload: { action: "signup", subject: {} },
+  });
+  acmeEvent = v.json().eventId;
+});
+afterAll(() => t.close());
+
+describe("sign-in", () => {
+  it("exchanges a ledger:read key for an HttpOnly, SameSite=Strict cookie that is not the key", async () => {
+    const res = await signIn(reader);
+    expect(res.statusCode).toBe(200);
+    expect(res.json()).toMatchObject({ tenantId: "acme", keyId: readerId });
+    const setCookie = String(res.headers["set-cookie"]);
+    expect(setCookie).toMatch(/^warden_console=[A-Za-z0-9_-]{43};/);
+    expect(setCookie).toMatch(/HttpOnly/);
+    expect(setCookie).toMatch(/SameSite=Strict/);
+    expect(setCookie).not.toContain(reader);
+    expect(res.headers["cache-control"]).toBe("no-store");
+  });
+
+  it("refuses a key without ledger:read (403 insufficient_scope) and an unknown key (401)", async () => {
+    expect((await signIn(writer)).json().code).toBe("insufficient_scope");
+    const unknown = await signIn(`${reader.slice(0, -4)}AAAA`);
+    expect(unknown.statusCode).toBe(401);
+    expect(unknown.json().code).toBe("invalid_api_key");
+  });
+
+  it("refuses a sign-in posted from another site (Origin) — login CSRF", async () => {
+    const res = await signIn(reader, { origin: "https://evil.example" });
+    expect(res.statusCode).toBe(403);
+    expect(res.json().code).toBe("forbidden_origin");
+  });
+});
+
+describe("the session cookie", () => {
+  it("reads its own tenant's data on GET; another tenant's event is 404", async () => {
+    const cookie = cookieOf(await signIn(reader));
+    const own = await t.app.inject({ method: "GET", url: `/v1/events/${acmeEvent}`, headers: { cookie } });
+    expect(own.statusCode).toBe(200);
+    const globexCookie = cookieOf(await signIn(other));
+    const foreign = await t.app.inject({
+      method: "GET",
+      url: `/v1/events/${acmeEvent}`,
+      headers: { cookie: globexCookie },
+    });
+    expect(foreign.statusCode).toBe(404);
+    const list = await t.app.inject({ method: "GET", url: "/v1/events", headers: { cookie: globexCookie } });
+    expect(list.json().items).toEqual([]);
+  });
+
+  it("never authenticates a write: POST /v1/feedback with only the cookie is 401", async () => {
+    const cookie = cookieOf(await signIn(reader));
+    const res = await t.app.inject({
+      method: "POST",
+      url: "/v1/feedback",
+      headers: { cookie, "content-type": "application/json" },
+      payload: { eventId: acmeEvent, outcome: "converted" },
+    });
+    expect(res.statusCode).toBe(401);
+    expect(res.json().code).toBe("invalid_api_key");
+  });
+
+  it("sign-out ends the session at once: the old cookie is 401 console_session_required", async () => {
+    const cookie = cookieOf(await signIn(reader));
+    const refused = await t.app.inject({ method: "DELETE", url: "/console/session", headers: { cookie } });
+    expect(refused.statusCode).toBe(403); // without the console's header: a cross-site form cannot sign out
+    const out = await t.app.inject({
+      method: "DELETE",
+      url: "/console/session",
+      headers: { cookie, "x-warden-console": "1" },
+    });
+    expect(out.statusCode).toBe(204);
+    expect(String(out.headers["set-cookie"])).toMatch(/warden_console=;/);
+    const after = await t.app.inject({ method: "GET", url: "/v1/stats/decisions", headers: { cookie } });
+    expect(after.statusCode).toBe(401);
+    expect(after.json().code).toBe("console_session_required");
+    expect(
+      (await t.app.inject({ method: "GET", url: "/console/session", headers: { cookie } })).statusCode,
+    ).toBe(401);
+  });
+
+  it("a revoked key's sessions stop working", async () => {
+    const { apiKey, keyId } = await t.key("acme", { scopes: ["ledger:read"] });
+    const cookie = cookieOf(await signIn(apiKey));
+    expect(
+      (await t.app.inject({ method: "GET", url: "/console/session", headers: { cookie } })).statusCode,
+    ).toBe(200);
+    await t.store.apiKeys.revoke(keyId, Date.now());
+    const after = await t.app.inject({ method: "GET", url: "/v1/stats/decisions", headers: { cookie } });
+    expect(after.json().code).toBe("console_session_required");
+  });
+
+  it("a forged or malformed cookie is 401, never a 500", async () => {
+    for (const value of ["x".repeat(43), "not a secret", "%00"]) {
+      const res = await t.app.inject({
+        method: "GET",
+        url: "/v1/stats/decisions",
+        headers: { cookie: `warden_console=${value}` },
+      });
+      expect(res.statusCode).toBe(401);
+    }
+  });
+});
+
+describe("read API errors", () => {
+  it("bad query values are 400 invalid_query", async () => {
+    for (const query of [
+      "since=yesterday",
+      "since=2026-11-20T00:00:00Z&until=2026-11-19T00:00:00Z",
+      "bucket=week",
+      "format=xml",
+      "unknown=1",
+    ]) {
+      const res = await t.app.inject({
+        method: "GET",
+        url: `/v1/stats/decisions?${query}`,
+        headers: bearer(reader),
+      });
+      expect(res.statusCode, query).toBe(400);
+      expect(res.json().code, query).toBe("invalid_query");
+    }
+    for (const url of [
+      "/v1/stats/calibration?bins=1",
+      "/v1/stats/calibration?bins=abc",
+      "/v1/stats/what-if?falseAllow=0",
+      "/v1/stats/what-if?falseAllow=-1",
+      "/v1/events?limit=501",
+      "/v1/events?cursor=bm90LWEtY3Vyc29y",
+      "/v1/feedback/quarantined?cursor=%00",
+    ]) {
+      const res = await t.app.inject({ method: "GET", url, headers: bearer(reader) });
+      expect(res.statusCode, url).toBe(400);
+      expect(res.json().code, url).toBe("invalid_query");
+    }
+  });
+
+  it("a key without ledger:read is 403 insufficient_scope on every read route", async () => {
+    for (const url of [
+      "/v1/stats/decisions",
+      "/v1/stats/challenges",
+      "/v1/events",
+      `/v1/events/${acmeEvent}`,
+      "/v1/stats/outcomes",
+      "/v1/feedback/quarantined",
+      "/v1/stats/calibration",
+      "/v1/stats/what-if",
+    ]) {
+      const res = await t.app.inject({ method: "GET", url, headers: bearer(writer) });
+      expect(res.statusCode, url).toBe(403);
+    }
+  });
+
+  it("CSV neutralises values a spreadsheet would run as formulas", async () => {
+    await t.app.inject({
+      method: "POST",
+      url: "/v1/verify",
+      headers: bearer(writer),
+      payload: { action: '=HYPERLINK("http://evil")', subject: {}, session: "@SUM(1)" },
+    });
+    const res = await t.app.inject({ method: "GET", url: "/v1/events?format=csv", headers: bearer(reader) });
+    expect(res.body).toContain(`"'=HYPERLINK(""http://evil"")"`);
+    expect(res.body).toContain("'@SUM(1)");
+  });
+});

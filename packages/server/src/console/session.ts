@@ -1,0 +1,170 @@
+import { createHash, randomBytes } from "node:crypto";
+import "@fastify/cookie";
+import { Type } from "@sinclair/typebox";
+import type { FastifyInstance, FastifyRequest } from "fastify";
+import { hashApiKey, isWellFormedApiKey } from "../admin/apiKeys.js";
+import { ApiError, ErrorResponse } from "../errors.js";
+import type { Caller } from "../operations/caller.js";
+import type { Scope, Store } from "../store/interfaces.js";
+
+/**
+ * The operator console's sign-in: an API key with ledger:read is exchanged for a random session
+ * secret in an HttpOnly, SameSite=Strict cookie; the store keeps only the secret's SHA-256, so the key
+ * never reaches the browser's storage and a database copy holds nothing that signs in. The cookie
+ * authenticates GET requests to the read endpoints only (never a write). Signing out deletes the
+ * session, so a copied cookie stops working at once; a revoked key's sessions stop with it.
+ */
+export const CONSOLE_COOKIE = "warden_console";
+export const CONSOLE_SCOPE: Scope = "ledger:read";
+/** Sent by the console's own scripts on the state-changing call; a cross-site form cannot set it. */
+export const CONSOLE_HEADER = "x-warden-console";
+
+const sessionHash = (secret: string): string => createHash("sha256").update(secret).digest("hex");
+const WELL_FORMED_SECRET = /^[A-Za-z0-9_-]{43}$/;
+
+export const ConsoleSessionView = Type.Object({
+  tenantId: Type.String(),
+  keyId: Type.String(),
+  expiresAt: Type.String({ format: "date-time" }),
+});
+
+const SignIn = Type.Object(
+  { apiKey: Type.String({ minLength: 1, maxLength: 256 }) },
+  { additionalProperties: false },
+);
+
+/**
+ * The caller a console cookie stands for, or undefined when the request carries none. A cookie that
+ * names no live session (expired, signed out, its key revoked) is 401 console_session_required.
+ */
+export async function consoleCaller(
+  store: Store,
+  clock: () => number,
+  request: FastifyRequest,
+): Promise<Caller | undefined> {
+  const secret = request.cookies[CONSOLE_COOKIE];
+  if (secret === undefined) return undefined;
+  if (!WELL_FORMED_SECRET.test(secret)) throw new ApiError("console_session_required");
+  const found = await store.consoleSessions.find(sessionHash(secret), clock());
+  if (!found || found.key.revokedAt !== null) throw new ApiError("console_session_required");
+  return { key: found.key, tenant: found.tenant };
+}
+
+/**
+ * A browser sends Origin on every cross-origin POST and DELETE; one naming another site is refused
+ * (with SameSite=Strict and the JSON-only body, the second of three CSRF defences).
+ */
+function sameOrigin(request: FastifyRequest): boolean {
+  const origin = request.headers.origin;
+  if (origin === undefined) return true;
+  try {
+    return new URL(origin).host === request.headers.host;
+  } catch {
+    return false;
+  }
+}
+
+export function registerConsoleSession(
+  app: FastifyInstance,
+  deps: { store: Store; clock: () => number; sessionHours: number },
+): void {
+  const { store, clock } = deps;
+  const settings = { scope: CONSOLE_SCOPE, operation: "console", onStoreFault: "store_unavailable" as const };
+  const cookieOptions = (request: FastifyRequest) => ({
+    path: "/",
+    httpOnly: true,
+    sameSite: "strict" as const,
+    secure: request.protocol === "https",
+  });
+  const view = (s: { tenantId: string; keyId: string; expiresAt: number }) => ({
+    tenantId: s.tenantId,
+    keyId: s.keyId,
+    expiresAt: new Date(s.expiresAt).toISOString(),
+  });
+  const refuseCrossSite = (request: FastifyRequest) => {
+    if (!sameOrigin(request)) throw new ApiError("forbidden_origin");
+  };
+
+  app.post<{ Body: { apiKey: string } }>(
+    "/console/session",
+    {
+      config: { warden: settings },
+      schema: {
+        summary: "Sign in to the operator console with an API key that has ledger:read",
+        tags: ["console"],
+        body: SignIn,
+        response: { 200: ConsoleSessionView, "4xx": ErrorResponse, "5xx": ErrorResponse },
+      },
+    },
+    async (request, reply) => {
+      refuseCrossSite(request);
+      const { apiKey } = request.body;
+      if (!isWellFormedApiKey(apiKey)) throw new ApiError("invalid_api_key");
+      const found = await store.apiKeys.findByHash(hashApiKey(apiKey));
+      if (!found || found.key.revokedAt !== null) throw new ApiError("invalid_api_key");
+      if (!found.key.scopes.includes(CONSOLE_SCOPE)) {
+        throw new ApiError("insufficient_scope", `This API key lacks the ${CONSOLE_SCOPE} scope.`);
+      }
+      const now = clock();
+      const secret = randomBytes(32).toString("base64url");
+      const session = {
+        idHash: sessionHash(secret),
+        tenantId: found.tenant.id,
+        keyId: found.key.id,
+        createdAt: now,
+        expiresAt: now + deps.sessionHours * 3_600_000,
+      };
+      await store.consoleSessions.create(session);
+      reply.setCookie(CONSOLE_COOKIE, secret, {
+        ...cookieOptions(request),
+        maxAge: deps.sessionHours * 3600,
+      });
+      reply.header("cache-control", "no-store");
+      return view(session);
+    },
+  );
+
+  app.get(
+    "/console/session",
+    {
+      config: { warden: settings },
+      schema: {
+        summary: "The console session the cookie stands for",
+        tags: ["console"],
+        response: { 200: ConsoleSessionView, "4xx": ErrorResponse, "5xx": ErrorResponse },
+      },
+    },
+    async (request, reply) => {
+      const secret = request.cookies[CONSOLE_COOKIE];
+      const found =
+        secret !== undefined && WELL_FORMED_SECRET.test(secret)
+          ? await store.consoleSessions.find(sessionHash(secret), clock())
+          : undefined;
+      if (!found || found.key.revokedAt !== null) throw new ApiError("console_session_required");
+      reply.header("cache-control", "no-store");
+      return view(found.session);
+    },
+  );
+
+  app.delete(
+    "/console/session",
+    {
+      config: { warden: settings },
+      schema: {
+        summary: "Sign out of the operator console: the session ends at once",
+        tags: ["console"],
+        response: { 204: Type.Null(), "4xx": ErrorResponse, "5xx": ErrorResponse },
+      },
+    },
+    async (request, reply) => {
+      refuseCrossSite(request);
+      if (request.headers[CONSOLE_HEADER] !== "1") throw new ApiError("forbidden_origin");
+      const secret = request.cookies[CONSOLE_COOKIE];
+      if (secret !== undefined && WELL_FORMED_SECRET.test(secret)) {
+        await store.consoleSessions.delete(sessionHash(secret));
+      }
+      reply.clearCookie(CONSOLE_COOKIE, cookieOptions(request));
+      return reply.code(204).send();
+    },
+  );
+}

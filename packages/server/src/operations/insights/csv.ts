@@ -1,0 +1,16 @@
+/**
+ * RFC 4180 CSV: a header row, then one row per record; fields with a comma, quote or line break are
+ * quoted. A field starting with =, +, - or @ is prefixed with an apostrophe so a spreadsheet never
+ * runs it as a formula (attacker-controlled values such as action and session reach these tables).
+ */
+export function toCsv(columns: readonly string[], rows: readonly (readonly unknown[])[]): string {
+  const lines = [columns, ...rows].map((row) => row.map(field).join(","));
+  return `${lines.join("\r\n")}\r\n`;
+}
+
+function field(value: unknown): string {
+  if (value === null || value === undefined) return "";
+  let text = typeof value === "object" ? JSON.stringify(value) : String(value);
+  if (/^[=+\-@\t\r]/.test(text) && typeof value !== "number") text = `'${text}`;
+  return /[",\r\n]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
+}

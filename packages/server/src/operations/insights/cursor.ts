@@ -1,0 +1,31 @@
+import { ApiError } from "../../errors.js";
+
+/**
+ * A page's cursor: where the last item sat in the newest-first order (its time and id), opaque to
+ * callers (base64url JSON). A cursor that does not decode is 400 invalid_query, never a 500.
+ */
+export interface Cursor {
+  at: number;
+  id: string;
+}
+
+export const encodeCursor = (c: Cursor): string =>
+  Buffer.from(JSON.stringify([c.at, c.id])).toString("base64url");
+
+export function decodeCursor(text: string): Cursor {
+  try {
+    const value = JSON.parse(Buffer.from(text, "base64url").toString("utf8")) as unknown;
+    if (
+      Array.isArray(value) &&
+      value.length === 2 &&
+      Number.isSafeInteger(value[0]) &&
+      typeof value[1] === "string" &&
+      value[1].length <= 128
+    ) {
+      return { at: value[0] as number, id: value[1] };
+    }
+  } catch {
+    // fall through
+  }
+  throw new ApiError("invalid_query", "cursor is not a cursor this API gave.");
+}

@@ -1,0 +1,186 @@
+import { type Static, type TSchema, Type } from "@sinclair/typebox";
+import { literalUnion } from "../../lib/literalUnion.js";
+import { ACTOR_TYPES, DECISIONS, ENFORCEMENT_MODES } from "../../store/interfaces.js";
+import { ObservationView } from "../feedback/schema.js";
+
+const Nullable = <T extends TSchema>(t: T) => Type.Union([t, Type.Null()]);
+const DateTime = Type.String({ format: "date-time" });
+
+/** The period and action every console read takes; `format=csv` answers the table as CSV. */
+const scopeFields = {
+  since: Type.Optional(Type.String({ format: "date-time", description: "Default: until − 7 days" })),
+  until: Type.Optional(Type.String({ format: "date-time", description: "Default: now" })),
+  action: Type.Optional(Type.String({ minLength: 1, maxLength: 128 })),
+  format: Type.Optional(literalUnion(["json", "csv"] as const)),
+};
+export const ScopeQuery = Type.Object(scopeFields, { additionalProperties: false });
+export type ScopeQuery = Static<typeof ScopeQuery>;
+
+/**
+ * Numbers in a query string arrive as text (the app's validator never coerces types), so they are
+ * validated as decimal text here and read with Number() by the route.
+ */
+const IntegerText = (description: string) => Type.String({ pattern: "^[0-9]{1,7}$", description });
+const NumberText = (description: string) =>
+  Type.String({ pattern: "^(?:[0-9]{1,7}(?:\\.[0-9]{1,6})?|\\.[0-9]{1,6})$", description });
+const Limit = Type.Optional(IntegerText("Items per page, 1–500 (default 50)"));
+const Cursor = Type.Optional(
+  Type.String({ minLength: 1, maxLength: 200, description: "nextCursor of the previous page" }),
+);
+
+export const DecisionsQuery = Type.Object(
+  { ...scopeFields, bucket: Type.Optional(literalUnion(["hour", "day"] as const)) },
+  { additionalProperties: false },
+);
+export type DecisionsQuery = Static<typeof DecisionsQuery>;
+
+export const EventsQuery = Type.Object(
+  {
+    ...scopeFields,
+    session: Type.Optional(Type.String({ minLength: 1, maxLength: 128 })),
+    decision: Type.Optional(literalUnion(DECISIONS)),
+    actorType: Type.Optional(literalUnion(ACTOR_TYPES)),
+    limit: Limit,
+    cursor: Cursor,
+  },
+  { additionalProperties: false },
+);
+export type EventsQuery = Static<typeof EventsQuery>;
+
+export const PageQuery = Type.Object(
+  { ...scopeFields, limit: Limit, cursor: Cursor },
+  { additionalProperties: false },
+);
+export type PageQuery = Static<typeof PageQuery>;
+
+export const CalibrationQuery = Type.Object(
+  { ...scopeFields, bins: Type.Optional(IntegerText("Number of equal-width risk bins, 2–50 (default 10)")) },
+  { additionalProperties: false },
+);
+export type CalibrationQuery = Static<typeof CalibrationQuery>;
+
+const Weight = Type.Optional(NumberText("A positive relative weight (default 1, 1, 3)"));
+export const WhatIfQuery = Type.Object(
+  { ...scopeFields, falseAllow: Weight, falseChallenge: Weight, falseDeny: Weight },
+  { additionalProperties: false },
+);
+export type WhatIfQuery = Static<typeof WhatIfQuery>;
+
+const Scope = {
+  tenantId: Type.String(),
+  since: DateTime,
+  until: DateTime,
+  action: Nullable(Type.String()),
+};
+const Counts = Type.Object({ allow: Type.Integer(), challenge: Type.Integer(), deny: Type.Integer() });
+const Mistakes = Type.Object({
+  falseAllow: Type.Integer(),
+  falseChallenge: Type.Integer(),
+  falseDeny: Type.Integer(),
+});
+
+export const DecisionsReport = Type.Object({
+  ...Scope,
+  bucket: literalUnion(["hour", "day"] as const),
+  rows: Type.Array(
+    Type.Object({
+      bucketStart: DateTime,
+      action: Type.String(),
+      decision: literalUnion(DECISIONS),
+      actorType: literalUnion(ACTOR_TYPES),
+      degraded: Type.Boolean(),
+      enforcementMode: literalUnion(ENFORCEMENT_MODES),
+      count: Type.Integer(),
+    }),
+  ),
+});
+export type DecisionsReport = Static<typeof DecisionsReport>;
+
+export const ChallengesReport = Type.Object({
+  ...Scope,
+  rows: Type.Array(
+    Type.Object({
+      method: Type.String(),
+      issued: Type.Integer(),
+      cleared: Type.Integer(),
+      expired: Type.Integer(),
+      open: Type.Integer(),
+      redeemed: Type.Integer(),
+    }),
+  ),
+});
+
+export const EventSummary = Type.Object({
+  eventId: Type.String(),
+  createdAt: DateTime,
+  action: Type.String(),
+  surface: Nullable(Type.String()),
+  session: Nullable(Type.String()),
+  decision: literalUnion(DECISIONS),
+  wouldBeDecision: literalUnion(DECISIONS),
+  actorType: literalUnion(ACTOR_TYPES),
+  confidence: Type.Number(),
+  risk: Nullable(Type.Number()),
+  degraded: Type.Boolean(),
+  enforcementMode: literalUnion(ENFORCEMENT_MODES),
+});
+export type EventSummary = Static<typeof EventSummary>;
+
+export const EventPage = Type.Object({
+  items: Type.Array(EventSummary),
+  nextCursor: Nullable(Type.String()),
+});
+
+export const OutcomesReport = Type.Object({
+  ...Scope,
+  rows: Type.Array(
+    Type.Object({
+      decision: literalUnion(DECISIONS),
+      outcome: Type.String(),
+      events: Type.Integer(),
+      observations: Type.Integer(),
+    }),
+  ),
+  decisions: Counts,
+  quarantinedCount: Type.Integer(),
+});
+
+export const QuarantinedPage = Type.Object({
+  items: Type.Array(Type.Object({ observation: ObservationView, conflictsWith: Nullable(ObservationView) })),
+  nextCursor: Nullable(Type.String()),
+});
+
+export const CalibrationReport = Type.Object({
+  ...Scope,
+  bins: Type.Array(
+    Type.Object({
+      low: Type.Number(),
+      high: Type.Number(),
+      events: Type.Integer(),
+      labelled: Type.Integer(),
+      abusive: Type.Integer(),
+      meanRisk: Nullable(Type.Number()),
+      observedRate: Nullable(Type.Number()),
+      interval: Nullable(Type.Object({ low: Type.Number(), high: Type.Number() })),
+    }),
+  ),
+  events: Type.Integer(),
+  labelled: Type.Integer(),
+  abusive: Type.Integer(),
+});
+
+export const WhatIfReport = Type.Object({
+  ...Scope,
+  costs: Type.Object({ falseAllow: Type.Number(), falseChallenge: Type.Number(), falseDeny: Type.Number() }),
+  events: Type.Integer(),
+  replayed: Type.Integer(),
+  kept: Type.Integer(),
+  recorded: Counts,
+  whatIf: Counts,
+  labelled: Type.Integer(),
+  expectedCost: Type.Object({ recorded: Type.Number(), whatIf: Type.Number() }),
+  mistakes: Type.Object({ recorded: Mistakes, whatIf: Mistakes }),
+  policy: Type.Record(Type.String(), Type.Unknown(), {
+    description: "The tenant's current policy document with these decisionCosts: for `warden policy set`",
+  }),
+});

@@ -1,0 +1,282 @@
+import { type ExpressionBuilder, type Kysely, sql } from "kysely";
+import type {
+  ActorType,
+  ChallengeCount,
+  ChallengeMethod,
+  Decider,
+  Decision,
+  DecisionCount,
+  EnforcementMode,
+  InsightStore,
+  LabelledRiskGroup,
+  OutcomeCount,
+  RiskGroup,
+} from "../interfaces.js";
+import type { Database } from "../schema.js";
+import { challengeFromRow, eventFromRow, guard } from "./rows.js";
+import type { SqlRuntime } from "./runtime.js";
+
+const HOUR_MS = 3_600_000;
+/**
+ * The hour of an event, written exactly as in the events_hourly index (migrations.ts, 0008) so the
+ * database reads that index in order and groups while it scans.
+ */
+const hourOf = sql<number>`(created_at / 3600000)`;
+
+/**
+ * The console's reads (InsightStore). Every aggregate runs through `rt.report` (SQLite: the read
+ * worker's own connection), and each is shaped to be answered from one index: see the indexes of
+ * migration 0008_console and docs/console.md, "Performance".
+ */
+export function createInsightStore(rt: SqlRuntime): InsightStore {
+  const { db } = rt;
+  return {
+    decisionCounts: (tenantId, scope) =>
+      guard("insights.decisionCounts", async () => {
+        let qb = db
+          .selectFrom("events")
+          .select((eb) => [
+            hourOf.as("hour"),
+            "action",
+            "decision",
+            "actor_type",
+            "degraded",
+            "enforcement_mode",
+            eb.fn.countAll<number>().as("count"),
+          ])
+          .where("tenant_id", "=", tenantId)
+          .where(hourOf, ">=", Math.floor(scope.since / HOUR_MS))
+          .where(hourOf, "<=", Math.floor((scope.until - 1) / HOUR_MS))
+          .where("created_at", ">=", scope.since)
+          .where("created_at", "<", scope.until);
+        if (scope.action !== undefined) qb = qb.where("action", "=", scope.action);
+        const rows = await rt.report(
+          qb
+            .groupBy([hourOf, "action", "decision", "actor_type", "degraded", "enforcement_mode"])
+            .orderBy(hourOf)
+            .compile(),
+        );
+        return rows.map(
+          (r): DecisionCount => ({
+            hourStart: Number(r.hour) * HOUR_MS,
+            action: r.action,
+            decision: r.decision as Decision,
+            actorType: r.actor_type as ActorType,
+            degraded: Number(r.degraded) === 1,
+            enforcementMode: r.enforcement_mode as EnforcementMode,
+            count: Number(r.count),
+          }),
+        );
+      }),
+
+    challengeCounts: (tenantId, scope, now) =>
+      guard("insights.challengeCounts", async () => {
+        const count = (
+          eb: ExpressionBuilder<{ c: Database["challenges"] }, "c">,
+          when: ReturnType<typeof sql>,
+        ) => eb.fn.sum<number>(sql`case when ${when} then 1 else 0 end`);
+        let qb = db
+          .selectFrom("challenges as c")
+          .select((eb) => [
+            "c.method",
+            eb.fn.countAll<number>().as("issued"),
+            count(eb, sql`c.cleared_at is not null`).as("cleared"),
+            count(eb, sql`c.cleared_at is null and c.expires_at <= ${now}`).as("expired"),
+            count(eb, sql`c.redeemed_at is not null`).as("redeemed"),
+          ])
+          .where("c.tenant_id", "=", tenantId)
+          .where("c.issued_at", ">=", scope.since)
+          .where("c.issued_at", "<", scope.until);
+        if (scope.action !== undefined) {
+          const action = scope.action;
+          qb = qb.where(({ exists, selectFrom }) =>
+            exists(
+              selectFrom("events as e")
+                .select("e.id")
+                .whereRef("e.id", "=", "c.event_id")
+                .where("e.action", "=", action),
+            ),
+          );
+        }
+        const rows = await rt.report(qb.groupBy("c.method").orderBy("c.method").compile());
+        return rows.map(
+          (r): ChallengeCount => ({
+            method: r.method as ChallengeMethod,
+            issued: Number(r.issued),
+            cleared: Number(r.cleared),
+            expired: Number(r.expired),
+            redeemed: Number(r.redeemed),
+          }),
+        );
+      }),
+
+    listEvents: (tenantId, filter, limit) =>
+      guard("insights.listEvents", async () => {
+        let qb = db
+          .selectFrom("events")
+          .selectAll()
+          .where("tenant_id", "=", tenantId)
+          .where("created_at", ">=", filter.since)
+          .where("created_at", "<", filter.until);
+        if (filter.action !== undefined) qb = qb.where("action", "=", filter.action);
+        if (filter.session !== undefined) qb = qb.where("session", "=", filter.session);
+        if (filter.decision !== undefined) qb = qb.where("decision", "=", filter.decision);
+        if (filter.actorType !== undefined) qb = qb.where("actor_type", "=", filter.actorType);
+        const before = filter.before;
+        if (before) {
+          qb = qb.where((eb) =>
+            eb.or([
+              eb("created_at", "<", before.createdAt),
+              eb.and([eb("created_at", "=", before.createdAt), eb("id", "<", before.id)]),
+            ]),
+          );
+        }
+        const rows = await rt.report(
+          qb.orderBy("created_at", "desc").orderBy("id", "desc").limit(limit).compile(),
+        );
+        return rows.map(eventFromRow);
+      }),
+
+    challengesForEvent: (tenantId, eventId) =>
+      guard("insights.challengesForEvent", async () =>
+        (
+          await db
+            .selectFrom("challenges")
+            .selectAll()
+            .where("tenant_id", "=", tenantId)
+            .where("event_id", "=", eventId)
+            .orderBy("issued_at")
+            .orderBy("id")
+            .execute()
+        ).map(challengeFromRow),
+      ),
+
+    riskGroups: (tenantId, scope) =>
+      guard("insights.riskGroups", async () => {
+        let qb = db
+          .selectFrom("events")
+          .select((eb) => [...RISK_COLUMNS, eb.fn.countAll<number>().as("count")])
+          .where("tenant_id", "=", tenantId);
+        if (scope.action !== undefined) qb = qb.where("action", "=", scope.action);
+        const rows = await rt.report(
+          qb
+            .where("created_at", ">=", scope.since)
+            .where("created_at", "<", scope.until)
+            .groupBy([...RISK_COLUMNS])
+            .compile(),
+        );
+        return rows.map(riskGroupFromRow);
+      }),
+
+    labelledRiskGroups: (tenantId, scope, abuseOutcomes) =>
+      guard("insights.labelledRiskGroups", async () => {
+        const labels = effectiveLabels(db, tenantId, abuseOutcomes);
+        // From the labelled events (observations are the fewer) to their events by primary key.
+        let qb = db
+          .selectFrom(labels.as("f"))
+          .crossJoin("events as e")
+          .whereRef("e.id", "=", "f.event_id")
+          .where("e.tenant_id", "=", tenantId)
+          .where("e.created_at", ">=", scope.since)
+          .where("e.created_at", "<", scope.until);
+        if (scope.action !== undefined) qb = qb.where("e.action", "=", scope.action);
+        const columns = RISK_COLUMNS.map((c) => `e.${c}` as const);
+        const rows = await rt.report(
+          qb
+            .select((eb) => [...columns, "f.abusive", eb.fn.countAll<number>().as("count")])
+            .groupBy([...columns, "f.abusive"])
+            .compile(),
+        );
+        return rows.map(
+          (r): LabelledRiskGroup => ({ ...riskGroupFromRow(r), abusive: Number(r.abusive) === 1 }),
+        );
+      }),
+
+    outcomeCounts: (tenantId, scope) =>
+      guard("insights.outcomeCounts", async () => {
+        let qb = db
+          .selectFrom("feedback as f")
+          .crossJoin("events as e")
+          .whereRef("e.id", "=", "f.event_id")
+          .where("f.tenant_id", "=", tenantId)
+          .where("f.status", "=", "effective")
+          .where("e.tenant_id", "=", tenantId)
+          .where("e.created_at", ">=", scope.since)
+          .where("e.created_at", "<", scope.until);
+        if (scope.action !== undefined) qb = qb.where("e.action", "=", scope.action);
+        const rows = await rt.report(
+          qb
+            .select((eb) => [
+              "e.would_be_decision",
+              "f.outcome",
+              eb.fn.count<number>("f.event_id").distinct().as("events"),
+              eb.fn.countAll<number>().as("observations"),
+            ])
+            .groupBy(["e.would_be_decision", "f.outcome"])
+            .orderBy("e.would_be_decision")
+            .orderBy("f.outcome")
+            .compile(),
+        );
+        return rows.map(
+          (r): OutcomeCount => ({
+            decision: r.would_be_decision as Decision,
+            outcome: r.outcome,
+            events: Number(r.events),
+            observations: Number(r.observations),
+          }),
+        );
+      }),
+  };
+}
+
+/** In the order of the events_risk index, so the groups are formed while it is scanned. */
+const RISK_COLUMNS = [
+  "action",
+  "risk_estimate",
+  "risk_low",
+  "risk_high",
+  "actor_type",
+  "decided_by",
+  "risk_raised",
+  "would_be_decision",
+] as const;
+
+/** Each event with effective observations, once, flagged abusive when one of them is an abuse outcome. */
+function effectiveLabels(db: Kysely<Database>, tenantId: string, abuseOutcomes: readonly string[]) {
+  return db
+    .selectFrom("feedback")
+    .select((eb) => [
+      "event_id",
+      eb.fn
+        .max<number>(
+          abuseOutcomes.length === 0
+            ? sql<number>`0`
+            : sql<number>`case when outcome in (${sql.join(abuseOutcomes)}) then 1 else 0 end`,
+        )
+        .as("abusive"),
+    ])
+    .where("tenant_id", "=", tenantId)
+    .where("status", "=", "effective")
+    .groupBy("event_id");
+}
+
+type RiskRow = Pick<Database["events"], (typeof RISK_COLUMNS)[number]> & { count: number | string };
+
+function riskGroupFromRow(r: RiskRow): RiskGroup {
+  return {
+    action: r.action,
+    risk:
+      r.risk_estimate === null
+        ? null
+        : {
+            estimate: Number(r.risk_estimate),
+            low: Number(r.risk_low),
+            high: Number(r.risk_high),
+            raised: Number(r.risk_raised) === 1,
+          },
+    actorType: r.actor_type as ActorType,
+    decidedBy: r.decided_by as Decider,
+    decision: r.would_be_decision as Decision,
+    count: Number(r.count),
+  };
+}
