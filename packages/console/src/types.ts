@@ -185,6 +185,7 @@ export interface CalibrationStats extends RangeEcho {
 export type DecisionCounts = Record<Decision, number>;
 export interface WhatIfStats extends RangeEcho {
   costs: Costs;
+  currentCosts: Costs;
   events: number;
   replayed: number;
   kept: number;

@@ -765,7 +765,7 @@ export type paths = {
                     session?: string;
                     decision?: "allow" | "challenge" | "deny";
                     actorType?: "human" | "agent_principal" | "agent_abusive" | "unknown";
-                    /** @description Items per page, 1–500 (default 50) */
+                    /** @description Items per page: JSON 1–500 (default 50); CSV up to 50,000 (default 50,000) */
                     limit?: string;
                     /** @description nextCursor of the previous page */
                     cursor?: string;
@@ -1082,7 +1082,7 @@ export type paths = {
                     until?: string;
                     action?: string;
                     format?: "json" | "csv";
-                    /** @description Items per page, 1–500 (default 50) */
+                    /** @description Items per page: JSON 1–500 (default 50); CSV up to 50,000 (default 50,000) */
                     limit?: string;
                     /** @description nextCursor of the previous page */
                     cursor?: string;
@@ -1289,11 +1289,11 @@ export type paths = {
                     until?: string;
                     action?: string;
                     format?: "json" | "csv";
-                    /** @description A positive relative weight (default 1, 1, 3) */
+                    /** @description A positive relative weight (default: the tenant's current one) */
                     falseAllow?: string;
-                    /** @description A positive relative weight (default 1, 1, 3) */
+                    /** @description A positive relative weight (default: the tenant's current one) */
                     falseChallenge?: string;
-                    /** @description A positive relative weight (default 1, 1, 3) */
+                    /** @description A positive relative weight (default: the tenant's current one) */
                     falseDeny?: string;
                 };
                 header?: never;
@@ -1316,6 +1316,11 @@ export type paths = {
                             until: string;
                             action: string | null;
                             costs: {
+                                falseAllow: number;
+                                falseChallenge: number;
+                                falseDeny: number;
+                            };
+                            currentCosts: {
                                 falseAllow: number;
                                 falseChallenge: number;
                                 falseDeny: number;

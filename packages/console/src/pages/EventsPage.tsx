@@ -161,7 +161,7 @@ export function EventsPage({ filters, onFilters, session }: Props) {
               ) : list.items.length > 0 ? (
                 <p class="muted">That is every event matching these filters.</p>
               ) : null}
-              <CsvLink path="/v1/events" query={{ ...query, limit: 500 }} label="these events, up to 500" />
+              <CsvLink path="/v1/events" query={query} label="these events, up to 50,000" />
             </div>
           </>
         ) : null}

@@ -169,8 +169,8 @@ export function OutcomesPage({ filters, onFilters }: Props) {
               ) : null}
               <CsvLink
                 path="/v1/feedback/quarantined"
-                query={{ ...query, limit: 500 }}
-                label="quarantined observations, up to 500"
+                query={query}
+                label="quarantined observations, up to 50,000"
               />
             </div>
           </>

@@ -1,4 +1,4 @@
-import { useState } from "preact/hooks";
+import { useEffect, useState } from "preact/hooks";
 import { DataTable } from "../components/DataTable.js";
 import { FiltersBar } from "../components/FiltersBar.js";
 import { Json } from "../components/Json.js";
@@ -16,7 +16,6 @@ interface Props {
   tenantId: string;
 }
 
-const DEFAULT_COSTS: Costs = { falseAllow: 1, falseChallenge: 1, falseDeny: 3 };
 const MIN = 0.1;
 const MAX = 100;
 
@@ -32,12 +31,18 @@ const clamp = (v: number) => Math.min(MAX, Math.max(MIN, v));
 
 /** Replays the period's recorded risk estimates under other decision costs. Shows, never applies. */
 export function WhatIfPage({ filters, onFilters, tenantId }: Props) {
-  const [costs, setCosts] = useState<Costs>(DEFAULT_COSTS);
+  // Null until the first answer: the replay starts from the weights verify uses today (currentCosts).
+  const [costs, setCosts] = useState<Costs | null>(null);
   const settled = useDebounced(costs, 300);
-  const query = { ...rangeQuery(filters), ...settled };
+  const query = { ...rangeQuery(filters), ...(settled ?? {}) };
   const stats = useApi<WhatIfStats>("/v1/stats/what-if", query);
   const s = stats.data;
+  const current = s?.currentCosts;
+  useEffect(() => {
+    if (costs === null && current) setCosts(current);
+  }, [costs, current]);
   const pending = stats.loading || settled !== costs;
+  const shown = costs ?? current;
 
   return (
     <>
@@ -51,21 +56,29 @@ export function WhatIfPage({ filters, onFilters, tenantId }: Props) {
       <form class="costs" aria-labelledby="h-costs" onSubmit={(e) => e.preventDefault()}>
         <h2 id="h-costs">Decision costs</h2>
         <p class="muted">
-          Relative weights of each kind of mistake (0.1 to 100, logarithmic sliders). Defaults: 1, 1 and 3.
+          Relative weights of each kind of mistake (0.1 to 100, logarithmic sliders). They start at the
+          weights verify uses today for requests that send none
+          {current
+            ? ` (${weight(current.falseAllow)}, ${weight(current.falseChallenge)}, ${weight(current.falseDeny)})`
+            : ""}
+          .
         </p>
-        {COST_FIELDS.map((f) => (
-          <CostControl
-            key={f.key}
-            id={f.key}
-            label={f.label}
-            help={f.help}
-            value={costs[f.key]}
-            onChange={(v) => setCosts((c) => ({ ...c, [f.key]: v }))}
-          />
-        ))}
-        <button type="button" class="secondary" onClick={() => setCosts(DEFAULT_COSTS)}>
-          Reset to 1, 1, 3
-        </button>
+        {shown &&
+          COST_FIELDS.map((f) => (
+            <CostControl
+              key={f.key}
+              id={f.key}
+              label={f.label}
+              help={f.help}
+              value={shown[f.key]}
+              onChange={(v) => setCosts((c) => ({ ...(c ?? shown), [f.key]: v }))}
+            />
+          ))}
+        {current && (
+          <button type="button" class="secondary" onClick={() => setCosts(current)}>
+            Reset to the current weights
+          </button>
+        )}
       </form>
 
       <Status loading={pending} errors={[stats.error]} />

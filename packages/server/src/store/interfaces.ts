@@ -428,9 +428,9 @@ export interface EventScope {
   until: number;
   action?: string;
 }
-/** Events of one hour and one combination of what the overview breaks decisions down by. */
+/** Events of one hour or UTC day and one combination of what the overview breaks decisions down by. */
 export interface DecisionCount {
-  hourStart: number;
+  bucketStart: number;
   action: string;
   decision: Decision;
   actorType: ActorType;
@@ -479,8 +479,8 @@ export interface EventListFilter extends EventScope {
  * connection), so they never hold up verify. Read-only: no method changes anything.
  */
 export interface InsightStore {
-  /** Counts per hour and combination, in index order; only non-zero combinations. */
-  decisionCounts(tenantId: string, scope: EventScope): Promise<DecisionCount[]>;
+  /** Counts per hour (or UTC day) and combination, oldest first; only non-zero combinations. */
+  decisionCounts(tenantId: string, scope: EventScope, bucket: "hour" | "day"): Promise<DecisionCount[]>;
   /** Challenges issued in [since, until) (on events of `action` when given), by method. */
   challengeCounts(tenantId: string, scope: EventScope, now: number): Promise<ChallengeCount[]>;
   /** At most `limit` events, newest first. */

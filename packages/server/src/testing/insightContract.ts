@@ -107,18 +107,30 @@ export function insightContract(name: string, open: () => Promise<Store>): void 
     const all = { since: 0, until: T0 + 10 * HOUR };
 
     it("counts decisions per hour and combination, only the tenant's, only the period's", async () => {
-      const rows = await s.insights.decisionCounts("i1", all);
+      const rows = await s.insights.decisionCounts("i1", all, "hour");
       expect(rows.reduce((n, r) => n + r.count, 0)).toBe(5);
-      expect(rows.find((r) => r.hourStart === T0 && r.decision === "allow")?.count).toBe(2);
+      expect(rows.find((r) => r.bucketStart === T0 && r.decision === "allow")?.count).toBe(2);
       expect(rows.find((r) => r.enforcementMode === "log_only")).toMatchObject({
         action: "api_key",
         count: 1,
       });
-      expect(rows.find((r) => r.degraded)).toMatchObject({ hourStart: T0 + 2 * HOUR, decision: "challenge" });
-      const firstHourOnly = await s.insights.decisionCounts("i1", { since: T0 + 2, until: T0 + HOUR + 6 });
+      expect(rows.find((r) => r.degraded)).toMatchObject({
+        bucketStart: T0 + 2 * HOUR,
+        decision: "challenge",
+      });
+      const firstHourOnly = await s.insights.decisionCounts(
+        "i1",
+        { since: T0 + 2, until: T0 + HOUR + 6 },
+        "hour",
+      );
       expect(firstHourOnly.reduce((n, r) => n + r.count, 0)).toBe(2);
-      const apiKeys = await s.insights.decisionCounts("i1", { ...all, action: "api_key" });
+      const apiKeys = await s.insights.decisionCounts("i1", { ...all, action: "api_key" }, "hour");
       expect(apiKeys.map((r) => r.count)).toEqual([1]);
+      // Days are summed from hours: T0 is hour 100, so hours 100–102 fall in day 4 (hours 96–119).
+      const days = await s.insights.decisionCounts("i1", all, "day");
+      expect(days.every((r) => r.bucketStart === 4 * 24 * HOUR)).toBe(true);
+      expect(days.find((r) => r.decision === "allow" && r.enforcementMode === "enforce")?.count).toBe(2);
+      expect(days.reduce((n, r) => n + r.count, 0)).toBe(5);
     });
 
     it("groups the events by what a replay needs, with their labels from effective observations", async () => {

@@ -227,3 +227,40 @@ describe("outcomes, calibration and what-if", () => {
     });
   });
 });
+
+describe("the tenant's decisionCosts", () => {
+  it("are what verify uses for the weights a request leaves out, and where what-if starts", async () => {
+    await t.tenant("beta");
+    const betaWriter = (await t.key("beta", { scopes: ["verify:write"] })).apiKey;
+    const betaReader = (await t.key("beta", { scopes: ["ledger:read"] })).apiKey;
+    await t.store.policies.put(
+      "beta",
+      JSON.stringify({
+        decisionCosts: { falseAllow: 7 },
+        actions: { api_key: { decisionCosts: { falseDeny: 9 } } },
+      }),
+      now,
+    );
+    const costsOf = async (action: string, context?: Record<string, unknown>) => {
+      const v = await t.app.inject({
+        method: "POST",
+        url: "/v1/verify",
+        headers: bearer(betaWriter),
+        payload: { action, subject: {}, ...(context ? { context } : {}) },
+      });
+      return (await get(`/v1/events/${v.json().eventId}`, betaReader)).body.event.costs;
+    };
+    expect(await costsOf("signup")).toEqual({ falseAllow: 7, falseChallenge: 1, falseDeny: 3 });
+    expect(await costsOf("api_key")).toEqual({ falseAllow: 7, falseChallenge: 1, falseDeny: 9 });
+    // A weight the request sends wins; an invalid one falls back to the tenant's.
+    expect(await costsOf("signup", { decisionCosts: { falseAllow: 2, falseDeny: -1 } })).toEqual({
+      falseAllow: 2,
+      falseChallenge: 1,
+      falseDeny: 3,
+    });
+    const whatIf = (await get("/v1/stats/what-if?action=api_key", betaReader)).body;
+    expect(whatIf.currentCosts).toEqual({ falseAllow: 7, falseChallenge: 1, falseDeny: 9 });
+    expect(whatIf.costs).toEqual(whatIf.currentCosts);
+    expect(whatIf.whatIf).toEqual(whatIf.recorded);
+  });
+});

@@ -12,6 +12,7 @@ import type { DecisionModel } from "../verify/decisionModel.js";
 import { calibrationBins } from "./calibration.js";
 import { toCsv } from "./csv.js";
 import { decodeCursor, encodeCursor } from "./cursor.js";
+import { ReadCache } from "./readCache.js";
 import {
   CalibrationQuery,
   CalibrationReport,
@@ -64,6 +65,11 @@ const settings: RouteSettings = {
 };
 
 const DAY_MS = 86_400_000;
+/** How long the period-wide scans are reused (docs/console.md: figures are at most this old). */
+export const RISK_GROUPS_TTL_MS = 10_000;
+/** A page in JSON: small; a CSV download: one file holds a large export. */
+const JSON_PAGE = { max: 500, fallback: 50 };
+const CSV_PAGE = { max: 50_000, fallback: 50_000 };
 
 /** A query number within [min, max], or `fallback` when absent; 400 invalid_query otherwise. */
 function numberIn(
@@ -78,6 +84,10 @@ function numberIn(
   if (!(n >= min && n <= max)) throw new ApiError("invalid_query", `${name} must be from ${min} to ${max}.`);
   return n;
 }
+const pageSize = (q: { limit?: string; format?: "json" | "csv" }): number => {
+  const page = q.format === "csv" ? CSV_PAGE : JSON_PAGE;
+  return numberIn(q.limit, "limit", 1, page.max, page.fallback);
+};
 const DEFAULT_PERIOD_MS = 7 * DAY_MS;
 const iso = (ms: number) => new Date(ms).toISOString();
 
@@ -122,6 +132,16 @@ export function registerInsights(
 ): void {
   const { store } = deps;
   const route = { config: { warden: settings }, onRequest: hooks.onRequest };
+  // The scans calibration, what-if and outcomes share, kept a few seconds per tenant and period.
+  const cache = new ReadCache(RISK_GROUPS_TTL_MS, 64, deps.clock);
+  const key = (kind: string, tenantId: string, scope: EventScope) =>
+    JSON.stringify([kind, tenantId, scope.since, scope.until, scope.action ?? null]);
+  const riskGroups = (tenantId: string, scope: EventScope) =>
+    cache.get(key("risk", tenantId, scope), () => store.insights.riskGroups(tenantId, scope));
+  const labelledRiskGroups = (tenantId: string, scope: EventScope) =>
+    cache.get(key("labelled", tenantId, scope), () =>
+      store.insights.labelledRiskGroups(tenantId, scope, ABUSE_OUTCOMES),
+    );
 
   app.get<{ Querystring: DecisionsQuery }>(
     "/v1/stats/decisions",
@@ -137,26 +157,12 @@ export function registerInsights(
       const tenantId = requireCaller(request).tenant.id;
       const scope = scopeOf(request.query, deps.clock());
       const bucket = request.query.bucket ?? (scope.until - scope.since <= 3 * DAY_MS ? "hour" : "day");
-      const width = bucket === "hour" ? 3_600_000 : DAY_MS;
-      // The store counts per hour; days are summed here (UTC days).
-      const merged = new Map<string, DecisionsReport["rows"][number]>();
-      for (const r of await store.insights.decisionCounts(tenantId, scope)) {
-        const start = Math.floor(r.hourStart / width) * width;
-        const key = `${start}|${r.action}|${r.decision}|${r.actorType}|${r.degraded}|${r.enforcementMode}`;
-        const row = merged.get(key);
-        if (row) row.count += r.count;
-        else
-          merged.set(key, {
-            bucketStart: iso(start),
-            action: r.action,
-            decision: r.decision,
-            actorType: r.actorType,
-            degraded: r.degraded,
-            enforcementMode: r.enforcementMode,
-            count: r.count,
-          });
-      }
-      const rows = [...merged.values()];
+      const rows = (await store.insights.decisionCounts(tenantId, scope, bucket)).map(
+        ({ bucketStart, ...r }) => ({
+          bucketStart: iso(bucketStart),
+          ...r,
+        }),
+      );
       if (request.query.format === "csv") {
         const columns = [
           "bucketStart",
@@ -223,7 +229,7 @@ export function registerInsights(
       const tenantId = requireCaller(request).tenant.id;
       const q = request.query;
       const scope = scopeOf(q, deps.clock());
-      const limit = numberIn(q.limit, "limit", 1, 500, 50);
+      const limit = pageSize(q);
       const before = q.cursor === undefined ? undefined : decodeCursor(q.cursor);
       const events = await store.insights.listEvents(
         tenantId,
@@ -332,7 +338,7 @@ export function registerInsights(
       };
       const [rows, groups, ledger] = await Promise.all([
         store.insights.outcomeCounts(tenantId, scope),
-        store.insights.riskGroups(tenantId, scope),
+        riskGroups(tenantId, scope),
         store.feedback.aggregate(tenantId, filter),
       ]);
       if (request.query.format === "csv") {
@@ -367,7 +373,7 @@ export function registerInsights(
       const tenantId = requireCaller(request).tenant.id;
       const q = request.query;
       const scope = scopeOf(q, deps.clock());
-      const limit = numberIn(q.limit, "limit", 1, 500, 50);
+      const limit = pageSize(q);
       const before = q.cursor === undefined ? undefined : decodeCursor(q.cursor);
       const found = await store.feedback.quarantined(
         tenantId,
@@ -433,8 +439,8 @@ export function registerInsights(
       const tenantId = requireCaller(request).tenant.id;
       const scope = scopeOf(request.query, deps.clock());
       const [groups, labelled] = await Promise.all([
-        store.insights.riskGroups(tenantId, scope),
-        store.insights.labelledRiskGroups(tenantId, scope, ABUSE_OUTCOMES),
+        riskGroups(tenantId, scope),
+        labelledRiskGroups(tenantId, scope),
       ]);
       const bins = calibrationBins(groups, labelled, numberIn(request.query.bins, "bins", 2, 50, 10));
       if (request.query.format === "csv") {
@@ -490,18 +496,21 @@ export function registerInsights(
       const tenantId = requireCaller(request).tenant.id;
       const q = request.query;
       const scope = scopeOf(q, deps.clock());
-      const weight = (text: string | undefined, name: string, fallback: number) =>
-        numberIn(text, name, Number.MIN_VALUE, 1_000_000, fallback);
-      const costs = {
-        falseAllow: weight(q.falseAllow, "falseAllow", DEFAULT_COSTS.falseAllow),
-        falseChallenge: weight(q.falseChallenge, "falseChallenge", DEFAULT_COSTS.falseChallenge),
-        falseDeny: weight(q.falseDeny, "falseDeny", DEFAULT_COSTS.falseDeny),
-      };
-      const [groups, labelled, document] = await Promise.all([
-        store.insights.riskGroups(tenantId, scope),
-        store.insights.labelledRiskGroups(tenantId, scope, ABUSE_OUTCOMES),
+      const [groups, labelled, stored] = await Promise.all([
+        riskGroups(tenantId, scope),
+        labelledRiskGroups(tenantId, scope),
         store.policies.current(tenantId),
       ]);
+      const document = stored ? (JSON.parse(stored.document) as PolicyDocument) : {};
+      // Where a weight is not asked for, the replay starts from what verify uses today.
+      const currentCosts = currentCostsOf(document, scope.action);
+      const weight = (text: string | undefined, name: keyof DecisionCosts) =>
+        numberIn(text, name, Number.MIN_VALUE, 1_000_000, currentCosts[name]);
+      const costs = {
+        falseAllow: weight(q.falseAllow, "falseAllow"),
+        falseChallenge: weight(q.falseChallenge, "falseChallenge"),
+        falseDeny: weight(q.falseDeny, "falseDeny"),
+      };
       const result = whatIf(groups, labelled, costs, deps.model);
       if (q.format === "csv") {
         return sendCsv(
@@ -511,19 +520,37 @@ export function registerInsights(
           (["allow", "challenge", "deny"] as const).map((d) => [d, result.recorded[d], result.whatIf[d]]),
         );
       }
-      const current = document ? (JSON.parse(document.document) as Record<string, unknown>) : {};
-      return { ...scopeView(tenantId, scope), ...result, policy: withCosts(current, costs, scope.action) };
+      return {
+        ...scopeView(tenantId, scope),
+        ...result,
+        currentCosts,
+        policy: withCosts(document, costs, scope.action),
+      };
     },
   );
 }
 
+type PolicyDocument = Record<string, unknown> & {
+  decisionCosts?: Partial<DecisionCosts>;
+  actions?: Record<string, Record<string, unknown> & { decisionCosts?: Partial<DecisionCosts> }>;
+};
+
+/**
+ * The weights verify uses today for a request that sends none: the action's, then the tenant's, then
+ * the spec's defaults (the same precedence as verify's resolveCosts with the tenant policy).
+ */
+function currentCostsOf(document: PolicyDocument, action: string | undefined): DecisionCosts {
+  const forAction = action === undefined ? undefined : document.actions?.[action]?.decisionCosts;
+  return { ...DEFAULT_COSTS, ...document.decisionCosts, ...forAction };
+}
+
 /** The tenant's document with the weights set: for the action when the period was one action's. */
 function withCosts(
-  document: Record<string, unknown>,
+  document: PolicyDocument,
   costs: DecisionCosts,
   action: string | undefined,
-): Record<string, unknown> {
+): PolicyDocument {
   if (action === undefined) return { ...document, decisionCosts: costs };
-  const actions = (document.actions ?? {}) as Record<string, Record<string, unknown>>;
+  const actions = document.actions ?? {};
   return { ...document, actions: { ...actions, [action]: { ...actions[action], decisionCosts: costs } } };
 }

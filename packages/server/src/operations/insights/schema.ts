@@ -23,7 +23,9 @@ export type ScopeQuery = Static<typeof ScopeQuery>;
 const IntegerText = (description: string) => Type.String({ pattern: "^[0-9]{1,7}$", description });
 const NumberText = (description: string) =>
   Type.String({ pattern: "^(?:[0-9]{1,7}(?:\\.[0-9]{1,6})?|\\.[0-9]{1,6})$", description });
-const Limit = Type.Optional(IntegerText("Items per page, 1–500 (default 50)"));
+const Limit = Type.Optional(
+  IntegerText("Items per page: JSON 1–500 (default 50); CSV up to 50,000 (default 50,000)"),
+);
 const Cursor = Type.Optional(
   Type.String({ minLength: 1, maxLength: 200, description: "nextCursor of the previous page" }),
 );
@@ -59,7 +61,7 @@ export const CalibrationQuery = Type.Object(
 );
 export type CalibrationQuery = Static<typeof CalibrationQuery>;
 
-const Weight = Type.Optional(NumberText("A positive relative weight (default 1, 1, 3)"));
+const Weight = Type.Optional(NumberText("A positive relative weight (default: the tenant's current one)"));
 export const WhatIfQuery = Type.Object(
   { ...scopeFields, falseAllow: Weight, falseChallenge: Weight, falseDeny: Weight },
   { additionalProperties: false },
@@ -169,9 +171,16 @@ export const CalibrationReport = Type.Object({
   abusive: Type.Integer(),
 });
 
+const Costs3 = Type.Object({
+  falseAllow: Type.Number(),
+  falseChallenge: Type.Number(),
+  falseDeny: Type.Number(),
+});
 export const WhatIfReport = Type.Object({
   ...Scope,
-  costs: Type.Object({ falseAllow: Type.Number(), falseChallenge: Type.Number(), falseDeny: Type.Number() }),
+  costs: Costs3,
+  /** What verify uses today for requests that send no weights (the tenant policy's, else 1, 1, 3). */
+  currentCosts: Costs3,
   events: Type.Integer(),
   replayed: Type.Integer(),
   kept: Type.Integer(),

@@ -31,9 +31,9 @@ const hourOf = sql<number>`(created_at / 3600000)`;
 export function createInsightStore(rt: SqlRuntime): InsightStore {
   const { db } = rt;
   return {
-    decisionCounts: (tenantId, scope) =>
+    decisionCounts: (tenantId, scope, bucket) =>
       guard("insights.decisionCounts", async () => {
-        let qb = db
+        let hourly = db
           .selectFrom("events")
           .select((eb) => [
             hourOf.as("hour"),
@@ -49,16 +49,23 @@ export function createInsightStore(rt: SqlRuntime): InsightStore {
           .where(hourOf, "<=", Math.floor((scope.until - 1) / HOUR_MS))
           .where("created_at", ">=", scope.since)
           .where("created_at", "<", scope.until);
-        if (scope.action !== undefined) qb = qb.where("action", "=", scope.action);
+        if (scope.action !== undefined) hourly = hourly.where("action", "=", scope.action);
+        hourly = hourly.groupBy([hourOf, "action", "decision", "actor_type", "degraded", "enforcement_mode"]);
+        const keys = ["h.action", "h.decision", "h.actor_type", "h.degraded", "h.enforcement_mode"] as const;
+        // Days are summed from the hours by the database too (UTC days): only the result crosses over.
+        const perBucket = sql<number>`h.hour / ${sql.lit(bucket === "day" ? 24 : 1)}`;
         const rows = await rt.report(
-          qb
-            .groupBy([hourOf, "action", "decision", "actor_type", "degraded", "enforcement_mode"])
-            .orderBy(hourOf)
+          db
+            .selectFrom(hourly.as("h"))
+            .select((eb) => [perBucket.as("bucket"), ...keys, eb.fn.sum<number>("h.count").as("count")])
+            .groupBy([perBucket, ...keys])
+            .orderBy("bucket")
             .compile(),
         );
+        const width = bucket === "day" ? 24 * HOUR_MS : HOUR_MS;
         return rows.map(
           (r): DecisionCount => ({
-            hourStart: Number(r.hour) * HOUR_MS,
+            bucketStart: Number(r.bucket) * width,
             action: r.action,
             decision: r.decision as Decision,
             actorType: r.actor_type as ActorType,
@@ -158,10 +165,12 @@ export function createInsightStore(rt: SqlRuntime): InsightStore {
           .select((eb) => [...RISK_COLUMNS, eb.fn.countAll<number>().as("count")])
           .where("tenant_id", "=", tenantId);
         if (scope.action !== undefined) qb = qb.where("action", "=", scope.action);
+        // The period is read from the events_risk index itself: written `+created_at`, the range cannot
+        // pick the time index (which would leave a million rows to sort into groups).
         const rows = await rt.report(
           qb
-            .where("created_at", ">=", scope.since)
-            .where("created_at", "<", scope.until)
+            .where(sql<number>`+created_at`, ">=", scope.since)
+            .where(sql<number>`+created_at`, "<", scope.until)
             .groupBy([...RISK_COLUMNS])
             .compile(),
         );
