@@ -26,10 +26,20 @@ export function decimal(x: number | null | undefined, digits = 3): string {
   return x.toFixed(digits);
 }
 
-/** A cost weight: up to two decimals, no trailing zeros (0.1, 1, 2.5, 31.62). */
+/**
+ * A cost weight rounded as the console shows it: two decimals, and three significant digits below 1
+ * (0.1, 0.102, 1, 2.5, 31.62). Always finer than one step of the what-if sliders (×10^0.01, 2.3%), so
+ * each step lands on a weight of its own; two decimals alone would round 0.1 × 1.023 back to 0.1.
+ */
+export function roundWeight(x: number): number {
+  if (x !== 0 && Math.abs(x) < 1) return Number(x.toPrecision(3));
+  return Math.round(x * 100) / 100;
+}
+
+/** A cost weight as text, no trailing zeros (0.1, 0.102, 1, 2.5, 31.62). */
 export function weight(x: number): string {
   if (!Number.isFinite(x)) return "–";
-  return String(Math.round(x * 100) / 100);
+  return String(roundWeight(x));
 }
 
 /** A signed change, e.g. +12, −3, 0. */

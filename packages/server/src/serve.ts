@@ -5,13 +5,14 @@ import type { Config } from "./config.js";
 import { buildDeps, closeDeps, type Deps } from "./deps.js";
 import { claimSpooledEvents, spoolEvents } from "./operations/verify/degradedSpool.js";
 
-/** Deletes expired counters and idempotency records once a minute. */
+/** Deletes expired counters, idempotency records and console sessions once a minute. */
 function startHousekeeping(app: FastifyInstance, deps: Deps): NodeJS.Timeout {
   const timer = setInterval(async () => {
     try {
       const now = deps.clock();
       await deps.store.counters.purgeExpired(now);
       await deps.store.idempotency.purgeExpired(now);
+      await deps.store.consoleSessions.purgeExpired(now);
     } catch (err) {
       app.log.warn({ err }, "housekeeping failed; will retry");
     }

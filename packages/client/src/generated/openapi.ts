@@ -561,190 +561,6 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
-    "/v1/stats/decisions": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** Decisions over time by action, decision, actorType, degraded and enforcementMode. With format=csv the table is answered as text/csv. */
-        get: {
-            parameters: {
-                query?: {
-                    /** @description Default: until − 7 days */
-                    since?: string;
-                    /** @description Default: now */
-                    until?: string;
-                    action?: string;
-                    format?: "json" | "csv";
-                    bucket?: "hour" | "day";
-                };
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            tenantId: string;
-                            /** Format: date-time */
-                            since: string;
-                            /** Format: date-time */
-                            until: string;
-                            action: string | null;
-                            bucket: "hour" | "day";
-                            rows: {
-                                /** Format: date-time */
-                                bucketStart: string;
-                                action: string;
-                                decision: "allow" | "challenge" | "deny";
-                                actorType: "human" | "agent_principal" | "agent_abusive" | "unknown";
-                                degraded: boolean;
-                                enforcementMode: "enforce" | "log_only";
-                                count: number;
-                            }[];
-                        };
-                    };
-                };
-                /** @description Default Response */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description Stable label per HTTP status. */
-                            error: string;
-                            /** @description Human-readable; never handle on it. */
-                            message: string;
-                            /** @description Machine discriminator; handle on this. */
-                            code: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                "5XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description Stable label per HTTP status. */
-                            error: string;
-                            /** @description Human-readable; never handle on it. */
-                            message: string;
-                            /** @description Machine discriminator; handle on this. */
-                            code: string;
-                        };
-                    };
-                };
-            };
-        };
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/v1/stats/challenges": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** Challenges issued in the period by method: cleared, expired, open, redeemed. With format=csv the table is answered as text/csv. */
-        get: {
-            parameters: {
-                query?: {
-                    /** @description Default: until − 7 days */
-                    since?: string;
-                    /** @description Default: now */
-                    until?: string;
-                    action?: string;
-                    format?: "json" | "csv";
-                };
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            tenantId: string;
-                            /** Format: date-time */
-                            since: string;
-                            /** Format: date-time */
-                            until: string;
-                            action: string | null;
-                            rows: {
-                                method: string;
-                                issued: number;
-                                cleared: number;
-                                expired: number;
-                                open: number;
-                                redeemed: number;
-                            }[];
-                        };
-                    };
-                };
-                /** @description Default Response */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description Stable label per HTTP status. */
-                            error: string;
-                            /** @description Human-readable; never handle on it. */
-                            message: string;
-                            /** @description Machine discriminator; handle on this. */
-                            code: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                "5XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description Stable label per HTTP status. */
-                            error: string;
-                            /** @description Human-readable; never handle on it. */
-                            message: string;
-                            /** @description Machine discriminator; handle on this. */
-                            code: string;
-                        };
-                    };
-                };
-            };
-        };
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
     "/v1/events": {
         parameters: {
             query?: never;
@@ -971,100 +787,6 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
-    "/v1/stats/outcomes": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** Effective outcomes on the period's events by the engine's decision. With format=csv the table is answered as text/csv. */
-        get: {
-            parameters: {
-                query?: {
-                    /** @description Default: until − 7 days */
-                    since?: string;
-                    /** @description Default: now */
-                    until?: string;
-                    action?: string;
-                    format?: "json" | "csv";
-                };
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            tenantId: string;
-                            /** Format: date-time */
-                            since: string;
-                            /** Format: date-time */
-                            until: string;
-                            action: string | null;
-                            rows: {
-                                decision: "allow" | "challenge" | "deny";
-                                outcome: string;
-                                events: number;
-                                observations: number;
-                            }[];
-                            decisions: {
-                                allow: number;
-                                challenge: number;
-                                deny: number;
-                            };
-                            quarantinedCount: number;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description Stable label per HTTP status. */
-                            error: string;
-                            /** @description Human-readable; never handle on it. */
-                            message: string;
-                            /** @description Machine discriminator; handle on this. */
-                            code: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                "5XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description Stable label per HTTP status. */
-                            error: string;
-                            /** @description Human-readable; never handle on it. */
-                            message: string;
-                            /** @description Machine discriminator; handle on this. */
-                            code: string;
-                        };
-                    };
-                };
-            };
-        };
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
     "/v1/feedback/quarantined": {
         parameters: {
             query?: never;
@@ -1127,6 +849,284 @@ export type paths = {
                                 } | null;
                             }[];
                             nextCursor: string | null;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Stable label per HTTP status. */
+                            error: string;
+                            /** @description Human-readable; never handle on it. */
+                            message: string;
+                            /** @description Machine discriminator; handle on this. */
+                            code: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Stable label per HTTP status. */
+                            error: string;
+                            /** @description Human-readable; never handle on it. */
+                            message: string;
+                            /** @description Machine discriminator; handle on this. */
+                            code: string;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/stats/decisions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Decisions over time by action, decision, actorType, degraded and enforcementMode. With format=csv the table is answered as text/csv. */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description Default: until − 7 days */
+                    since?: string;
+                    /** @description Default: now */
+                    until?: string;
+                    action?: string;
+                    format?: "json" | "csv";
+                    bucket?: "hour" | "day";
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            tenantId: string;
+                            /** Format: date-time */
+                            since: string;
+                            /** Format: date-time */
+                            until: string;
+                            action: string | null;
+                            bucket: "hour" | "day";
+                            rows: {
+                                /** Format: date-time */
+                                bucketStart: string;
+                                action: string;
+                                decision: "allow" | "challenge" | "deny";
+                                actorType: "human" | "agent_principal" | "agent_abusive" | "unknown";
+                                degraded: boolean;
+                                enforcementMode: "enforce" | "log_only";
+                                count: number;
+                            }[];
+                        };
+                    };
+                };
+                /** @description Default Response */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Stable label per HTTP status. */
+                            error: string;
+                            /** @description Human-readable; never handle on it. */
+                            message: string;
+                            /** @description Machine discriminator; handle on this. */
+                            code: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Stable label per HTTP status. */
+                            error: string;
+                            /** @description Human-readable; never handle on it. */
+                            message: string;
+                            /** @description Machine discriminator; handle on this. */
+                            code: string;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/stats/challenges": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Challenges issued in the period by method: cleared, expired, open, redeemed. With format=csv the table is answered as text/csv. */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description Default: until − 7 days */
+                    since?: string;
+                    /** @description Default: now */
+                    until?: string;
+                    action?: string;
+                    format?: "json" | "csv";
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            tenantId: string;
+                            /** Format: date-time */
+                            since: string;
+                            /** Format: date-time */
+                            until: string;
+                            action: string | null;
+                            rows: {
+                                method: string;
+                                issued: number;
+                                cleared: number;
+                                expired: number;
+                                open: number;
+                                redeemed: number;
+                            }[];
+                        };
+                    };
+                };
+                /** @description Default Response */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Stable label per HTTP status. */
+                            error: string;
+                            /** @description Human-readable; never handle on it. */
+                            message: string;
+                            /** @description Machine discriminator; handle on this. */
+                            code: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Stable label per HTTP status. */
+                            error: string;
+                            /** @description Human-readable; never handle on it. */
+                            message: string;
+                            /** @description Machine discriminator; handle on this. */
+                            code: string;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/stats/outcomes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Effective outcomes on the period's events by the engine's decision. With format=csv the table is answered as text/csv. */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description Default: until − 7 days */
+                    since?: string;
+                    /** @description Default: now */
+                    until?: string;
+                    action?: string;
+                    format?: "json" | "csv";
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            tenantId: string;
+                            /** Format: date-time */
+                            since: string;
+                            /** Format: date-time */
+                            until: string;
+                            action: string | null;
+                            rows: {
+                                decision: "allow" | "challenge" | "deny";
+                                outcome: string;
+                                events: number;
+                                observations: number;
+                            }[];
+                            decisions: {
+                                allow: number;
+                                challenge: number;
+                                deny: number;
+                            };
+                            quarantinedCount: number;
                         };
                     };
                 };

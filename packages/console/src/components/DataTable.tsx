@@ -22,14 +22,26 @@ interface Props<R> {
   /** A footer row (e.g. totals), one cell per column. */
   footer?: ComponentChildren[];
   testId?: string;
+  /** The table's id, e.g. for a chart's aria-details (the chart's table alternative). */
+  id?: string;
   className?: string;
 }
 
 /** A captioned table with column headers (and row headers where a column names the row). */
-export function DataTable<R>({ caption, columns, rows, rowKey, empty, footer, testId, className }: Props<R>) {
+export function DataTable<R>({
+  caption,
+  columns,
+  rows,
+  rowKey,
+  empty,
+  footer,
+  testId,
+  id,
+  className,
+}: Props<R>) {
   return (
     <div class="table-wrap">
-      <table class={className ? `data ${className}` : "data"} data-testid={testId}>
+      <table class={className ? `data ${className}` : "data"} data-testid={testId} id={id}>
         <caption>{caption}</caption>
         <thead>
           <tr>

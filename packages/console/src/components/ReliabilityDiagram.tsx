@@ -6,6 +6,8 @@ interface Props {
   max: number;
   titleId: string;
   descId: string;
+  /** The id of the table with every bin's figures (aria-details: the diagram's table alternative). */
+  tableId: string;
 }
 
 const SIZE = 440;
@@ -29,7 +31,7 @@ function ticks(max: number): number[] {
  * against the observed abuse rate (y), the Wilson 95% interval as an error bar and the marker's
  * area growing with the labelled events; a perfectly calibrated estimate lies on the diagonal.
  */
-export function ReliabilityDiagram({ bins, max, titleId, descId }: Props) {
+export function ReliabilityDiagram({ bins, max, titleId, descId, tableId }: Props) {
   const x = (v: number) => PAD.left + (Math.min(v, max) / max) * PLOT;
   const y = (v: number) => PAD.top + PLOT_H - (Math.min(v, max) / max) * PLOT_H;
   const most = Math.max(1, ...bins.map((b) => b.labelled));
@@ -42,6 +44,7 @@ export function ReliabilityDiagram({ bins, max, titleId, descId }: Props) {
       role="img"
       aria-labelledby={titleId}
       aria-describedby={descId}
+      aria-details={tableId}
       data-testid="reliability-diagram"
     >
       <title>Reliability diagram: observed abuse rate against mean estimated risk</title>

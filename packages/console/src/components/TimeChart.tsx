@@ -1,4 +1,4 @@
-import { useEffect, useRef, useState } from "preact/hooks";
+import { useEffect, useMemo, useRef, useState } from "preact/hooks";
 import uPlot from "uplot";
 
 export interface ChartSeries {
@@ -15,6 +15,12 @@ interface Props {
   series: ChartSeries[];
   /** What the chart shows, for readers (the table beside it has the figures). */
   label: string;
+  /**
+   * aria-details, the chart's table alternative: the id of the table with the same figures or, when the
+   * table sits in a closed <details>, of that <details> (a reference to content not rendered is dropped
+   * from the accessibility tree).
+   */
+  detailsId: string;
   yLabel: string;
   /** The bucket's length in seconds: no axis tick finer than one bucket. */
   step: number;
@@ -35,7 +41,7 @@ const TICK_STEPS = [
 ];
 
 /** A uPlot line chart sized to its container. Styling is uPlot's sheet plus console.css (no inline CSS). */
-export function TimeChart({ xs, series, label, yLabel, step, height = 280 }: Props) {
+export function TimeChart({ xs, series, label, detailsId, yLabel, step, height = 280 }: Props) {
   const box = useRef<HTMLDivElement>(null);
   const [width, setWidth] = useState(0);
 
@@ -90,5 +96,20 @@ export function TimeChart({ xs, series, label, yLabel, step, height = 280 }: Pro
     return () => chart.destroy();
   }, [xs, series, width, height, yLabel, step]);
 
-  return <div class="chart" ref={box} role="img" aria-label={label} />;
+  // data-series: the figures drawn on the canvas (the bucket starts and each line's values), so what
+  // the picture shows can be read and checked against its table without looking at pixels.
+  const plotted = useMemo(
+    () => JSON.stringify({ x: xs, series: series.map((s) => ({ label: s.label, values: s.values })) }),
+    [xs, series],
+  );
+  return (
+    <div
+      class="chart"
+      ref={box}
+      role="img"
+      aria-label={label}
+      aria-details={detailsId}
+      data-series={plotted}
+    />
+  );
 }

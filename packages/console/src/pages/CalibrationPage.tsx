@@ -88,7 +88,13 @@ export function CalibrationPage({ filters, onFilters }: Props) {
           </dl>
           <div class="calibration">
             <figure class="diagram">
-              <ReliabilityDiagram bins={s.bins} max={max} titleId="diagram-title" descId="diagram-desc" />
+              <ReliabilityDiagram
+                bins={s.bins}
+                max={max}
+                titleId="diagram-title"
+                descId="diagram-desc"
+                tableId="calibration-table"
+              />
               <figcaption>
                 <span id="diagram-title">Reliability diagram{s.action ? ` for action ${s.action}` : ""}</span>
                 <span id="diagram-desc" class="muted">
@@ -114,6 +120,7 @@ export function CalibrationPage({ filters, onFilters }: Props) {
                 rows={s.bins}
                 rowKey={(b) => String(b.low)}
                 testId="calibration-table"
+                id="calibration-table"
                 empty="No event in this range has a recorded risk estimate."
                 footer={[
                   "All",

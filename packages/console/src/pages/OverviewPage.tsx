@@ -143,9 +143,10 @@ export function OverviewPage({ filters, onFilters }: Props) {
                   series={series.lines}
                   yLabel="Events"
                   step={d.bucket === "hour" ? 3600 : 86400}
+                  detailsId="decisions-table-alt"
                   label={`Line chart of decisions per ${d.bucket}: ${t.allow} allowed, ${t.challenge} challenged, ${t.deny} denied in the range. The table below has the figures.`}
                 />
-                <details class="alt">
+                <details class="alt" id="decisions-table-alt">
                   <summary>Decisions per {d.bucket} as a table</summary>
                   <DataTable
                     caption={`Decisions per ${d.bucket} (buckets without events left out; times in your zone)`}

@@ -6,7 +6,7 @@ import { PageHeading } from "../components/PageHeading.js";
 import { RangeNote } from "../components/RangeNote.js";
 import { Status } from "../components/Status.js";
 import { type Filters, rangeQuery } from "../filters.js";
-import { count, decimal, delta, weight } from "../format.js";
+import { count, decimal, delta, roundWeight, weight } from "../format.js";
 import { useApi, useDebounced } from "../hooks.js";
 import { type Costs, DECISIONS, type WhatIfStats } from "../types.js";
 
@@ -25,8 +25,8 @@ const COST_FIELDS: { key: keyof Costs; label: string; help: string }[] = [
   { key: "falseDeny", label: "Cost of a false deny", help: "turning a good user away" },
 ];
 
-/** A weight from the slider's position (log10 of the weight), to two decimals. */
-const fromSlider = (position: number) => Math.round(10 ** position * 100) / 100;
+/** A weight from the slider's position (log10 of the weight), rounded as it is shown (roundWeight). */
+const fromSlider = (position: number) => roundWeight(10 ** position);
 const clamp = (v: number) => Math.min(MAX, Math.max(MIN, v));
 
 /** Replays the period's recorded risk estimates under other decision costs. Shows, never applies. */

@@ -34,20 +34,26 @@ const SignIn = Type.Object(
 );
 
 /**
- * The caller a console cookie stands for, or undefined when the request carries none. A cookie that
- * names no live session (expired, signed out, its key revoked) is 401 console_session_required.
+ * The live session a console cookie names, or undefined when the request carries no cookie. A cookie
+ * that names no live session (expired, signed out, its key revoked) is 401 console_session_required.
  */
-export async function consoleCaller(
-  store: Store,
-  clock: () => number,
-  request: FastifyRequest,
-): Promise<Caller | undefined> {
+async function liveSession(store: Store, clock: () => number, request: FastifyRequest) {
   const secret = request.cookies[CONSOLE_COOKIE];
   if (secret === undefined) return undefined;
   if (!WELL_FORMED_SECRET.test(secret)) throw new ApiError("console_session_required");
   const found = await store.consoleSessions.find(sessionHash(secret), clock());
   if (!found || found.key.revokedAt !== null) throw new ApiError("console_session_required");
-  return { key: found.key, tenant: found.tenant };
+  return found;
+}
+
+/** The caller a console cookie stands for (the read routes' second way in; http/auth.ts). */
+export async function consoleCaller(
+  store: Store,
+  clock: () => number,
+  request: FastifyRequest,
+): Promise<Caller | undefined> {
+  const found = await liveSession(store, clock, request);
+  return found && { key: found.key, tenant: found.tenant };
 }
 
 /**
@@ -135,12 +141,8 @@ export function registerConsoleSession(
       },
     },
     async (request, reply) => {
-      const secret = request.cookies[CONSOLE_COOKIE];
-      const found =
-        secret !== undefined && WELL_FORMED_SECRET.test(secret)
-          ? await store.consoleSessions.find(sessionHash(secret), clock())
-          : undefined;
-      if (!found || found.key.revokedAt !== null) throw new ApiError("console_session_required");
+      const found = await liveSession(store, clock, request);
+      if (!found) throw new ApiError("console_session_required");
       reply.header("cache-control", "no-store");
       return view(found.session);
     },

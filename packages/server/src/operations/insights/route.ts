@@ -1,124 +1,37 @@
-import type { FastifyInstance, FastifyReply, preHandlerHookHandler } from "fastify";
-import { ApiError, ErrorResponse } from "../../errors.js";
+import type { FastifyInstance, preHandlerHookHandler } from "fastify";
 import { requireCaller } from "../../http/auth.js";
-import type { RouteSettings } from "../../http/types.js";
-import type { Decision, EventScope, Store } from "../../store/interfaces.js";
-import type { TokenSettings } from "../../tokens/verdictToken.js";
+import type { Decision, EventScope } from "../../store/interfaces.js";
 import { ABUSE_OUTCOMES } from "../feedback/conflicts.js";
-import { eventWithObservations, observationView } from "../feedback/ledger.js";
-import { EventView } from "../feedback/schema.js";
 import { DEFAULT_COSTS, type DecisionCosts } from "../verify/decide.js";
-import type { DecisionModel } from "../verify/decisionModel.js";
 import { calibrationBins } from "./calibration.js";
-import { toCsv } from "./csv.js";
-import { decodeCursor, encodeCursor } from "./cursor.js";
+import { registerEventRoutes } from "./eventsRoute.js";
 import { ReadCache } from "./readCache.js";
+import {
+  DAY_MS,
+  type InsightDeps,
+  iso,
+  numberIn,
+  schema,
+  scopeOf,
+  scopeView,
+  sendCsv,
+  settings,
+} from "./readRoute.js";
 import {
   CalibrationQuery,
   CalibrationReport,
   ChallengesReport,
   DecisionsQuery,
   DecisionsReport,
-  EventPage,
-  type EventSummary,
-  EventsQuery,
   OutcomesReport,
-  PageQuery,
-  QuarantinedPage,
   ScopeQuery,
   WhatIfQuery,
   WhatIfReport,
 } from "./schema.js";
 import { whatIf } from "./whatIf.js";
 
-export interface InsightDeps {
-  store: Store;
-  clock: () => number;
-  tokens: TokenSettings;
-  model: DecisionModel;
-}
-
-const QUERY_FIELDS = [
-  "since",
-  "until",
-  "action",
-  "format",
-  "bucket",
-  "session",
-  "decision",
-  "actorType",
-  "limit",
-  "cursor",
-  "bins",
-  "falseAllow",
-  "falseChallenge",
-  "falseDeny",
-] as const;
-
-/** Read-only, tenant-scoped, ledger:read; the operator console's session cookie is accepted too. */
-const settings: RouteSettings = {
-  scope: "ledger:read",
-  operation: "insights",
-  onStoreFault: "store_unavailable",
-  consoleSession: true,
-  fieldCodes: Object.fromEntries(QUERY_FIELDS.map((f) => [f, "invalid_query"])),
-};
-
-const DAY_MS = 86_400_000;
 /** How long the period-wide scans are reused (docs/console.md: figures are at most this old). */
 export const RISK_GROUPS_TTL_MS = 10_000;
-/** A page in JSON: small; a CSV download: one file holds a large export. */
-const JSON_PAGE = { max: 500, fallback: 50 };
-const CSV_PAGE = { max: 50_000, fallback: 50_000 };
-
-/** A query number within [min, max], or `fallback` when absent; 400 invalid_query otherwise. */
-function numberIn(
-  text: string | undefined,
-  name: string,
-  min: number,
-  max: number,
-  fallback: number,
-): number {
-  if (text === undefined) return fallback;
-  const n = Number(text);
-  if (!(n >= min && n <= max)) throw new ApiError("invalid_query", `${name} must be from ${min} to ${max}.`);
-  return n;
-}
-const pageSize = (q: { limit?: string; format?: "json" | "csv" }): number => {
-  const page = q.format === "csv" ? CSV_PAGE : JSON_PAGE;
-  return numberIn(q.limit, "limit", 1, page.max, page.fallback);
-};
-const DEFAULT_PERIOD_MS = 7 * DAY_MS;
-const iso = (ms: number) => new Date(ms).toISOString();
-
-/** The period asked for: until defaults to now, since to seven days before until. */
-function scopeOf(query: { since?: string; until?: string; action?: string }, now: number): EventScope {
-  const until = query.until === undefined ? now : Date.parse(query.until);
-  const since = query.since === undefined ? until - DEFAULT_PERIOD_MS : Date.parse(query.since);
-  if (!(since < until)) throw new ApiError("invalid_query", "since must be before until.");
-  return { since, until, ...(query.action === undefined ? {} : { action: query.action }) };
-}
-
-const scopeView = (tenantId: string, scope: EventScope) => ({
-  tenantId,
-  since: iso(scope.since),
-  until: iso(scope.until),
-  action: scope.action ?? null,
-});
-
-function sendCsv(reply: FastifyReply, name: string, columns: readonly string[], rows: unknown[][]): string {
-  reply.type("text/csv; charset=utf-8");
-  reply.header("content-disposition", `attachment; filename="${name}.csv"`);
-  return toCsv(columns, rows);
-}
-
-const schema = (summary: string, querystring: unknown, response: unknown) => ({
-  summary: `${summary}. With format=csv the table is answered as text/csv.`,
-  tags: ["insights"],
-  querystring,
-  response: { 200: response, "4xx": ErrorResponse, "5xx": ErrorResponse },
-  security: [{ bearer: [] }],
-});
 
 /**
  * The operator console's data, part of the public API: decisions over time, challenge outcomes, the
@@ -132,6 +45,7 @@ export function registerInsights(
 ): void {
   const { store } = deps;
   const route = { config: { warden: settings }, onRequest: hooks.onRequest };
+  registerEventRoutes(app, deps, route);
   // The scans calibration, what-if and outcomes share, kept a few seconds per tenant and period.
   const cache = new ReadCache(RISK_GROUPS_TTL_MS, 64, deps.clock);
   const key = (kind: string, tenantId: string, scope: EventScope) =>
@@ -215,109 +129,6 @@ export function registerInsights(
     },
   );
 
-  app.get<{ Querystring: EventsQuery }>(
-    "/v1/events",
-    {
-      ...route,
-      schema: schema(
-        "Events of the period, newest first, paginated; by session, decision or actorType",
-        EventsQuery,
-        EventPage,
-      ),
-    },
-    async (request, reply) => {
-      const tenantId = requireCaller(request).tenant.id;
-      const q = request.query;
-      const scope = scopeOf(q, deps.clock());
-      const limit = pageSize(q);
-      const before = q.cursor === undefined ? undefined : decodeCursor(q.cursor);
-      const events = await store.insights.listEvents(
-        tenantId,
-        {
-          ...scope,
-          ...(q.session === undefined ? {} : { session: q.session }),
-          ...(q.decision === undefined ? {} : { decision: q.decision }),
-          ...(q.actorType === undefined ? {} : { actorType: q.actorType }),
-          ...(before ? { before: { createdAt: before.at, id: before.id } } : {}),
-        },
-        limit + 1,
-      );
-      const page = events.slice(0, limit);
-      const last = page[page.length - 1];
-      const items = page.map(
-        (e): EventSummary => ({
-          eventId: e.id,
-          createdAt: iso(e.createdAt),
-          action: e.action,
-          surface: e.surface,
-          session: e.session,
-          decision: e.decision,
-          wouldBeDecision: e.wouldBeDecision,
-          actorType: e.actorType,
-          confidence: e.confidence,
-          risk: e.risk?.estimate ?? null,
-          degraded: e.degraded,
-          enforcementMode: e.enforcementMode,
-        }),
-      );
-      const nextCursor =
-        events.length > limit && last ? encodeCursor({ at: last.createdAt, id: last.id }) : null;
-      if (q.format === "csv") {
-        const columns = [
-          "eventId",
-          "createdAt",
-          "action",
-          "surface",
-          "session",
-          "decision",
-          "wouldBeDecision",
-          "actorType",
-          "confidence",
-          "risk",
-          "degraded",
-          "enforcementMode",
-        ] as const;
-        if (nextCursor) reply.header("x-next-cursor", nextCursor);
-        return sendCsv(
-          reply,
-          "events",
-          columns,
-          items.map((r) => columns.map((c) => r[c])),
-        );
-      }
-      return { items, nextCursor };
-    },
-  );
-
-  app.get<{ Params: { eventId: string } }>(
-    "/v1/events/:eventId",
-    {
-      ...route,
-      schema: {
-        summary:
-          "One event in full: verdict, signals, principal, receipt claims, challenges and every observation",
-        tags: ["insights"],
-        params: {
-          type: "object",
-          properties: { eventId: { type: "string", maxLength: 128 } },
-          required: ["eventId"],
-        },
-        response: { 200: EventView, "4xx": ErrorResponse, "5xx": ErrorResponse },
-        security: [{ bearer: [] }],
-      },
-    },
-    async (request) => {
-      const view = await eventWithObservations(
-        store,
-        deps.tokens,
-        requireCaller(request).tenant.id,
-        request.params.eventId,
-      );
-      if (!view) throw new ApiError("unknown_event_id");
-      return view;
-    },
-  );
-
   app.get<{ Querystring: ScopeQuery }>(
     "/v1/stats/outcomes",
     {
@@ -356,72 +167,6 @@ export function registerInsights(
         .filter((r) => r.status === "quarantined")
         .reduce((n, r) => n + r.count, 0);
       return { ...scopeView(tenantId, scope), rows, decisions, quarantinedCount };
-    },
-  );
-
-  app.get<{ Querystring: PageQuery }>(
-    "/v1/feedback/quarantined",
-    {
-      ...route,
-      schema: schema(
-        "Quarantined observations observed in the period, newest first, with what each conflicted with",
-        PageQuery,
-        QuarantinedPage,
-      ),
-    },
-    async (request, reply) => {
-      const tenantId = requireCaller(request).tenant.id;
-      const q = request.query;
-      const scope = scopeOf(q, deps.clock());
-      const limit = pageSize(q);
-      const before = q.cursor === undefined ? undefined : decodeCursor(q.cursor);
-      const found = await store.feedback.quarantined(
-        tenantId,
-        { since: scope.since, until: scope.until, ...(scope.action ? { action: scope.action } : {}) },
-        limit + 1,
-        before ? { receivedAt: before.at, feedbackId: before.id } : undefined,
-      );
-      const page = found.slice(0, limit);
-      const last = page[page.length - 1]?.observation;
-      const nextCursor =
-        found.length > limit && last ? encodeCursor({ at: last.receivedAt, id: last.feedbackId }) : null;
-      const items = page.map((q) => ({
-        observation: observationView(q.observation),
-        conflictsWith: q.conflictsWith ? observationView(q.conflictsWith) : null,
-      }));
-      if (q.format === "csv") {
-        if (nextCursor) reply.header("x-next-cursor", nextCursor);
-        const columns = [
-          "feedbackId",
-          "eventId",
-          "outcome",
-          "value",
-          "unit",
-          "source",
-          "observedAt",
-          "receivedAt",
-          "conflictsWith",
-          "conflictingOutcome",
-        ];
-        return sendCsv(
-          reply,
-          "quarantined",
-          columns,
-          items.map(({ observation: o, conflictsWith: c }) => [
-            o.feedbackId,
-            o.eventId,
-            o.outcome,
-            o.value,
-            o.unit,
-            o.source,
-            o.observedAt,
-            o.receivedAt,
-            o.conflictsWith,
-            c?.outcome ?? null,
-          ]),
-        );
-      }
-      return { items, nextCursor };
     },
   );
 
