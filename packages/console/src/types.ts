@@ -1,4 +1,10 @@
-/** The shapes of the console's HTTP contract (.exp/console-contract.md), as the UI reads them. */
+/**
+ * The console's vocabularies, and the shapes of the API it reads: those are taken from the types the
+ * client SDK generates from the server's OpenAPI document (packages/client/src/generated), so a shape
+ * is written once, in the server's schemas, and a change there that the UI does not follow fails
+ * `npm run typecheck`.
+ */
+import type { paths } from "../../client/src/generated/openapi.js";
 
 export const DECISIONS = ["allow", "challenge", "deny"] as const;
 export type Decision = (typeof DECISIONS)[number];
@@ -24,175 +30,34 @@ export const ABUSE_OUTCOMES: readonly string[] = [
 /** The outcomes that say a good user met friction. */
 export const GOOD_OUTCOMES: readonly string[] = ["converted", "false_positive"];
 
-export interface Session {
-  tenantId: string;
-  keyId: string;
-  expiresAt: string;
+/** The JSON body of a 200 answer to a GET (or POST) of `path`. */
+type Ok<P extends keyof paths, M extends "get" | "post" = "get"> = paths[P][M] extends {
+  responses: { 200: { content: { "application/json": infer Body } } };
 }
+  ? Body
+  : never;
 
-export interface RangeEcho {
-  tenantId: string;
-  since: string;
-  until: string;
-  action: string | null;
-}
-
-export interface DecisionRow {
-  bucketStart: string;
-  action: string;
-  decision: string;
-  actorType: string;
-  degraded: boolean;
-  enforcementMode: string;
-  count: number;
-}
-export interface DecisionStats extends RangeEcho {
-  bucket: "hour" | "day";
-  rows: DecisionRow[];
-}
-
-export interface ChallengeRow {
-  method: string;
-  issued: number;
-  cleared: number;
-  expired: number;
-  open: number;
-  redeemed: number;
-}
-export interface ChallengeStats extends RangeEcho {
-  rows: ChallengeRow[];
-}
-
-export interface EventSummary {
-  eventId: string;
-  createdAt: string;
-  action: string;
-  surface: string | null;
-  session: string | null;
-  decision: string;
-  wouldBeDecision: string;
-  actorType: string;
-  confidence: number;
-  risk: number | null;
-  degraded: boolean;
-  enforcementMode: string;
-}
+export type Session = Ok<"/console/session">;
+export type DecisionStats = Ok<"/v1/stats/decisions">;
+export type DecisionRow = DecisionStats["rows"][number];
+export type RangeEcho = Pick<DecisionStats, "tenantId" | "since" | "until" | "action">;
+export type ChallengeStats = Ok<"/v1/stats/challenges">;
+export type ChallengeRow = ChallengeStats["rows"][number];
+export type EventSummary = Ok<"/v1/events">["items"][number];
 export interface Page<T> {
   items: T[];
   nextCursor: string | null;
 }
-
-export interface Observation {
-  feedbackId: string;
-  eventId: string;
-  outcome: string;
-  value: number | null;
-  unit: string | null;
-  source: string | null;
-  observedAt: string;
-  receivedAt: string;
-  status: "effective" | "quarantined";
-  conflictsWith: string | null;
-}
-
-export interface ChallengeView {
-  challengeId: string;
-  method: string;
-  boundTo: string;
-  issuedAt: string;
-  expiresAt: string;
-  clearedAt: string | null;
-  redeemedAt: string | null;
-  difficulty: number | null;
-}
-
-export interface Principal {
-  resolved: boolean;
-  operator: string;
-  onBehalfOf: string;
-  identityBasis: string[];
-}
-
-export interface Costs {
-  falseAllow: number;
-  falseChallenge: number;
-  falseDeny: number;
-}
-
-export interface EventDetail {
-  event: {
-    eventId: string;
-    createdAt: string;
-    action: string;
-    surface: string | null;
-    session: string | null;
-    decision: string;
-    wouldBeDecision: string;
-    actorType: string;
-    confidence: number;
-    reasons: string[];
-    degraded: boolean;
-    enforcementMode: string;
-    costs: Costs;
-    signals: Record<string, unknown>;
-    engineVersion: string;
-    policyVersion: string;
-    principal?: Principal;
-    tokenClaims?: Record<string, unknown>;
-  };
-  challenges?: ChallengeView[];
-  observations: Observation[];
-}
-
-export interface OutcomeRow {
-  decision: string;
-  outcome: string;
-  events: number;
-  observations: number;
-}
-export interface OutcomeStats extends RangeEcho {
-  rows: OutcomeRow[];
-  decisions: Record<string, number>;
-  quarantinedCount: number;
-}
-
-export interface QuarantinedItem {
-  observation: Observation;
-  conflictsWith: Observation | null;
-}
-
-export interface Interval {
-  low: number;
-  high: number;
-}
-export interface CalibrationBin {
-  low: number;
-  high: number;
-  events: number;
-  labelled: number;
-  abusive: number;
-  meanRisk: number | null;
-  observedRate: number | null;
-  interval: Interval | null;
-}
-export interface CalibrationStats extends RangeEcho {
-  bins: CalibrationBin[];
-  events: number;
-  labelled: number;
-  abusive: number;
-}
-
+export type EventDetail = Ok<"/v1/events/{eventId}">;
+export type Observation = EventDetail["observations"][number];
+export type ChallengeView = EventDetail["challenges"][number];
+export type Principal = EventDetail["event"]["principal"];
+export type OutcomeStats = Ok<"/v1/stats/outcomes">;
+export type OutcomeRow = OutcomeStats["rows"][number];
+export type QuarantinedItem = Ok<"/v1/feedback/quarantined">["items"][number];
+export type CalibrationStats = Ok<"/v1/stats/calibration">;
+export type CalibrationBin = CalibrationStats["bins"][number];
+export type Interval = NonNullable<CalibrationBin["interval"]>;
+export type WhatIfStats = Ok<"/v1/stats/what-if">;
+export type Costs = WhatIfStats["costs"];
 export type DecisionCounts = Record<Decision, number>;
-export interface WhatIfStats extends RangeEcho {
-  costs: Costs;
-  currentCosts: Costs;
-  events: number;
-  replayed: number;
-  kept: number;
-  recorded: DecisionCounts;
-  whatIf: DecisionCounts;
-  labelled: number;
-  expectedCost: { recorded: number; whatIf: number };
-  mistakes: { recorded: Costs; whatIf: Costs };
-  policy: unknown;
-}

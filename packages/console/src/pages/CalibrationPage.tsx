@@ -6,6 +6,7 @@ import { PageHeading } from "../components/PageHeading.js";
 import { RangeNote } from "../components/RangeNote.js";
 import { niceMax, ReliabilityDiagram } from "../components/ReliabilityDiagram.js";
 import { Status } from "../components/Status.js";
+import { Tile } from "../components/Tile.js";
 import { type Filters, rangeQuery } from "../filters.js";
 import { count, rate } from "../format.js";
 import { useApi } from "../hooks.js";
@@ -60,31 +61,14 @@ export function CalibrationPage({ filters, onFilters }: Props) {
         <div class={stats.loading ? "stale" : undefined}>
           <RangeNote echo={s} />
           <dl class="tiles">
-            <div class="tile">
-              <dt>Events with a risk estimate</dt>
-              <dd>
-                <span class="figure" data-testid="calibration-events">
-                  {count(s.events)}
-                </span>
-              </dd>
-            </div>
-            <div class="tile">
-              <dt>Labelled</dt>
-              <dd>
-                <span class="figure" data-testid="calibration-labelled">
-                  {count(s.labelled)}
-                </span>
-              </dd>
-            </div>
-            <div class="tile">
-              <dt>Abusive</dt>
-              <dd>
-                <span class="figure" data-testid="calibration-abusive">
-                  {count(s.abusive)}
-                </span>
-                <span class="detail">{s.labelled ? `${rate(s.abusive / s.labelled)} of labelled` : ""}</span>
-              </dd>
-            </div>
+            <Tile label="Events with a risk estimate" value={count(s.events)} testId="calibration-events" />
+            <Tile label="Labelled" value={count(s.labelled)} testId="calibration-labelled" />
+            <Tile
+              label="Abusive"
+              value={count(s.abusive)}
+              testId="calibration-abusive"
+              detail={s.labelled ? `${rate(s.abusive / s.labelled)} of labelled` : ""}
+            />
           </dl>
           <div class="calibration">
             <figure class="diagram">

@@ -5,6 +5,7 @@ import { Json } from "../components/Json.js";
 import { PageHeading } from "../components/PageHeading.js";
 import { RangeNote } from "../components/RangeNote.js";
 import { Status } from "../components/Status.js";
+import { Tile } from "../components/Tile.js";
 import { type Filters, rangeQuery } from "../filters.js";
 import { count, decimal, delta, roundWeight, weight } from "../format.js";
 import { useApi, useDebounced } from "../hooks.js";
@@ -99,36 +100,10 @@ export function WhatIfPage({ filters, onFilters, tenantId }: Props) {
           </h2>
           <RangeNote echo={s} />
           <dl class="tiles">
-            <div class="tile">
-              <dt>Events</dt>
-              <dd>
-                <span class="figure" data-testid="whatif-events">
-                  {count(s.events)}
-                </span>
-              </dd>
-            </div>
-            <div class="tile">
-              <dt>Replayed</dt>
-              <dd>
-                <span class="figure" data-testid="whatif-replayed">
-                  {count(s.replayed)}
-                </span>
-              </dd>
-            </div>
-            <div class="tile">
-              <dt>Kept their decision</dt>
-              <dd>
-                <span class="figure" data-testid="whatif-kept">
-                  {count(s.kept)}
-                </span>
-              </dd>
-            </div>
-            <div class="tile">
-              <dt>Labelled</dt>
-              <dd>
-                <span class="figure">{count(s.labelled)}</span>
-              </dd>
-            </div>
+            <Tile label="Events" value={count(s.events)} testId="whatif-events" />
+            <Tile label="Replayed" value={count(s.replayed)} testId="whatif-replayed" />
+            <Tile label="Kept their decision" value={count(s.kept)} testId="whatif-kept" />
+            <Tile label="Labelled" value={count(s.labelled)} testId="whatif-labelled" />
           </dl>
           <div class="grid-2">
             <DataTable

@@ -33,9 +33,9 @@ export async function registerConsoleAssets(app: FastifyInstance, dist = CONSOLE
     decorateReply: false,
     schemaHide: true,
     setHeaders: (res) => {
-      res.header("content-security-policy", CONTENT_SECURITY_POLICY);
-      res.header("x-content-type-options", "nosniff");
-      res.header("referrer-policy", "no-referrer");
+      res.setHeader("content-security-policy", CONTENT_SECURITY_POLICY);
+      res.setHeader("x-content-type-options", "nosniff");
+      res.setHeader("referrer-policy", "no-referrer");
     },
   });
 }

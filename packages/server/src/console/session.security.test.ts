@@ -196,3 +196,17 @@ describe("read API errors", () => {
     expect(res.body).toContain("'@SUM(1)");
   });
 });
+
+describe("the console's pages", () => {
+  it("are served with a CSP that runs only the console's own files and forbids framing", async () => {
+    const page = await t.app.inject({ method: "GET", url: "/console/" });
+    expect(page.statusCode).toBe(200);
+    const csp = String(page.headers["content-security-policy"]);
+    expect(csp).toContain("script-src 'self'");
+    expect(csp).not.toContain("unsafe-inline");
+    expect(csp).toContain("frame-ancestors 'none'");
+    expect(page.headers["x-content-type-options"]).toBe("nosniff");
+    expect((await t.app.inject({ method: "GET", url: "/console" })).headers.location).toBe("/console/");
+    expect((await t.app.inject({ method: "GET", url: "/console/../package.json" })).statusCode).toBe(404);
+  });
+});
