@@ -29,3 +29,19 @@ export function decodeCursor(text: string): Cursor {
   }
   throw new ApiError("invalid_query", "cursor is not a cursor this API gave.");
 }
+
+/**
+ * One page of a newest-first list: reads one item more than the page holds, so the cursor after the
+ * page's last item is given only when more follow. `position` is where an item sits in the order.
+ */
+export async function readPage<T>(
+  limit: number,
+  cursor: string | undefined,
+  read: (before: Cursor | undefined, count: number) => Promise<T[]>,
+  position: (item: T) => Cursor,
+): Promise<{ items: T[]; nextCursor: string | null }> {
+  const found = await read(cursor === undefined ? undefined : decodeCursor(cursor), limit + 1);
+  const items = found.slice(0, limit);
+  const last = items[items.length - 1];
+  return { items, nextCursor: found.length > limit && last ? encodeCursor(position(last)) : null };
+}

@@ -3,7 +3,7 @@ import { ApiError, ErrorResponse } from "../../errors.js";
 import { requireCaller } from "../../http/auth.js";
 import { eventWithObservations, observationView } from "../feedback/ledger.js";
 import { EventView } from "../feedback/schema.js";
-import { decodeCursor, encodeCursor } from "./cursor.js";
+import { readPage } from "./cursor.js";
 import { type InsightDeps, iso, pageSize, schema, scopeOf, sendCsv } from "./readRoute.js";
 import { EventPage, type EventSummary, EventsQuery, PageQuery, QuarantinedPage } from "./schema.js";
 
@@ -28,21 +28,23 @@ export function registerEventRoutes(
       const tenantId = requireCaller(request).tenant.id;
       const q = request.query;
       const scope = scopeOf(q, deps.clock());
-      const limit = pageSize(q);
-      const before = q.cursor === undefined ? undefined : decodeCursor(q.cursor);
-      const events = await store.insights.listEvents(
-        tenantId,
-        {
-          ...scope,
-          ...(q.session === undefined ? {} : { session: q.session }),
-          ...(q.decision === undefined ? {} : { decision: q.decision }),
-          ...(q.actorType === undefined ? {} : { actorType: q.actorType }),
-          ...(before ? { before: { createdAt: before.at, id: before.id } } : {}),
-        },
-        limit + 1,
+      const { items: page, nextCursor } = await readPage(
+        pageSize(q),
+        q.cursor,
+        (before, count) =>
+          store.insights.listEvents(
+            tenantId,
+            {
+              ...scope,
+              ...(q.session === undefined ? {} : { session: q.session }),
+              ...(q.decision === undefined ? {} : { decision: q.decision }),
+              ...(q.actorType === undefined ? {} : { actorType: q.actorType }),
+              ...(before ? { before: { createdAt: before.at, id: before.id } } : {}),
+            },
+            count,
+          ),
+        (e) => ({ at: e.createdAt, id: e.id }),
       );
-      const page = events.slice(0, limit);
-      const last = page[page.length - 1];
       const items = page.map(
         (e): EventSummary => ({
           eventId: e.id,
@@ -59,8 +61,6 @@ export function registerEventRoutes(
           enforcementMode: e.enforcementMode,
         }),
       );
-      const nextCursor =
-        events.length > limit && last ? encodeCursor({ at: last.createdAt, id: last.id }) : null;
       if (q.format === "csv") {
         const columns = [
           "eventId",
@@ -131,18 +131,18 @@ export function registerEventRoutes(
       const tenantId = requireCaller(request).tenant.id;
       const q = request.query;
       const scope = scopeOf(q, deps.clock());
-      const limit = pageSize(q);
-      const before = q.cursor === undefined ? undefined : decodeCursor(q.cursor);
-      const found = await store.feedback.quarantined(
-        tenantId,
-        { since: scope.since, until: scope.until, ...(scope.action ? { action: scope.action } : {}) },
-        limit + 1,
-        before ? { receivedAt: before.at, feedbackId: before.id } : undefined,
+      const { items: page, nextCursor } = await readPage(
+        pageSize(q),
+        q.cursor,
+        (before, count) =>
+          store.feedback.quarantined(
+            tenantId,
+            { since: scope.since, until: scope.until, ...(scope.action ? { action: scope.action } : {}) },
+            count,
+            before ? { receivedAt: before.at, feedbackId: before.id } : undefined,
+          ),
+        (q) => ({ at: q.observation.receivedAt, id: q.observation.feedbackId }),
       );
-      const page = found.slice(0, limit);
-      const last = page[page.length - 1]?.observation;
-      const nextCursor =
-        found.length > limit && last ? encodeCursor({ at: last.receivedAt, id: last.feedbackId }) : null;
       const items = page.map((q) => ({
         observation: observationView(q.observation),
         conflictsWith: q.conflictsWith ? observationView(q.conflictsWith) : null,

@@ -1,6 +1,7 @@
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { bearer, makeTestApp, type TestApp } from "../../testing/harness.js";
+import { QUERY_FIELDS } from "./readRoute.js";
 
 /**
  * Every query parameter of the read routes is caller-controlled: generated query strings (known and
@@ -33,24 +34,7 @@ const ROUTES = [
   "/v1/stats/calibration",
   "/v1/stats/what-if",
 ];
-const NAMES = [
-  "since",
-  "until",
-  "action",
-  "format",
-  "bucket",
-  "session",
-  "decision",
-  "actorType",
-  "limit",
-  "cursor",
-  "bins",
-  "falseAllow",
-  "falseChallenge",
-  "falseDeny",
-  "__proto__",
-  "constructor",
-];
+const NAMES = [...QUERY_FIELDS, "__proto__", "constructor"];
 const value = fc.oneof(
   fc.string({ maxLength: 40 }),
   fc.integer().map(String),

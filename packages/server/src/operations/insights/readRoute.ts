@@ -14,7 +14,7 @@ export interface InsightDeps {
 }
 
 /** What every console read shares: its settings, the period and page it asks for, its CSV answer. */
-const QUERY_FIELDS = [
+export const QUERY_FIELDS = [
   "since",
   "until",
   "action",
