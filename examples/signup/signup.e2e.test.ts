@@ -1,9 +1,13 @@
 import type { AddressInfo } from "node:net";
-import type { Browser, Page } from "playwright-core";
+import { type Browser, chromium, type Page } from "playwright-core";
+import { addExtra } from "playwright-extra";
+import StealthPlugin from "puppeteer-extra-plugin-stealth";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { launchChromium } from "../../packages/browser/tooling/chromium.mjs";
+import { CHROMIUM_PATH, launchChromium } from "../../packages/browser/tooling/chromium.mjs";
+import { chromiumGrease } from "../../packages/server/src/operations/verify/signals/clientHints.js";
+import type { EventRecord } from "../../packages/server/src/store/interfaces.js";
 import { chromiumOrSkip } from "../../packages/server/src/testing/chromium.js";
-import { makeTestApp, type TestApp } from "../../packages/server/src/testing/harness.js";
+import { bearer, makeTestApp, type TestApp } from "../../packages/server/src/testing/harness.js";
 import { createSignupApp } from "./app.mjs";
 
 /**
@@ -22,10 +26,12 @@ if (chromiumOrSkip(SUITE)) {
   let browser: Browser;
   /**
    * A person's browser, as far as a test can make one: headless Chromium without the automation
-   * flag (navigator.webdriver false) and with a normal user agent. A bot can do the same; headers
+   * flag (navigator.webdriver false) and with a normal user agent on its command line. A bot can do the same; headers
    * and page reports cannot tell them apart (docs/security-model.md), the challenge still can cost it.
    */
   let personBrowser: Browser;
+  /** puppeteer-extra-plugin-stealth 2.11.2 through playwright-extra 4.3.6, as its users run it. */
+  let stealthBrowser: Browser;
   let signupUrl: string;
   let denyingUrl: string;
   let accounts: Map<string, { email: string; eventId: string }>;
@@ -63,10 +69,23 @@ if (chromiumOrSkip(SUITE)) {
     signupUrl = await listen(shop.app);
     denyingUrl = await listen(createSignupApp(settings("strict", (await warden.key("strict")).apiKey)).app);
     browser = await launchChromium();
-    personBrowser = await launchChromium(["--disable-blink-features=AutomationControlled"]);
+    // The user agent from the command line, as a browser build would carry it: the page and its
+    // workers read the same one (Playwright's userAgent option leaves the workers' userAgentData empty).
+    personBrowser = await launchChromium([
+      "--disable-blink-features=AutomationControlled",
+      `--user-agent=${PERSON_UA}`,
+    ]);
+    const stealthChromium = addExtra(chromium);
+    stealthChromium.use(StealthPlugin());
+    stealthBrowser = await stealthChromium.launch({
+      executablePath: CHROMIUM_PATH,
+      headless: true,
+      args: ["--no-sandbox", "--disable-quic", "--no-first-run", "--disable-background-networking"],
+    });
   }, 60_000);
 
   afterAll(async () => {
+    await stealthBrowser?.close();
     await browser?.close();
     await personBrowser?.close();
     for (const l of listeners) await l.close();
@@ -87,7 +106,7 @@ if (chromiumOrSkip(SUITE)) {
 
   describe(SUITE, () => {
     it("a person signs up: allowed at once, the account stored with the eventId of its verify", async () => {
-      const p = await page(PERSON_UA, personBrowser);
+      const p = await page(undefined, personBrowser);
       await open(p, signupUrl);
       await p.fill("#email", "ann@example.org");
       await p.fill("#name", "Ann");
@@ -124,7 +143,7 @@ if (chromiumOrSkip(SUITE)) {
     }, 90_000);
 
     it("a deny is refused: no challenge offered, no account", async () => {
-      const p = await page(PERSON_UA, personBrowser);
+      const p = await page(undefined, personBrowser);
       await open(p, denyingUrl);
       await p.fill("#email", "eve@example.org");
       await p.click("#submit");
@@ -175,7 +194,7 @@ if (chromiumOrSkip(SUITE)) {
         verifyTimeoutMs: 5000,
       });
       const url = await listen(mismatched.app);
-      const p = await page(PERSON_UA, personBrowser);
+      const p = await page(undefined, personBrowser);
       await open(p, url);
       await p.fill("#email", "mallory@example.org");
       const answer = p.waitForResponse((r) => r.url().endsWith("/signup"));
@@ -207,6 +226,70 @@ if (chromiumOrSkip(SUITE)) {
         });
         await p.context().close();
       }
+    }, 60_000);
+
+    /** Submits the form and reads the event Warden recorded for it, whatever the answer was. */
+    async function submitAndRead(p: Page, email: string): Promise<EventRecord | undefined> {
+      await open(p, signupUrl);
+      await p.fill("#email", email);
+      const answer = p.waitForResponse((r) => r.url().endsWith("/signup"));
+      await p.click("#submit");
+      await answer;
+      // The newest event of the tenant: this suite's tests run one after another.
+      const res = await warden.app.inject({
+        method: "GET",
+        url: "/v1/events?limit=1",
+        headers: bearer((await warden.key("shop")).apiKey),
+      });
+      const [latest] = res.json<{ items: { eventId: string }[] }>().items;
+      return latest ? warden.store.events.get("shop", latest.eventId) : undefined;
+    }
+
+    it("a person's browser: its page and its worker agree, nothing in its client hints is flagged", async () => {
+      const p = await page(undefined, personBrowser);
+      const event = await submitAndRead(p, "pat@example.org");
+      expect(event).toMatchObject({ decision: "allow", actorType: "human" });
+      expect(event?.reasons.join(" ")).not.toMatch(/worker|GREASE/);
+      await p.context().close();
+    }, 60_000);
+
+    it("puppeteer-extra-plugin-stealth as published: its retired GREASE brand and its page/worker disagreement; never allowed, never human", async () => {
+      const p = await page(undefined, stealthBrowser);
+      const event = await submitAndRead(p, "stealth@example.org");
+      expect(event?.actorType).toBe("agent_abusive");
+      expect(event?.decision).not.toBe("allow");
+      const reasons = event?.reasons.join(" ") ?? "";
+      expect(reasons).toMatch(/GREASE brand " Not A;Brand"/);
+      expect(reasons).toMatch(/a worker it started read a different .*platform/);
+      await p.context().close();
+    }, 60_000);
+
+    it("the same stealth setup with correct client hints: its page's worker still tells; challenged, not human", async () => {
+      const p = await page(undefined, stealthBrowser);
+      // What a careful operator adds: Chromium 156's real GREASE brand through the DevTools protocol.
+      const grease = chromiumGrease(156);
+      const cdp = await p.context().newCDPSession(p);
+      await cdp.send("Emulation.setUserAgentOverride", {
+        userAgent: PERSON_UA,
+        userAgentMetadata: {
+          brands: [
+            { brand: grease.brand, version: grease.version },
+            { brand: "Chromium", version: "156" },
+          ],
+          platform: "Linux",
+          platformVersion: "",
+          architecture: "x86",
+          model: "",
+          mobile: false,
+        },
+      });
+      const event = await submitAndRead(p, "careful@example.org");
+      const reasons = event?.reasons.join(" ") ?? "";
+      expect(reasons).not.toMatch(/GREASE/);
+      expect(reasons).toMatch(/a worker it started read a different/);
+      expect(event?.decision).not.toBe("allow");
+      expect(event?.actorType).not.toBe("human");
+      await p.context().close();
     }, 60_000);
 
     it("the challenged flow works with the keyboard alone, and the status is announced", async () => {

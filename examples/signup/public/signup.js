@@ -5,12 +5,14 @@ import { collectSignals } from "/warden/warden.js";
 const form = document.getElementById("signup");
 const result = document.getElementById("result");
 const slot = document.getElementById("challenge");
+// What the page sees of its browser, read once while the person fills the form in.
+const signals = collectSignals();
 
 form.addEventListener("submit", async (event) => {
   event.preventDefault();
   result.textContent = "";
   // What the page sees of its browser goes along; the server forwards it to Warden.
-  const body = { ...Object.fromEntries(new FormData(form)), wardenSignals: collectSignals() };
+  const body = { ...Object.fromEntries(new FormData(form)), wardenSignals: await signals };
   const res = await fetch("/signup", {
     method: "POST",
     headers: { "content-type": "application/json" },

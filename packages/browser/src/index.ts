@@ -2,7 +2,8 @@ import { defineWardenChallenge } from "./element.js";
 import { setDefaultWorkerUrl } from "./solver.js";
 
 export { defineWardenChallenge, WardenChallengeElement } from "./element.js";
-export { type BrowserSignals, collectSignals } from "./signals.js";
+export type { ScopeField } from "./scopeView.js";
+export { type BrowserSignals, collectSignals, type SignalOptions } from "./signals.js";
 export {
   type Solution,
   SolveError,

@@ -47,6 +47,9 @@ let defaultWorkerUrl: string | URL | undefined;
 export function setDefaultWorkerUrl(url: string | URL): void {
   defaultWorkerUrl = url;
 }
+/** Where warden-pow-worker.js is served, unless a caller names another URL. */
+export const workerUrlOr = (url: string | URL | undefined): string | URL | undefined =>
+  url ?? defaultWorkerUrl;
 
 /**
  * Solves a sha256-prefix proof of work on every core: each worker searches its own block of nonces;
@@ -57,7 +60,7 @@ export function solveProofOfWork(opts: SolveOptions): Promise<Solution> {
   const started = performance.now();
   const expected = 16 ** opts.difficulty;
   const count = Math.max(1, Math.min(16, opts.workers ?? navigator.hardwareConcurrency ?? 2));
-  const url = opts.workerUrl ?? defaultWorkerUrl;
+  const url = workerUrlOr(opts.workerUrl);
   if (!url) return Promise.reject(new SolveError("worker_failed", "no worker URL: pass workerUrl"));
   const firstBlock = crypto.getRandomValues(new Uint32Array(1))[0] as number;
   return new Promise<Solution>((resolve, reject) => {

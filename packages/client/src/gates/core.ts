@@ -2,6 +2,7 @@ import type { ServerVerdict, WardenClient } from "../client.js";
 import { type RequestView, subjectFromRequest } from "../subject.js";
 import { readTicket, signTicket } from "../ticket.js";
 import type { Challenge, VerifyRequest } from "../types.js";
+import { browserSignalsOf } from "./pageSignals.js";
 
 /** A parsed request body as an object (anything else is gated like an empty body). */
 export const bodyObject = (value: unknown): Record<string, unknown> =>
@@ -13,20 +14,6 @@ export const FORM_FIELDS = Object.freeze({
   challengeId: "wardenChallengeId",
   signals: "wardenSignals",
 });
-
-/** The page's report (@warden/browser collectSignals): only its known members, only as booleans. */
-function browserSignalsOf(value: unknown): { webdriver: boolean } | undefined {
-  if (typeof value === "string") {
-    try {
-      return browserSignalsOf(JSON.parse(value));
-    } catch {
-      return undefined;
-    }
-  }
-  if (typeof value !== "object" || value === null) return undefined;
-  const webdriver = (value as { webdriver?: unknown }).webdriver;
-  return typeof webdriver === "boolean" ? { webdriver } : undefined;
-}
 
 /** Seconds the page waits before trying again when Warden could not be asked at all. */
 export const UNAVAILABLE_RETRY_SECONDS = 5;

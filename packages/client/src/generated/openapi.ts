@@ -148,6 +148,10 @@ export type paths = {
                             browserSignals?: {
                                 /** @description navigator.webdriver as the page read it (@warden/browser collectSignals). */
                                 webdriver?: boolean;
+                                /** @description What a worker of the page read differently from the page itself: userAgent, platform, hardwareConcurrency, languages, userAgentData, webgl (other names are ignored). */
+                                mismatch?: string[];
+                                /** @description The page's worker reported a headless browser's user agent. */
+                                workerHeadless?: boolean;
                             } & {
                                 [key: string]: unknown;
                             };

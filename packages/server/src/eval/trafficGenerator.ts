@@ -23,7 +23,8 @@ export type TrafficClass =
   | "slow_attacker"
   | "headless_ua_spoofed"
   | "headless_hints_spoofed"
-  | "headless_stealth";
+  | "headless_stealth"
+  | "headless_stealth_patched";
 export type Truth = "human" | "agent" | "abuse";
 
 export const TRUTH: Record<TrafficClass, Truth> = {
@@ -41,6 +42,7 @@ export const TRUTH: Record<TrafficClass, Truth> = {
   headless_ua_spoofed: "abuse",
   headless_hints_spoofed: "abuse",
   headless_stealth: "abuse",
+  headless_stealth_patched: "abuse",
 };
 
 /** Headless browsers posing as people: the classes of the ≥90%-not-allowed goal. */
@@ -48,6 +50,7 @@ export const HEADLESS: ReadonlySet<TrafficClass> = new Set([
   "headless_ua_spoofed",
   "headless_hints_spoofed",
   "headless_stealth",
+  "headless_stealth_patched",
 ]);
 
 /** Abuse run by programs: the classes the ≥95% challenged-or-denied goal is about. */
@@ -88,8 +91,17 @@ interface Profile {
   headers: Record<string, string>;
 }
 const FETCH = { "sec-fetch-site": "same-origin", "sec-fetch-mode": "navigate", "sec-fetch-dest": "document" };
-const chromeHints = (v: number, platform: string, mobile: boolean, brand = "Google Chrome") => ({
-  "sec-ch-ua": `"${brand}";v="${v}", "Chromium";v="${v}", "Not_A Brand";v="24"`,
+/**
+ * Sec-CH-UA as Chromium 155 and 156 send it: the order of the three brands and the GREASE brand are
+ * Chromium's own picks for each major version (Debian's Chromium 156 was captured sending
+ * `"Not:A-Brand";v="8", "Chromium";v="156"`).
+ */
+const SEC_CH_UA: Record<155 | 156, (brand: string) => string> = {
+  155: (brand) => `"${brand}";v="155", "Chromium";v="155", "Not(A:Brand";v="24"`,
+  156: (brand) => `"Not:A-Brand";v="8", "Chromium";v="156", "${brand}";v="156"`,
+};
+const chromeHints = (v: 155 | 156, platform: string, mobile: boolean, brand = "Google Chrome") => ({
+  "sec-ch-ua": SEC_CH_UA[v](brand),
   "sec-ch-ua-mobile": mobile ? "?1" : "?0",
   "sec-ch-ua-platform": `"${platform}"`,
 });
@@ -105,20 +117,20 @@ function browserProfiles(lang: string): Profile[] {
   const base = { "accept-language": lang, ...FETCH };
   return [
     {
-      ua: "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36",
-      headers: { ...base, ...chromeHints(131, "Windows", false) },
+      ua: "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/156.0.0.0 Safari/537.36",
+      headers: { ...base, ...chromeHints(156, "Windows", false) },
     },
     {
-      ua: "Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/130.0.0.0 Safari/537.36",
-      headers: { ...base, ...chromeHints(130, "macOS", false) },
+      ua: "Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/155.0.0.0 Safari/537.36",
+      headers: { ...base, ...chromeHints(155, "macOS", false) },
     },
     {
-      ua: "Mozilla/5.0 (Linux; Android 10; K) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Mobile Safari/537.36",
-      headers: { ...base, ...chromeHints(131, "Android", true) },
+      ua: "Mozilla/5.0 (Linux; Android 10; K) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/156.0.0.0 Mobile Safari/537.36",
+      headers: { ...base, ...chromeHints(156, "Android", true) },
     },
     {
-      ua: "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36 Edg/131.0.0.0",
-      headers: { ...base, ...chromeHints(131, "Windows", false, "Microsoft Edge") },
+      ua: "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/156.0.0.0 Safari/537.36 Edg/156.0.0.0",
+      headers: { ...base, ...chromeHints(156, "Windows", false, "Microsoft Edge") },
     },
     {
       ua: "Mozilla/5.0 (Windows NT 10.0; Win64; x64; rv:133.0) Gecko/20100101 Firefox/133.0",
@@ -239,6 +251,7 @@ const MIX: Record<TrafficClass, number> = {
   headless_ua_spoofed: 0.02,
   headless_hints_spoofed: 0.02,
   headless_stealth: 0.02,
+  headless_stealth_patched: 0.02,
 };
 
 export function generateTraffic(o: GeneratorOptions): Attempt[] {
@@ -443,18 +456,31 @@ export function generateTraffic(o: GeneratorOptions): Attempt[] {
 
   // Headless browsers from residential proxies, as the tools make them: the user agent replaced only
   // (Chromium still names itself HeadlessChrome in Sec-CH-UA); the user agent and its client hints
-  // replaced through the automation protocol (navigator.webdriver still true); and a stealth setup
-  // that patches both. Half of the integrations forward the page's signals (@warden/browser).
+  // replaced through the automation protocol (navigator.webdriver still true);
+  // puppeteer-extra-plugin-stealth 2.11 as published (captured driving Debian's Chromium 156: the
+  // retired GREASE brand in the hints it writes; its page and the page's worker read a different
+  // platform, processor count and WebGL renderer); and the same plugin with Chromium's real GREASE
+  // brand put back by its operator (the worker still reads another processor count and renderer).
+  // Half of the integrations forward the page's signals (@warden/browser).
+  const STEALTH_SEC_CH_UA = '" Not A;Brand";v="99", "Chromium";v="156", "Google Chrome";v="156"';
+  const pageSignals: Record<string, Record<string, unknown>> = {
+    headless_ua_spoofed: { webdriver: true },
+    headless_hints_spoofed: { webdriver: true },
+    headless_stealth: { webdriver: false, mismatch: ["platform", "hardwareConcurrency", "webgl"] },
+    headless_stealth_patched: { webdriver: false, mismatch: ["hardwareConcurrency", "webgl"] },
+  };
   const headless = (cls: TrafficClass) => {
-    const p = browserProfiles(pick(LANGS))[int(2)] as Profile;
+    const p = browserProfiles(pick(LANGS))[0] as Profile;
     const headers =
       cls === "headless_ua_spoofed"
         ? {
             ...p.headers,
-            "sec-ch-ua": '"Chromium";v="131", "HeadlessChrome";v="131", "Not_A Brand";v="24"',
+            "sec-ch-ua": '"Chromium";v="156", "HeadlessChrome";v="156", "Not:A-Brand";v="8"',
           }
-        : p.headers;
-    const signals = rnd() < 0.5 ? { browserSignals: { webdriver: cls !== "headless_stealth" } } : {};
+        : cls === "headless_stealth"
+          ? { ...p.headers, "sec-ch-ua": STEALTH_SEC_CH_UA }
+          : p.headers;
+    const signals = rnd() < 0.5 ? { browserSignals: pageSignals[cls] } : {};
     const email = `${name()}${int(100)}@${pick(FREE)}`;
     const ip = residential();
     add(cls, () => ({
@@ -504,12 +530,12 @@ function privacyProfiles(lang: string): Profile[] {
   const fetch = { "accept-language": lang, ...FETCH };
   return [
     {
-      ua: "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36",
-      headers: { ...fetch, ...chromeHints(131, "Windows", false, "Brave") },
+      ua: "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/156.0.0.0 Safari/537.36",
+      headers: { ...fetch, ...chromeHints(156, "Windows", false, "Brave") },
     },
     {
-      ua: "Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36",
-      headers: { ...fetch, ...chromeHints(131, "macOS", false, "Brave") },
+      ua: "Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/155.0.0.0 Safari/537.36",
+      headers: { ...fetch, ...chromeHints(155, "macOS", false, "Brave") },
     },
     {
       // Tor Browser reports one user agent and language for everyone.

@@ -18,6 +18,7 @@ export interface DecisionModel {
     headersMissingPerGroup: number;
     browserConsistent: number;
     clientHintsMismatch: number;
+    pageScopeMismatch: number;
     emailDisposable: number;
     emailInvalid: number;
     emailRandom: number;
@@ -47,6 +48,7 @@ export const DEFAULT_MODEL: DecisionModel = Object.freeze({
     headersMissingPerGroup: 1.5,
     browserConsistent: -1.0,
     clientHintsMismatch: 2.5,
+    pageScopeMismatch: 3.0,
     emailDisposable: 4.0,
     emailInvalid: 1.5,
     emailRandom: 1.0,

@@ -110,7 +110,12 @@ export function observe(req: VerifyRequest, ctx: ObserveContext): Observation {
   const declared = agent.outcome === "verified";
   // The same fact as an automation user agent: counted once.
   const pageReports =
-    declared || ua.automation ? [] : browserSignalFindings(subject.browserSignals, w.uaAutomation);
+    declared || ua.automation
+      ? []
+      : browserSignalFindings(subject.browserSignals, {
+          automation: w.uaAutomation,
+          scopeMismatch: w.pageScopeMismatch,
+        });
   const hints = clientHintsFindings(readClientHints(ua, headers), {
     mismatch: w.clientHintsMismatch,
     headless: w.uaAutomation,

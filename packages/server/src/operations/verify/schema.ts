@@ -55,6 +55,16 @@ export const Subject = Type.Object(
               description: "navigator.webdriver as the page read it (@warden/browser collectSignals).",
             }),
           ),
+          mismatch: Type.Optional(
+            Type.Array(Type.String({ maxLength: 64 }), {
+              maxItems: 16,
+              description:
+                "What a worker of the page read differently from the page itself: userAgent, platform, hardwareConcurrency, languages, userAgentData, webgl (other names are ignored).",
+            }),
+          ),
+          workerHeadless: Type.Optional(
+            Type.Boolean({ description: "The page's worker reported a headless browser's user agent." }),
+          ),
         },
         {
           additionalProperties: true,

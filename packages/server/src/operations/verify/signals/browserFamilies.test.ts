@@ -99,20 +99,33 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
-async function verify(userAgent: string, headers: Record<string, string>) {
+async function verifyResponse(
+  userAgent: string,
+  headers: Record<string, string>,
+  browserSignals?: Record<string, unknown>,
+) {
   n++;
-  const res = await t.app.inject({
+  return t.app.inject({
     method: "POST",
     url: "/v1/verify",
     headers: bearer(key),
     payload: {
       action: "signup",
       session: `s-${n}`,
-      subject: { userAgent, headers: { ...headers, "user-agent": userAgent }, ipTrunc: `81.2.${n}.0/24` },
+      subject: {
+        userAgent,
+        headers: { ...headers, "user-agent": userAgent },
+        ipTrunc: `81.2.${n % 250}.0/24`,
+        ...(browserSignals ? { browserSignals } : {}),
+      },
     },
   });
-  return res.json<Verdict>();
 }
+const verify = async (
+  userAgent: string,
+  headers: Record<string, string>,
+  signals?: Record<string, unknown>,
+) => (await verifyResponse(userAgent, headers, signals)).json<Verdict>();
 
 const withoutSec = (h: Record<string, string>) =>
   Object.fromEntries(Object.entries(h).filter(([name]) => !name.startsWith("sec-")));
@@ -163,6 +176,17 @@ describe("what only a program sends is positive evidence", () => {
     expect(verdict.reasons.join(" ")).not.toMatch(/match the browser/);
   });
 
+  it("the GREASE brand puppeteer-extra-plugin-stealth writes into a current Chromium's client hints (captured): agent_abusive", async () => {
+    const { "sec-ch-ua-full-version-list": _full, ...lowEntropy } = chrome;
+    const verdict = await verify(chromeUa.replace("131.0.0.0", "156.0.0.0"), {
+      ...lowEntropy,
+      "sec-ch-ua": '" Not A;Brand";v="99", "Chromium";v="156", "Google Chrome";v="156"',
+    });
+    expect(verdict.actorType).toBe("agent_abusive");
+    expect(verdict.decision).not.toBe("allow");
+    expect(verdict.reasons.join(" ")).toMatch(/GREASE brand " Not A;Brand"/);
+  });
+
   it("a page reporting navigator.webdriver: never human, whatever its headers", async () => {
     n++;
     const res = await t.app.inject({
@@ -186,5 +210,48 @@ describe("what only a program sends is positive evidence", () => {
     expect(verdict.reasons.join(" ")).toMatch(/navigator\.webdriver/);
     // Consistent headers show a real browser, not a person at it: they take nothing off.
     expect(verdict.reasons.join(" ")).not.toMatch(/match the browser/);
+  });
+});
+
+describe("what the page and its own worker read (subject.browserSignals from @warden/browser)", () => {
+  const [, chromeUa, chrome] = BROWSERS[0] as [string, string, Record<string, string>];
+
+  it("a clean report changes nothing: a person's browser is still allowed as human", async () => {
+    const verdict = await verify(chromeUa, chrome, { webdriver: false });
+    expect(verdict).toMatchObject({ decision: "allow", actorType: "human" });
+  });
+
+  it("page and worker disagree (a stealth setup's patches): challenged, not human, and not called automation", async () => {
+    const verdict = await verify(chromeUa, chrome, {
+      webdriver: false,
+      mismatch: ["hardwareConcurrency", "webgl"],
+    });
+    expect(verdict).toMatchObject({ decision: "challenge", actorType: "unknown" });
+    expect(verdict.reasons.join(" ")).toMatch(/read a different processor count and graphics renderer/);
+    expect(verdict.reasons.join(" ")).not.toMatch(/match the browser/);
+  });
+
+  it("a worker naming a headless browser the page hides: agent_abusive", async () => {
+    const verdict = await verify(chromeUa, chrome, { webdriver: false, workerHeadless: true });
+    expect(verdict.actorType).toBe("agent_abusive");
+    expect(verdict.decision).not.toBe("allow");
+    expect(verdict.reasons.join(" ")).toMatch(/worker of the page reports a headless browser/);
+  });
+
+  it("next to navigator.webdriver the disagreement is the same tool's doing: counted once", async () => {
+    const verdict = await verify(chromeUa, chrome, { webdriver: true, mismatch: ["userAgentData"] });
+    expect(verdict.actorType).toBe("agent_abusive");
+    expect(verdict.reasons.join(" ")).toMatch(/navigator\.webdriver/);
+    expect(verdict.reasons.join(" ")).not.toMatch(/a worker it started/);
+  });
+
+  it("names it does not know are ignored; a list past 16 names or a name past 64 characters is refused", async () => {
+    const verdict = await verify(chromeUa, chrome, { webdriver: false, mismatch: ["screenColour", "x"] });
+    expect(verdict).toMatchObject({ decision: "allow", actorType: "human" });
+    for (const mismatch of [Array.from({ length: 17 }, () => "webgl"), ["w".repeat(65)], "webgl"]) {
+      const res = await verifyResponse(chromeUa, chrome, { webdriver: false, mismatch });
+      expect(res.statusCode).toBe(400);
+      expect(res.json()).toMatchObject({ error: "bad_request" });
+    }
   });
 });

@@ -1,20 +1,63 @@
 import type { Finding } from "./findings.js";
 
+/** What a page's worker may read differently from the page (@warden/browser's scopeView.ts). */
+const SCOPE_FIELDS: Readonly<Record<string, string>> = Object.freeze({
+  userAgent: "user agent",
+  platform: "platform",
+  hardwareConcurrency: "processor count",
+  languages: "languages",
+  userAgentData: "client hints",
+  webgl: "graphics renderer",
+});
+
+/** "a", "a and b", "a, b and c". */
+const inWords = (items: string[]): string =>
+  items.length < 2 ? (items[0] ?? "") : `${items.slice(0, -1).join(", ")} and ${items[items.length - 1]}`;
+
 /**
  * What the page reported of its own browser (subject.browserSignals, collected by @warden/browser's
  * collectSignals and forwarded by the integrator's server). A page under a bot's control can report
- * anything, so only reports that incriminate count: navigator.webdriver is true in a browser driven
- * by WebDriver, Playwright or Puppeteer with their stock flags; false proves nothing.
+ * anything, so only reports that incriminate count, and a clean one proves nothing:
+ * - navigator.webdriver true: a browser driven by WebDriver, Playwright or Puppeteer with their stock
+ *   flags (automation);
+ * - a worker's user agent naming a headless browser the page's hides (automation);
+ * - the page and its own worker reading different values of one browser: script injected into the
+ *   page rewrote them, as stealth setups do; so do a few extensions that disguise the browser, so it
+ *   raises the risk without calling the request automation (and is not counted next to the above).
  */
-export function browserSignalFindings(signals: unknown, weight: number): Finding[] {
+export function browserSignalFindings(
+  signals: unknown,
+  weights: { automation: number; scopeMismatch: number },
+): Finding[] {
   if (typeof signals !== "object" || signals === null) return [];
-  if ((signals as { webdriver?: unknown }).webdriver !== true) return [];
-  return [
-    {
+  const { webdriver, workerHeadless, mismatch } = signals as Record<string, unknown>;
+  const findings: Finding[] = [];
+  if (webdriver === true) {
+    findings.push({
       id: "page_webdriver",
-      logOdds: weight,
+      logOdds: weights.automation,
       reason: "The page reports that the browser is driven by automation (navigator.webdriver).",
       automation: true,
-    },
-  ];
+    });
+  } else if (workerHeadless === true) {
+    findings.push({
+      id: "page_worker_headless",
+      logOdds: weights.automation,
+      reason: "A worker of the page reports a headless browser's user agent, which the page itself hides.",
+      automation: true,
+    });
+  }
+  // Next to automation the page already admits, a disagreement is the same tool's doing: counted once.
+  const differing =
+    findings.length > 0 || !Array.isArray(mismatch)
+      ? []
+      : [...new Set(mismatch.filter((f): f is string => typeof f === "string" && f in SCOPE_FIELDS))];
+  if (differing.length > 0) {
+    findings.push({
+      id: "page_scope_mismatch",
+      logOdds: weights.scopeMismatch,
+      reason: `The page and a worker it started read a different ${inWords(differing.map((f) => SCOPE_FIELDS[f] as string))} of the same browser: script in the page rewrote what it shows (a stealth automation setup, or an extension that disguises the browser).`,
+    });
+  }
+  return findings;
 }

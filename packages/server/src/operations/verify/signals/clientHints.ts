@@ -13,15 +13,68 @@ export interface ClientHintsSignal {
   headless?: true;
 }
 
+const GREASE = /not.?a.?brand/i;
+
+/** The brand/version pairs of a Sec-CH-UA structured list (RFC 8941 strings with a `v` parameter). */
+function brandList(secChUa: string): { brand: string; version: string }[] {
+  return [...secChUa.matchAll(/"([^"]*)"\s*;\s*v\s*=\s*"([^"]*)"/g)].map((m) => ({
+    brand: m[1] ?? "",
+    version: m[2] ?? "",
+  }));
+}
+
 /** Brand versions of Sec-CH-UA, without the GREASE brand ("Not A Brand" and its variants). */
 function brandMajors(secChUa: string): number[] {
-  const out: number[] = [];
-  for (const m of secChUa.matchAll(/"([^"]*)"\s*;\s*v\s*=\s*"(\d+)/g)) {
-    const brand = m[1] ?? "";
-    if (/not.?a.?brand/i.test(brand)) continue;
-    out.push(Number(m[2]));
+  return brandList(secChUa)
+    .filter((b) => !GREASE.test(b.brand) && /^\d+/.test(b.version))
+    .map((b) => Number.parseInt(b.version, 10));
+}
+
+/**
+ * Chromium's GREASE brand (components/embedder_support/user_agent_utils.cc, the "updated algorithm"
+ * default since Chromium 103, WICG UA-CH "create arbitrary brands"): "Not" + c1 + "A" + c2 + "Brand",
+ * c1 and c2 picked from eleven characters and the version from 8, 99, 24, both seeded by the major
+ * version, so every Chromium of one major version sends the same one. What the eval and the tests
+ * generate; the check below accepts any brand of this shape (a field trial may override the seeded
+ * pick), not only the seeded one.
+ */
+const GREASE_CHARS = [" ", "(", ":", "-", ".", "/", ")", ";", "=", "?", "_"] as const;
+const GREASE_VERSIONS = ["8", "99", "24"] as const;
+export function chromiumGrease(major: number): { brand: string; version: string } {
+  const pick = <T>(list: readonly T[], i: number) => list[i % list.length] as T;
+  return {
+    brand: `Not${pick(GREASE_CHARS, major)}A${pick(GREASE_CHARS, major + 1)}Brand`,
+    version: pick(GREASE_VERSIONS, major),
+  };
+}
+
+const UPDATED_GREASE = /^Not[ ():\-./;=?_]A[ ():\-./;=?_]Brand$/;
+/**
+ * From this Chromium major version on, only the updated GREASE algorithm exists: the enterprise
+ * policy that restored the old one (" Not A;Brand", version 99, UserAgentClientHintsGREASEUpdateEnabled)
+ * was deprecated after M126 and its preference retired in February 2025 (M134).
+ */
+export const UPDATED_GREASE_ONLY_FROM = 135;
+
+/**
+ * What is wrong with the GREASE brand of a Chromium's brand list, if anything: every Chromium sends
+ * exactly one, and a current one only in the updated form. Stealth setups that write the client
+ * hints themselves often copy the retired " Not A;Brand" (puppeteer-extra-plugin-stealth 2.11 does;
+ * docs/browser-headers.md) or leave it out.
+ */
+function greaseProblem(list: string, header: string): string | undefined {
+  const brands = brandList(list);
+  const chromium = brands.find((b) => b.brand === "Chromium");
+  const major = chromium ? Number.parseInt(chromium.version, 10) : Number.NaN;
+  if (!(major >= UPDATED_GREASE_ONLY_FROM)) return undefined;
+  const grease = brands.filter((b) => GREASE.test(b.brand));
+  if (grease.length === 0) return `${header} has no GREASE brand, which every Chromium ${major} sends`;
+  const g = grease[0] as { brand: string; version: string };
+  const versionOk = (GREASE_VERSIONS as readonly string[]).includes(g.version.split(".")[0] ?? "");
+  if (grease.length > 1 || !UPDATED_GREASE.test(g.brand) || !versionOk) {
+    return `${header} carries the GREASE brand "${g.brand}";v="${g.version}", a form Chromium ${major} never sends`;
   }
-  return out;
+  return undefined;
 }
 
 const PLATFORM_OS: Readonly<Record<string, readonly string[]>> = {
@@ -47,6 +100,8 @@ export function readClientHints(ua: UserAgentSignal, headers: HeaderMap | undefi
   if (majors.length > 0 && !majors.includes(ua.browser.major)) {
     return { mismatch: `Sec-CH-UA says version ${majors[0]}, the user agent ${ua.browser.major}` };
   }
+  const grease = greaseProblem(secChUa, "Sec-CH-UA");
+  if (grease) return { mismatch: grease };
   // Sent only when the site asked for it (Accept-CH): its brands carry full versions whose majors
   // must agree with Sec-CH-UA's and with the user agent's.
   const fullList = headers["sec-ch-ua-full-version-list"];
@@ -59,6 +114,8 @@ export function readClientHints(ua: UserAgentSignal, headers: HeaderMap | undefi
     }
     if (/headless/i.test(fullList))
       return { mismatch: "Sec-CH-UA-Full-Version-List names a headless browser", headless: true };
+    const fullGrease = greaseProblem(fullList, "Sec-CH-UA-Full-Version-List");
+    if (fullGrease) return { mismatch: fullGrease };
   }
   const platform = headers["sec-ch-ua-platform"]?.replace(/"/g, "").trim().toLowerCase();
   const expected = platform === undefined ? undefined : PLATFORM_OS[platform];
