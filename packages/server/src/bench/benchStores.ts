@@ -20,6 +20,8 @@ const chosen = (store: (typeof STORES)[number]): boolean =>
 export interface BenchTarget {
   url: string;
   apiKey: string;
+  /** The server's process, for its CPU time (processCpu.ts). */
+  pid?: number;
 }
 
 type StoreName = (typeof STORES)[number];
@@ -140,7 +142,9 @@ async function startBenchWarden(
     const { apiKey } = JSON.parse(
       await wardenCli(env, "key", "create", "--tenant", "bench", "--scopes", "verify:write", "--json"),
     ) as { apiKey: string };
-    return { target: { url: warden.url, apiKey }, stop: () => warden.stop() };
+    const target: BenchTarget = { url: warden.url, apiKey };
+    if (warden.child.pid !== undefined) target.pid = warden.child.pid;
+    return { target, stop: () => warden.stop() };
   } catch (err) {
     await warden.stop();
     throw err;

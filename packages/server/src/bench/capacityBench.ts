@@ -1,6 +1,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { type BenchTarget, onAllStoresAtOnce } from "./benchStores.js";
+import { processCpuMs } from "./processCpu.js";
 import { startBenchServer } from "./startBenchServer.js";
 import { type Run, steadyLoad } from "./steadyLoad.js";
 import { body, load } from "./verifyLoad.js";
@@ -18,6 +19,9 @@ import { body, load } from "./verifyLoad.js";
  *   BENCH_CAPACITY_SECONDS  measured seconds per step (default 5)
  *   BENCH_CAPACITY_LADDER   rates in requests/s (default 200,400,...)
  *   BENCH_STORES            the stores to measure (default all three)
+ *
+ * Each step also reports the server process's CPU time per answered request (all its threads; not
+ * the database server's): at one rate for all, it says how much work each verify costs.
  */
 const SECONDS = Number(process.env.BENCH_CAPACITY_SECONDS ?? 5);
 const LADDER = (
@@ -32,6 +36,8 @@ interface Step {
   rate: number;
   run: Run;
   ok: boolean;
+  /** The server process's CPU ms per answered request during the measured seconds. */
+  cpuMsPerRequest: number | undefined;
 }
 
 async function step(store: string, target: BenchTarget, rate: number): Promise<Step> {
@@ -42,13 +48,18 @@ async function step(store: string, target: BenchTarget, rate: number): Promise<S
     body,
   };
   await steadyLoad([endpoint], 2, rate);
+  const cpuBefore = processCpuMs(target.pid);
   const run = await steadyLoad([endpoint], SECONDS, rate);
+  const cpuAfter = processCpuMs(target.pid);
   const answered = Math.max(1, Math.round(rate * SECONDS) - run.errors);
   const ok = (run.degraded ?? 0) / answered < 0.001 && run.p99 < DEADLINE_MS && run.errors === 0;
+  const cpuMsPerRequest =
+    cpuBefore === undefined || cpuAfter === undefined ? undefined : (cpuAfter - cpuBefore) / answered;
+  const cpu = cpuMsPerRequest === undefined ? "" : `, server CPU ${cpuMsPerRequest.toFixed(3)} ms/request`;
   process.stdout.write(
-    `  ${store.padEnd(18)} ${rate} req/s: degraded ${run.degraded}, p99 ${run.p99} ms, late p99 ${run.lateP99} ms${ok ? "" : "  ← over"}\n`,
+    `  ${store.padEnd(18)} ${rate} req/s: degraded ${run.degraded}, p99 ${run.p99} ms, late p99 ${run.lateP99} ms${cpu}${ok ? "" : "  ← over"}\n`,
   );
-  return { rate, run, ok };
+  return { rate, run, ok, cpuMsPerRequest };
 }
 
 /** Climbs the ladder on every store together; each store's steps, the last one the step it failed twice. */
@@ -75,6 +86,12 @@ const capacity = (steps: Step[] | undefined): string => {
 };
 
 const MINIMAL = "minimal handler";
+/** The rate at which every server's CPU per request is compared (one rate for all: it varies with load). */
+const CPU_RATE = Number(process.env.BENCH_CAPACITY_CPU_RATE ?? 1000);
+const cpuAt = (steps: Step[] | undefined): string => {
+  const ms = steps?.find((s) => s.rate === CPU_RATE)?.cpuMsPerRequest;
+  return ms === undefined ? "–" : ms.toFixed(2);
+};
 
 async function main(): Promise<void> {
   const minimal = await startBenchServer("minimal");
@@ -98,14 +115,14 @@ async function main(): Promise<void> {
       "",
       `useful capacity: highest steady rate with < 0.1% degraded and p99 < ${DEADLINE_MS} ms (${SECONDS} s per step)`,
       "",
-      "| store | useful capacity (req/s) | × SQLite | × minimal handler's useful capacity | × minimal handler's peak |",
-      "|---|---:|---:|---:|---:|",
+      `| store | useful capacity (req/s) | × SQLite | × minimal handler's useful capacity | × minimal handler's peak | server CPU ms/request at ${CPU_RATE} req/s |`,
+      "|---|---:|---:|---:|---:|---:|",
       ...results.map(([store, steps]) => {
         const c = Number(capacity(steps));
         const ratio = (d: number) => (Number.isFinite(c) && d > 0 ? (c / d).toFixed(2) : "–");
-        return `| ${store} | ${capacity(steps)} | ${ratio(sqlite)} | ${ratio(minimalCapacity)} | ${ratio(minimalPeak)} |`;
+        return `| ${store} | ${capacity(steps)} | ${ratio(sqlite)} | ${ratio(minimalCapacity)} | ${ratio(minimalPeak)} | ${cpuAt(steps)} |`;
       }),
-      `| minimal handler's peak (closed loop, 16 connections) | ${minimalPeak.toFixed(0)} | | | |`,
+      `| minimal handler's peak (closed loop, 16 connections) | ${minimalPeak.toFixed(0)} | | | | |`,
       "",
     ].join("\n"),
   );
