@@ -249,8 +249,18 @@ if (chromiumOrSkip(SUITE)) {
       const p = await page(undefined, personBrowser);
       const event = await submitAndRead(p, "pat@example.org");
       expect(event).toMatchObject({ decision: "allow", actorType: "human" });
-      expect(event?.reasons.join(" ")).not.toMatch(/worker|GREASE/);
+      expect(event?.reasons.join(" ")).not.toMatch(/worker|GREASE|Accept-Language comes/);
       await p.context().close();
+    }, 60_000);
+
+    it("the same browser with its language set through the DevTools protocol (Playwright's locale option): the header order tells; not allowed, not human", async () => {
+      const context = await personBrowser.newContext({ locale: "en-US" });
+      const p = await context.newPage();
+      const event = await submitAndRead(p, "lou@example.org");
+      expect(event?.reasons.join(" ")).toMatch(/Accept-Language comes between User-Agent and Accept/);
+      expect(event?.decision).not.toBe("allow");
+      expect(event?.actorType).not.toBe("human");
+      await context.close();
     }, 60_000);
 
     it("puppeteer-extra-plugin-stealth as published: its retired GREASE brand and its page/worker disagreement; never allowed, never human", async () => {
@@ -261,10 +271,11 @@ if (chromiumOrSkip(SUITE)) {
       const reasons = event?.reasons.join(" ") ?? "";
       expect(reasons).toMatch(/GREASE brand " Not A;Brand"/);
       expect(reasons).toMatch(/a worker it started read a different .*platform/);
+      expect(reasons).toMatch(/Accept-Language comes between User-Agent and Accept/);
       await p.context().close();
     }, 60_000);
 
-    it("the same stealth setup with correct client hints: its page's worker still tells; challenged, not human", async () => {
+    it("the same stealth setup with correct client hints: its page's worker and its header order still tell; not allowed, not human", async () => {
       const p = await page(undefined, stealthBrowser);
       // What a careful operator adds: Chromium 156's real GREASE brand through the DevTools protocol.
       const grease = chromiumGrease(156);
@@ -287,6 +298,7 @@ if (chromiumOrSkip(SUITE)) {
       const reasons = event?.reasons.join(" ") ?? "";
       expect(reasons).not.toMatch(/GREASE/);
       expect(reasons).toMatch(/a worker it started read a different/);
+      expect(reasons).toMatch(/Accept-Language comes between User-Agent and Accept/);
       expect(event?.decision).not.toBe("allow");
       expect(event?.actorType).not.toBe("human");
       await p.context().close();

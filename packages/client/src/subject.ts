@@ -134,16 +134,21 @@ export async function subjectFromRequest(view: RequestView, opts: SubjectOptions
   if (network) subject.ipTrunc = network;
   const userAgent = first(view.headers["user-agent"]);
   if (userAgent !== undefined && userAgent.length <= MAX_VALUE) subject.userAgent = userAgent;
+  // In the order the request carried them (where the framework keeps it): Warden reads where a
+  // Chromium request has its Accept-Language, which the DevTools protocol's override gives away.
+  const forwarded = new Set(opts.headers ?? FORWARDED_HEADERS);
   const headers: Record<string, string | string[]> = {};
-  for (const name of opts.headers ?? FORWARDED_HEADERS) {
-    const value = view.headers[name];
+  for (const [given, value] of Object.entries(view.headers)) {
+    const name = given.toLowerCase();
     if (value === undefined) continue;
-    if (Array.isArray(value)) {
+    if (name === "user-agent") {
+      if (userAgent !== undefined && userAgent.length <= MAX_VALUE) headers[name] = userAgent;
+    } else if (!forwarded.has(name)) {
+    } else if (Array.isArray(value)) {
       const kept = value.filter((v) => v.length <= MAX_VALUE).slice(0, MAX_VALUES);
       if (kept.length > 0) headers[name] = kept;
     } else if (value.length <= MAX_VALUE) headers[name] = value;
   }
-  if (userAgent !== undefined && userAgent.length <= MAX_VALUE) headers["user-agent"] = userAgent;
   if (headers["signature-input"] !== undefined) {
     headers[":method"] = view.method.toUpperCase();
     headers[":scheme"] = view.scheme ?? "http";

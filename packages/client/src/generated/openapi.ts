@@ -138,7 +138,7 @@ export type paths = {
                             /** @description Truncated network, e.g. 203.0.113.0/24 (preferred over ip). */
                             ipTrunc?: string;
                             userAgent?: string;
-                            /** @description The end user's request headers, as received: at most 64, names of 1 to 128 token characters (or :pseudo-headers), values up to 8,192 characters. */
+                            /** @description The end user's request headers, as received and in the order received: at most 64, names of 1 to 128 token characters (or :pseudo-headers), values up to 8,192 characters. */
                             headers?: {
                                 [key: string]: string | string[];
                             };

@@ -105,6 +105,33 @@ const chromeHints = (v: 155 | 156, platform: string, mobile: boolean, brand = "G
   "sec-ch-ua-mobile": mobile ? "?1" : "?0",
   "sec-ch-ua-platform": `"${platform}"`,
 });
+/**
+ * A Chromium navigation's headers in the order Chromium sends them and @warden/client forwards them
+ * (captured from Debian's Chromium 156: fixtures/chromium-header-order.json). With `languageOverride`
+ * Accept-Language comes where the DevTools protocol's override writes it, right after User-Agent.
+ */
+function chromiumNavigation(
+  ua: string,
+  lang: string,
+  hints: Record<string, string>,
+  languageOverride = false,
+): Record<string, string> {
+  const language = { "accept-language": lang };
+  return {
+    ...hints,
+    "upgrade-insecure-requests": "1",
+    "user-agent": ua,
+    ...(languageOverride ? language : {}),
+    accept:
+      "text/html,application/xhtml+xml,application/xml;q=0.9,image/avif,image/webp,image/apng,*/*;q=0.8,application/signed-exchange;v=b3;q=0.7",
+    "sec-fetch-site": "same-origin",
+    "sec-fetch-mode": "navigate",
+    "sec-fetch-user": "?1",
+    "sec-fetch-dest": "document",
+    "accept-encoding": "gzip, deflate, br, zstd",
+    ...(languageOverride ? {} : language),
+  };
+}
 const LANGS = [
   "en-US,en;q=0.9",
   "en-GB,en;q=0.8",
@@ -113,24 +140,37 @@ const LANGS = [
   "es-ES,es;q=0.9",
 ];
 
+const WINDOWS_CHROME_156 =
+  "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/156.0.0.0 Safari/537.36";
+const MAC_CHROME_155 =
+  "Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/155.0.0.0 Safari/537.36";
+const ANDROID_CHROME_156 =
+  "Mozilla/5.0 (Linux; Android 10; K) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/156.0.0.0 Mobile Safari/537.36";
+const WINDOWS_EDGE_156 =
+  "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/156.0.0.0 Safari/537.36 Edg/156.0.0.0";
+
 function browserProfiles(lang: string): Profile[] {
   const base = { "accept-language": lang, ...FETCH };
   return [
     {
-      ua: "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/156.0.0.0 Safari/537.36",
-      headers: { ...base, ...chromeHints(156, "Windows", false) },
+      ua: WINDOWS_CHROME_156,
+      headers: chromiumNavigation(WINDOWS_CHROME_156, lang, chromeHints(156, "Windows", false)),
     },
     {
-      ua: "Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/155.0.0.0 Safari/537.36",
-      headers: { ...base, ...chromeHints(155, "macOS", false) },
+      ua: MAC_CHROME_155,
+      headers: chromiumNavigation(MAC_CHROME_155, lang, chromeHints(155, "macOS", false)),
     },
     {
-      ua: "Mozilla/5.0 (Linux; Android 10; K) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/156.0.0.0 Mobile Safari/537.36",
-      headers: { ...base, ...chromeHints(156, "Android", true) },
+      ua: ANDROID_CHROME_156,
+      headers: chromiumNavigation(ANDROID_CHROME_156, lang, chromeHints(156, "Android", true)),
     },
     {
-      ua: "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/156.0.0.0 Safari/537.36 Edg/156.0.0.0",
-      headers: { ...base, ...chromeHints(156, "Windows", false, "Microsoft Edge") },
+      ua: WINDOWS_EDGE_156,
+      headers: chromiumNavigation(
+        WINDOWS_EDGE_156,
+        lang,
+        chromeHints(156, "Windows", false, "Microsoft Edge"),
+      ),
     },
     {
       ua: "Mozilla/5.0 (Windows NT 10.0; Win64; x64; rv:133.0) Gecko/20100101 Firefox/133.0",
@@ -456,13 +496,16 @@ export function generateTraffic(o: GeneratorOptions): Attempt[] {
 
   // Headless browsers from residential proxies, as the tools make them: the user agent replaced only
   // (Chromium still names itself HeadlessChrome in Sec-CH-UA); the user agent and its client hints
-  // replaced through the automation protocol (navigator.webdriver still true);
-  // puppeteer-extra-plugin-stealth 2.11 as published (captured driving Debian's Chromium 156: the
-  // retired GREASE brand in the hints it writes; its page and the page's worker read a different
-  // platform, processor count and WebGL renderer); and the same plugin with Chromium's real GREASE
-  // brand put back by its operator (the worker still reads another processor count and renderer).
-  // Half of the integrations forward the page's signals (@warden/browser).
+  // replaced through the automation protocol without a language (navigator.webdriver still true; the
+  // headers in Chromium's own order); puppeteer-extra-plugin-stealth 2.11 as published (captured
+  // driving Debian's Chromium 156: the retired GREASE brand in the hints it writes; Accept-Language
+  // where the DevTools protocol's override puts it, its default "en-US,en"; its page and the page's
+  // worker read a different platform, processor count and WebGL renderer); and the same plugin with
+  // Chromium's real GREASE brand put back by its operator (the header order and the worker's processor
+  // count and renderer still differ). Half of the integrations forward the page's signals
+  // (@warden/browser).
   const STEALTH_SEC_CH_UA = '" Not A;Brand";v="99", "Chromium";v="156", "Google Chrome";v="156"';
+  const STEALTH_LANGUAGE = "en-US,en;q=0.9";
   const pageSignals: Record<string, Record<string, unknown>> = {
     headless_ua_spoofed: { webdriver: true },
     headless_hints_spoofed: { webdriver: true },
@@ -471,6 +514,7 @@ export function generateTraffic(o: GeneratorOptions): Attempt[] {
   };
   const headless = (cls: TrafficClass) => {
     const p = browserProfiles(pick(LANGS))[0] as Profile;
+    const hints = chromeHints(156, "Windows", false);
     const headers =
       cls === "headless_ua_spoofed"
         ? {
@@ -478,8 +522,10 @@ export function generateTraffic(o: GeneratorOptions): Attempt[] {
             "sec-ch-ua": '"Chromium";v="156", "HeadlessChrome";v="156", "Not:A-Brand";v="8"',
           }
         : cls === "headless_stealth"
-          ? { ...p.headers, "sec-ch-ua": STEALTH_SEC_CH_UA }
-          : p.headers;
+          ? chromiumNavigation(p.ua, STEALTH_LANGUAGE, { ...hints, "sec-ch-ua": STEALTH_SEC_CH_UA }, true)
+          : cls === "headless_stealth_patched"
+            ? chromiumNavigation(p.ua, STEALTH_LANGUAGE, hints, true)
+            : p.headers;
     const signals = rnd() < 0.5 ? { browserSignals: pageSignals[cls] } : {};
     const email = `${name()}${int(100)}@${pick(FREE)}`;
     const ip = residential();
@@ -530,12 +576,12 @@ function privacyProfiles(lang: string): Profile[] {
   const fetch = { "accept-language": lang, ...FETCH };
   return [
     {
-      ua: "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/156.0.0.0 Safari/537.36",
-      headers: { ...fetch, ...chromeHints(156, "Windows", false, "Brave") },
+      ua: WINDOWS_CHROME_156,
+      headers: chromiumNavigation(WINDOWS_CHROME_156, lang, chromeHints(156, "Windows", false, "Brave")),
     },
     {
-      ua: "Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/155.0.0.0 Safari/537.36",
-      headers: { ...fetch, ...chromeHints(155, "macOS", false, "Brave") },
+      ua: MAC_CHROME_155,
+      headers: chromiumNavigation(MAC_CHROME_155, lang, chromeHints(155, "macOS", false, "Brave")),
     },
     {
       // Tor Browser reports one user agent and language for everyone.

@@ -19,6 +19,7 @@ export interface DecisionModel {
     browserConsistent: number;
     clientHintsMismatch: number;
     pageScopeMismatch: number;
+    headerOrderOverride: number;
     emailDisposable: number;
     emailInvalid: number;
     emailRandom: number;
@@ -49,6 +50,7 @@ export const DEFAULT_MODEL: DecisionModel = Object.freeze({
     browserConsistent: -1.0,
     clientHintsMismatch: 2.5,
     pageScopeMismatch: 3.0,
+    headerOrderOverride: 3.0,
     emailDisposable: 4.0,
     emailInvalid: 1.5,
     emailRandom: 1.0,

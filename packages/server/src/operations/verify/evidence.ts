@@ -9,6 +9,7 @@ import { clientHintsFindings, readClientHints } from "./signals/clientHints.js";
 import { emailFindings, readEmail } from "./signals/email.js";
 import type { Finding } from "./signals/findings.js";
 import { formDataFindings, readFormData } from "./signals/formData.js";
+import { headerOrderFindings, languageOverridden } from "./signals/headerOrder.js";
 import type { HostingNetworks } from "./signals/hostingNetworks.js";
 import { type Network, readAddress, readNetwork } from "./signals/ip.js";
 import { readUserAgent, userAgentFindings } from "./signals/userAgent.js";
@@ -120,9 +121,12 @@ export function observe(req: VerifyRequest, ctx: ObserveContext): Observation {
     mismatch: w.clientHintsMismatch,
     headless: w.uaAutomation,
   });
+  const headerOrder = headerOrderFindings(languageOverridden(ua, headers), w.headerOrderOverride);
   // Consistent headers show a real browser, not a person at it: next to evidence that automation
-  // drives it (the page's own report, client hints that contradict it) they take nothing off the risk.
-  const browserEvidence = pageReports.length > 0 || hints.length > 0 ? undefined : browserHeaders;
+  // drives it (the page's own report, client hints that contradict it, a DevTools override's header
+  // order) they take nothing off the risk.
+  const browserEvidence =
+    pageReports.length > 0 || hints.length > 0 || headerOrder.length > 0 ? undefined : browserHeaders;
   const findings: Finding[] = [
     ...agentSignatureFindings(agent, {
       verified: w.agentVerified,
@@ -135,6 +139,7 @@ export function observe(req: VerifyRequest, ctx: ObserveContext): Observation {
       consistent: w.browserConsistent,
     }),
     ...hints,
+    ...headerOrder,
     ...pageReports,
     ...emailFindings(email, {
       disposable: w.emailDisposable,

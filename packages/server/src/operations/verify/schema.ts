@@ -42,7 +42,7 @@ export const Subject = Type.Object(
         maxProperties: MAX_SUBJECT_HEADERS,
         propertyNames: { type: "string", pattern: HEADER_NAME },
         description:
-          "The end user's request headers, as received: at most 64, names of 1 to 128 token characters (or :pseudo-headers), values up to 8,192 characters.",
+          "The end user's request headers, as received and in the order received: at most 64, names of 1 to 128 token characters (or :pseudo-headers), values up to 8,192 characters.",
       }),
     ),
     formData: Type.Optional(Type.Unknown()),

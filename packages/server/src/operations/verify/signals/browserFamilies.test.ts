@@ -1,3 +1,4 @@
+import { readFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { bearer, makeTestApp, type TestApp } from "../../../testing/harness.js";
 import type { Verdict } from "../schema.js";
@@ -253,5 +254,47 @@ describe("what the page and its own worker read (subject.browserSignals from @wa
       expect(res.statusCode).toBe(400);
       expect(res.json()).toMatchObject({ error: "bad_request" });
     }
+  });
+});
+
+describe("where a Chromium request carries Accept-Language (subject.headers in the order received)", () => {
+  const captures = JSON.parse(
+    readFileSync(new URL("./fixtures/chromium-header-order.json", import.meta.url), "utf8"),
+  ) as { chromium: Record<string, string[]>; devtoolsLanguageOverride: Record<string, string[]> };
+  const ua =
+    "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/156.0.0.0 Safari/537.36";
+  const values: Record<string, string> = {
+    ...NAV,
+    ...FETCH,
+    ...hints('"Not:A-Brand";v="8", "Chromium";v="156", "Google Chrome";v="156"', "Windows"),
+    "user-agent": ua,
+  };
+  const ordered = (names: string[]) => Object.fromEntries(names.map((name) => [name, values[name] ?? ""]));
+  const person = ordered(captures.chromium.navigation as string[]);
+  // puppeteer-extra-plugin-stealth with Chromium's real GREASE brand put back: only the order tells.
+  const stealth = ordered(
+    captures.devtoolsLanguageOverride[
+      "navigation, puppeteer-extra-plugin-stealth 2.11.2 through playwright-extra 4.3.6"
+    ] as string[],
+  );
+
+  it("Chromium's own order: a person's browser allowed as human", async () => {
+    expect(await verify(ua, person)).toMatchObject({ decision: "allow", actorType: "human" });
+  });
+
+  it("the DevTools protocol's language override: challenged, not human, not called automation", async () => {
+    const verdict = await verify(ua, stealth);
+    expect(verdict).toMatchObject({ decision: "challenge", actorType: "unknown" });
+    expect(verdict.reasons.join(" ")).toMatch(/Accept-Language comes between User-Agent and Accept/);
+    expect(verdict.reasons.join(" ")).not.toMatch(/match the browser/);
+  });
+
+  it("with the page's worker disagreeing too, still never allowed nor human", async () => {
+    const verdict = await verify(ua, stealth, {
+      webdriver: false,
+      mismatch: ["hardwareConcurrency", "webgl"],
+    });
+    expect(verdict.decision).not.toBe("allow");
+    expect(verdict.actorType).not.toBe("human");
   });
 });
