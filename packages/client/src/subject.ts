@@ -143,11 +143,14 @@ export async function subjectFromRequest(view: RequestView, opts: SubjectOptions
     if (value === undefined) continue;
     if (name === "user-agent") {
       if (userAgent !== undefined && userAgent.length <= MAX_VALUE) headers[name] = userAgent;
-    } else if (!forwarded.has(name)) {
-    } else if (Array.isArray(value)) {
-      const kept = value.filter((v) => v.length <= MAX_VALUE).slice(0, MAX_VALUES);
-      if (kept.length > 0) headers[name] = kept;
-    } else if (value.length <= MAX_VALUE) headers[name] = value;
+    } else if (forwarded.has(name)) {
+      if (!Array.isArray(value)) {
+        if (value.length <= MAX_VALUE) headers[name] = value;
+      } else {
+        const kept = value.filter((v) => v.length <= MAX_VALUE).slice(0, MAX_VALUES);
+        if (kept.length > 0) headers[name] = kept;
+      }
+    }
   }
   if (headers["signature-input"] !== undefined) {
     headers[":method"] = view.method.toUpperCase();
