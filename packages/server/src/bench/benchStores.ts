@@ -21,7 +21,7 @@ export interface BenchTarget {
   url: string;
   apiKey: string;
   /** The server's process, for its CPU time (processCpu.ts). */
-  pid?: number;
+  pid?: number | undefined;
 }
 
 type StoreName = (typeof STORES)[number];
@@ -142,9 +142,7 @@ async function startBenchWarden(
     const { apiKey } = JSON.parse(
       await wardenCli(env, "key", "create", "--tenant", "bench", "--scopes", "verify:write", "--json"),
     ) as { apiKey: string };
-    const target: BenchTarget = { url: warden.url, apiKey };
-    if (warden.child.pid !== undefined) target.pid = warden.child.pid;
-    return { target, stop: () => warden.stop() };
+    return { target: { url: warden.url, apiKey, pid: warden.child.pid }, stop: () => warden.stop() };
   } catch (err) {
     await warden.stop();
     throw err;

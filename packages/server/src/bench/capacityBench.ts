@@ -102,7 +102,9 @@ async function main(): Promise<void> {
     minimalPeak = (await load(minimal, 10)).rps;
     // The minimal handler climbs the same ladder beside the stores: its useful capacity is what this
     // machine allows any verify at all under the same open-loop rule.
-    results = await onAllStoresAtOnce((stores) => climb([...stores, [MINIMAL, minimal]]));
+    results = await onAllStoresAtOnce((stores) =>
+      climb([...stores, [MINIMAL, { ...minimal, pid: minimal.child.pid }]]),
+    );
   } finally {
     minimal.child.kill("SIGTERM");
   }

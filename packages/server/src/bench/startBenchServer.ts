@@ -9,7 +9,6 @@ export interface BenchServer {
   child: ChildProcess;
   url: string;
   apiKey: string;
-  pid?: number;
 }
 
 /** Starts one of benchServers.js's servers in its own process; resolves once it prints its address. */
@@ -24,7 +23,7 @@ export function startBenchServer(mode: "verify" | "minimal"): Promise<BenchServe
       const line = out.split("\n")[0];
       if (out.includes("\n") && line) {
         const { url, apiKey } = JSON.parse(line) as { url: string; apiKey: string };
-        resolve({ name: mode, child, url, apiKey, ...(child.pid !== undefined ? { pid: child.pid } : {}) });
+        resolve({ name: mode, child, url, apiKey });
       }
     });
     child.once("exit", (code) => reject(new Error(`${mode} server exited with ${code}`)));

@@ -15,17 +15,19 @@ export interface ClientHintsSignal {
 
 const GREASE = /not.?a.?brand/i;
 
+type Brand = { brand: string; version: string };
+
 /** The brand/version pairs of a Sec-CH-UA structured list (RFC 8941 strings with a `v` parameter). */
-function brandList(secChUa: string): { brand: string; version: string }[] {
+function brandList(secChUa: string): Brand[] {
   return [...secChUa.matchAll(/"([^"]*)"\s*;\s*v\s*=\s*"([^"]*)"/g)].map((m) => ({
     brand: m[1] ?? "",
     version: m[2] ?? "",
   }));
 }
 
-/** Brand versions of Sec-CH-UA, without the GREASE brand ("Not A Brand" and its variants). */
-function brandMajors(secChUa: string): number[] {
-  return brandList(secChUa)
+/** Major versions of a brand list, without the GREASE brand ("Not A Brand" and its variants). */
+function brandMajors(brands: readonly Brand[]): number[] {
+  return brands
     .filter((b) => !GREASE.test(b.brand) && /^\d+/.test(b.version))
     .map((b) => Number.parseInt(b.version, 10));
 }
@@ -62,14 +64,13 @@ export const UPDATED_GREASE_ONLY_FROM = 135;
  * hints themselves often copy the retired " Not A;Brand" (puppeteer-extra-plugin-stealth 2.11 does;
  * docs/browser-headers.md) or leave it out.
  */
-function greaseProblem(list: string, header: string): string | undefined {
-  const brands = brandList(list);
+function greaseProblem(brands: readonly Brand[], header: string): string | undefined {
   const chromium = brands.find((b) => b.brand === "Chromium");
   const major = chromium ? Number.parseInt(chromium.version, 10) : Number.NaN;
   if (!(major >= UPDATED_GREASE_ONLY_FROM)) return undefined;
   const grease = brands.filter((b) => GREASE.test(b.brand));
   if (grease.length === 0) return `${header} has no GREASE brand, which every Chromium ${major} sends`;
-  const g = grease[0] as { brand: string; version: string };
+  const g = grease[0] as Brand;
   const versionOk = (GREASE_VERSIONS as readonly string[]).includes(g.version.split(".")[0] ?? "");
   if (grease.length > 1 || !UPDATED_GREASE.test(g.brand) || !versionOk) {
     return `${header} carries the GREASE brand "${g.brand}";v="${g.version}", a form Chromium ${major} never sends`;
@@ -96,17 +97,19 @@ export function readClientHints(ua: UserAgentSignal, headers: HeaderMap | undefi
   if (/headless/i.test(secChUa)) {
     return { mismatch: "Sec-CH-UA names a headless browser", headless: true };
   }
-  const majors = brandMajors(secChUa);
+  const brands = brandList(secChUa);
+  const majors = brandMajors(brands);
   if (majors.length > 0 && !majors.includes(ua.browser.major)) {
     return { mismatch: `Sec-CH-UA says version ${majors[0]}, the user agent ${ua.browser.major}` };
   }
-  const grease = greaseProblem(secChUa, "Sec-CH-UA");
+  const grease = greaseProblem(brands, "Sec-CH-UA");
   if (grease) return { mismatch: grease };
   // Sent only when the site asked for it (Accept-CH): its brands carry full versions whose majors
   // must agree with Sec-CH-UA's and with the user agent's.
   const fullList = headers["sec-ch-ua-full-version-list"];
   if (fullList !== undefined) {
-    const fullMajors = brandMajors(fullList);
+    const fullBrands = brandList(fullList);
+    const fullMajors = brandMajors(fullBrands);
     if (fullMajors.length > 0 && !fullMajors.includes(ua.browser.major)) {
       return {
         mismatch: `Sec-CH-UA-Full-Version-List says version ${fullMajors[0]}, the user agent ${ua.browser.major}`,
@@ -114,7 +117,7 @@ export function readClientHints(ua: UserAgentSignal, headers: HeaderMap | undefi
     }
     if (/headless/i.test(fullList))
       return { mismatch: "Sec-CH-UA-Full-Version-List names a headless browser", headless: true };
-    const fullGrease = greaseProblem(fullList, "Sec-CH-UA-Full-Version-List");
+    const fullGrease = greaseProblem(fullBrands, "Sec-CH-UA-Full-Version-List");
     if (fullGrease) return { mismatch: fullGrease };
   }
   const platform = headers["sec-ch-ua-platform"]?.replace(/"/g, "").trim().toLowerCase();
