@@ -57,7 +57,7 @@ describe.each(stores)("idempotency under concurrency on %s", (_name, open) => {
   beforeAll(async () => {
     const store = open ? await open() : undefined;
     t = await makeTestApp({
-      env: { WARDEN_RATE_LIMIT_MAX: "1000000" },
+      env: { WARDEN_RATE_LIMIT_MAX: "1000000", WARDEN_VERIFY_DEADLINE_MS: "45" },
       wrapStore: withSlowRecord,
       ...(store ? { store } : {}),
     });
