@@ -1,7 +1,7 @@
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { describe, expect, it } from "vitest";
-import { subjectFromRequest } from "./subject.js";
+import { subjectFromRequest, truncateAddress } from "./subject.js";
 
 const UA =
   "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/156.0.0.0 Safari/537.36";
@@ -73,5 +73,34 @@ describe("subjectFromRequest's headers", () => {
     };
     const subject = await subjectFromRequest(view, { headers: ["accept-language", "x-custom", "accept"] });
     expect(subject.headers).toEqual({ "x-custom": "1", accept: "*/*", "user-agent": UA });
+  });
+});
+
+describe("subjectFromRequest sends only what Warden accepts", () => {
+  it("a user agent over 2,048 characters is left out, as subject.userAgent and as a header; 2,048 is kept", async () => {
+    const view = (ua: string) => ({
+      method: "GET",
+      url: "/signup",
+      remoteAddress: "203.0.113.9",
+      headers: { "user-agent": ua, accept: "*/*" },
+    });
+    const long = await subjectFromRequest(view(`Mozilla/5.0 ${"x".repeat(3000)}`));
+    expect(long.userAgent).toBeUndefined();
+    expect(long.headers).toEqual({ accept: "*/*" });
+    const edge = `Mozilla/5.0 ${"y".repeat(2048 - 12)}`;
+    const kept = await subjectFromRequest(view(edge));
+    expect(kept.userAgent).toBe(edge);
+    expect(kept.headers?.["user-agent"]).toBe(edge);
+  });
+
+  it.each([
+    ["203.0.113.9", "203.0.113.0/24"],
+    ["::ffff:203.0.113.9", "203.0.113.0/24"],
+    ["2001:db8:1:2::9", "2001:db8:1::/48"],
+  ])("the peer %s is sent as ipTrunc %s (exactly /24 or /48, never ip)", async (remoteAddress, network) => {
+    const subject = await subjectFromRequest({ method: "GET", url: "/", remoteAddress, headers: {} });
+    expect(subject.ipTrunc).toBe(network);
+    expect(subject).not.toHaveProperty("ip");
+    expect(truncateAddress(remoteAddress)).toBe(network);
   });
 });

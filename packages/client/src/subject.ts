@@ -39,9 +39,10 @@ export const FORWARDED_HEADERS: readonly string[] = Object.freeze([
   "signature-agent",
 ]);
 
-/** Warden's own caps: values of at most 8,192 characters, arrays of at most 16. */
+/** Warden's own caps: values of at most 8,192 characters, arrays of at most 16, a user agent of 2,048. */
 const MAX_VALUE = 8192;
 const MAX_VALUES = 16;
+const MAX_USER_AGENT = 2048;
 
 export interface SubjectOptions {
   /** The address the person typed; only its SHA-256 (trimmed, lower-cased) is sent. */
@@ -132,8 +133,10 @@ export async function subjectFromRequest(view: RequestView, opts: SubjectOptions
   const address = clientAddress(view, opts.trustedProxies);
   const network = address ? truncateAddress(address) : undefined;
   if (network) subject.ipTrunc = network;
-  const userAgent = first(view.headers["user-agent"]);
-  if (userAgent !== undefined && userAgent.length <= MAX_VALUE) subject.userAgent = userAgent;
+  // A longer user agent is left out (as subject.userAgent or a header): Warden would refuse the request.
+  const given = first(view.headers["user-agent"]);
+  const userAgent = given !== undefined && given.length <= MAX_USER_AGENT ? given : undefined;
+  if (userAgent !== undefined) subject.userAgent = userAgent;
   // In the order the request carried them (where the framework keeps it): Warden reads where a
   // Chromium request has its Accept-Language, which the DevTools protocol's override gives away.
   const forwarded = new Set(opts.headers ?? FORWARDED_HEADERS);
@@ -142,7 +145,7 @@ export async function subjectFromRequest(view: RequestView, opts: SubjectOptions
     const name = given.toLowerCase();
     if (value === undefined) continue;
     if (name === "user-agent") {
-      if (userAgent !== undefined && userAgent.length <= MAX_VALUE) headers[name] = userAgent;
+      if (userAgent !== undefined) headers[name] = userAgent;
     } else if (forwarded.has(name)) {
       if (!Array.isArray(value)) {
         if (value.length <= MAX_VALUE) headers[name] = value;

@@ -7,7 +7,7 @@ import { registerConsoleAssets } from "./console/assets.js";
 import { registerConsoleSession } from "./console/session.js";
 import type { Deps } from "./deps.js";
 import { authenticator, KnownCallers } from "./http/auth.js";
-import { errorHandler, notFoundHandler } from "./http/errorHandler.js";
+import { clientErrorHandler, errorHandler, frameworkError, notFoundHandler } from "./http/errorHandler.js";
 import { registerHealth } from "./http/healthRoutes.js";
 import { registerJsonBody } from "./http/jsonBody.js";
 import { createMetrics } from "./http/metrics.js";
@@ -17,6 +17,7 @@ import { warmUp } from "./http/warmUp.js";
 import { registerChallenge } from "./operations/challenge/route.js";
 import { registerFeedback } from "./operations/feedback/route.js";
 import { registerInsights } from "./operations/insights/route.js";
+import { ClearsInFlight } from "./operations/verify/clearsInFlight.js";
 import { KeysInFlight } from "./operations/verify/keysInFlight.js";
 import { rehearsalDeps } from "./operations/verify/rehearsal.js";
 import { registerVerify } from "./operations/verify/route.js";
@@ -76,6 +77,9 @@ export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<Fa
     requestIdHeader: false,
     genReqId: requestId,
     ajv: { customOptions: { coerceTypes: false, removeAdditional: false, allErrors: false } },
+    // What fails before a route runs (the router, Node's HTTP parser) answers the Error schema too.
+    frameworkErrors: frameworkError,
+    clientErrorHandler,
   });
   app.server.maxConnections = config.maxConnections;
   metrics.instrument(app);
@@ -128,6 +132,7 @@ export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<Fa
     idempotencyTtlMs: config.idempotencyTtlHours * 3_600_000,
     clearWindowMs: config.clearWindowSeconds * 1000,
     keysInFlight: new KeysInFlight(),
+    clearsInFlight: new ClearsInFlight(),
     report: warn,
   };
   const callers = new KnownCallers();

@@ -34,6 +34,11 @@ describe("configuration", () => {
     ["WARDEN_REDIS_URL", "localhost:6379", /WARDEN_REDIS_URL: must start with redis:\/\/ or rediss:\/\//],
     ["WARDEN_AGENT_DIRECTORY_FETCH", "maybe", /WARDEN_AGENT_DIRECTORY_FETCH: must be true or false/],
     ["WARDEN_POLICY_REFRESH_SECONDS", "0", /WARDEN_POLICY_REFRESH_SECONDS: must be between 1 and 3600/],
+    [
+      "WARDEN_AGENT_SIGNATURE_MAX_VALIDITY_SECONDS",
+      "3153600000",
+      /WARDEN_AGENT_SIGNATURE_MAX_VALIDITY_SECONDS: must be between 60 and 2592000/,
+    ],
   ])("rejects %s=%j naming the variable", (name, value, message) => {
     expect(() => loadConfig({ [name]: value })).toThrow(ConfigError);
     expect(() => loadConfig({ [name]: value })).toThrow(message);

@@ -52,6 +52,8 @@ export interface Config {
   readonly agentDirectoryFetch: boolean;
   readonly agentDirectoryTimeoutMs: number;
   readonly agentDirectoryMaxBytes: number;
+  /** The longest created-to-expires window accepted in a Web Bot Auth signature (a replay window). */
+  readonly agentSignatureMaxValiditySeconds: number;
   /** Degraded verdicts' events that may wait in memory for the store (oldest dropped beyond). */
   readonly degradedQueueCapacity: number;
   /** Where degraded events the store did not take before shutdown are written, and read back at start. */
@@ -207,6 +209,14 @@ export function loadConfig(env: Env = process.env): Config {
     agentDirectoryTimeoutMs: integer(env, "WARDEN_AGENT_DIRECTORY_TIMEOUT_MS", 3000, 100, 30_000),
     agentDirectoryMaxBytes: integer(env, "WARDEN_AGENT_DIRECTORY_MAX_BYTES", 65_536, 1024, 1_048_576),
     agentDirectoryAllowPrivate: flag(env, "WARDEN_AGENT_DIRECTORY_ALLOW_PRIVATE", false),
+    // The Web Bot Auth architecture draft recommends that signatures expire within 24 hours.
+    agentSignatureMaxValiditySeconds: integer(
+      env,
+      "WARDEN_AGENT_SIGNATURE_MAX_VALIDITY_SECONDS",
+      86_400,
+      60,
+      2_592_000,
+    ),
     degradedQueueCapacity: integer(env, "WARDEN_DEGRADED_QUEUE_CAPACITY", 10_000, 0, 1_000_000),
     degradedSpoolDir: path.resolve(text(env, "WARDEN_DEGRADED_SPOOL_DIR", path.join("data", "spool"))),
     headersTimeoutMs,

@@ -80,6 +80,7 @@ export async function buildDeps(
       minTtlSeconds: 60,
       maxTtlSeconds: 86_400,
     },
+    { maxValiditySeconds: config.agentSignatureMaxValiditySeconds },
     clock,
   );
   await agents.start();

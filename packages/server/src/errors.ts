@@ -22,6 +22,12 @@ export const ERROR_CATALOGUE = {
     status: 400,
     message: "A string in the body holds a NUL character or a lone UTF-16 surrogate.",
   },
+  invalid_number: {
+    status: 400,
+    message: "A number in the body is too large to represent (it overflows to Infinity).",
+  },
+  invalid_url: { status: 400, message: "The URL's path is not valid percent-encoded UTF-8." },
+  malformed_request: { status: 400, message: "The HTTP request is malformed." },
   invalid_idempotency_key: {
     status: 400,
     message: "The idempotency key must be 1 to 255 printable characters.",
@@ -77,6 +83,11 @@ export const ERROR_CATALOGUE = {
     status: 403,
     message: "The event's verdict was not challenge; only a challenged attempt can be cleared.",
   },
+  event_already_cleared: {
+    status: 409,
+    message:
+      "A challenge of this event was already cleared and used by a re-verify: one clear per attempt. Verify the new attempt.",
+  },
   event_without_session: {
     status: 400,
     message: "The event's verify carried no session, so no challenge can be bound to its attempt.",
@@ -85,21 +96,30 @@ export const ERROR_CATALOGUE = {
   unknown_challenge: { status: 404, message: "No such challenge for this tenant." },
   challenge_already_solved: { status: 409, message: "The challenge was already solved." },
   challenge_expired: { status: 410, message: "The challenge has expired; issue a fresh one." },
+  forbidden_path: { status: 403, message: "This path may not be served." },
   route_not_found: { status: 404, message: "No such route." },
   unknown_event_id: { status: 404, message: "No event with this eventId for this tenant." },
   idempotency_conflict: {
     status: 409,
     message: "This idempotency key was used with a different payload; create a new key.",
   },
+  request_timeout: { status: 408, message: "The request was not received in time." },
+  precondition_failed: {
+    status: 412,
+    message: "A precondition header (If-Match, If-Unmodified-Since) failed.",
+  },
   payload_too_large: { status: 413, message: "The request body exceeds the byte cap." },
+  uri_too_long: { status: 414, message: "A path segment is longer than 100 characters." },
   unsupported_media_type: {
     status: 415,
     message: "Content-Type must be application/json when a body is sent.",
   },
+  range_not_satisfiable: { status: 416, message: "The requested byte range is outside the file." },
   rate_limited: {
     status: 429,
     message: "Rate limit exceeded; retry after the number of seconds in Retry-After.",
   },
+  headers_too_large: { status: 431, message: "The request's headers exceed the server's size limit." },
   internal_error: { status: 500, message: "An internal error occurred." },
   store_unavailable: { status: 503, message: "The store is unavailable; retry with backoff." },
   challenge_issue_failed: { status: 503, message: "The challenge could not be issued; retry with backoff." },
@@ -121,17 +141,22 @@ export const ERROR_CATALOGUE = {
 
 export type ErrorCode = keyof typeof ERROR_CATALOGUE;
 
-/** Stable `error` label per HTTP status (spec, Error schema; 413, 415, 429 and 500 are Warden's additions). */
+/** Stable `error` label per HTTP status (spec, Error schema; the statuses the spec does not label are Warden's additions). */
 export const ERROR_LABELS: Readonly<Record<number, string>> = {
   400: "bad_request",
   401: "unauthorized",
   403: "forbidden",
   404: "not_found",
+  408: "request_timeout",
   409: "conflict",
   410: "gone",
+  412: "precondition_failed",
   413: "payload_too_large",
+  414: "uri_too_long",
   415: "unsupported_media_type",
+  416: "range_not_satisfiable",
   429: "too_many_requests",
+  431: "headers_too_large",
   500: "internal_error",
   503: "service_unavailable",
 };

@@ -133,10 +133,11 @@ export type paths = {
                             email?: string;
                             /** @description Hex SHA-256 of the trimmed, lower-cased address (preferred over email). */
                             emailSha256?: string;
-                            /** @description Raw IP; needs the tenant's raw-PII opt-in. */
+                            /** @description Raw IP: one address, no prefix; needs the tenant's raw-PII opt-in. */
                             ip?: string;
-                            /** @description Truncated network, e.g. 203.0.113.0/24 (preferred over ip). */
+                            /** @description Truncated network, e.g. 203.0.113.0/24 (preferred over ip): an address or a network of /24 or narrower (IPv4), /48 or narrower (IPv6); Warden truncates it to /24 or /48. */
                             ipTrunc?: string;
+                            /** @description At most 2,048 characters; a user-agent in headers has the same cap. */
                             userAgent?: string;
                             /** @description The end user's request headers, as received and in the order received: at most 64, names of 1 to 128 token characters (or :pseudo-headers), values up to 8,192 characters. */
                             headers?: {

@@ -1,7 +1,7 @@
 import { readFile } from "node:fs/promises";
-import type { AgentOperatorRecord } from "../store/interfaces.js";
+import type { AgentKeyRecord, AgentOperatorRecord } from "../store/interfaces.js";
 import { agentOrigin, parseAgentJwks } from "../webBotAuth/agentKeys.js";
-import { fetchKeyDirectory } from "../webBotAuth/keyDirectory.js";
+import { type DirectoryLimits, type DirectoryResult, fetchKeyDirectory } from "../webBotAuth/keyDirectory.js";
 import { type Command, str, UsageError } from "./command.js";
 
 function operatorName(value: string | undefined): string {
@@ -11,13 +11,49 @@ function operatorName(value: string | undefined): string {
   return name;
 }
 
+interface Served {
+  op: AgentOperatorRecord;
+  result: DirectoryResult;
+}
+
+/** The key directories of the other operators registered with --fetch-directory, as they answer now. */
+function othersDirectories(others: AgentOperatorRecord[], limits: DirectoryLimits): Promise<Served[]> {
+  return Promise.all(
+    others
+      .filter((op) => op.fetchDirectory)
+      .map(async (op) => ({ op, result: await fetchKeyDirectory(op.signatureAgent, limits) })),
+  );
+}
+
+/**
+ * Whether a key about to enter the registry is already another operator's: stored for it, or served by
+ * its key directory. A key names one operator (docs/security-model.md): were it listed for two, the
+ * servers would attribute it to neither.
+ */
+function findClash(
+  candidates: { key: AgentKeyRecord; from: string }[],
+  others: AgentOperatorRecord[],
+  served: Served[],
+): string | undefined {
+  for (const { key, from } of candidates) {
+    const holder = others.find((op) => op.keys.some((k) => k.thumbprint === key.thumbprint));
+    if (holder) return `key ${key.thumbprint} (${from}) is already registered for ${holder.operator}`;
+    const server = served.find(
+      ({ result }) => result.ok && result.keys.some((k) => k.thumbprint === key.thumbprint),
+    );
+    if (server)
+      return `key ${key.thumbprint} (${from}) is served by the key directory of ${server.op.operator}`;
+  }
+  return undefined;
+}
+
 /** `warden agent …`: the registry of known agent operators (Web Bot Auth), shared by every tenant. */
 export const AGENT_COMMANDS: Record<string, Command> = {
   "agent add": {
     usage:
       "warden agent add --operator <name> --signature-agent <https-url> (--jwks <file> | --fetch-directory) [--fetch-directory]",
     summary:
-      "Register (or replace) an agent operator: its Signature-Agent URL and its public keys, from a JWKS file and/or fetched from its key directory (/.well-known/http-message-signatures-directory).",
+      "Register (or replace) an agent operator: its Signature-Agent URL and its public keys, from a JWKS file and/or fetched from its key directory (/.well-known/http-message-signatures-directory). A key names one operator: one that another operator has (stored, or served by its directory) is refused.",
     options: {
       operator: { type: "string" },
       "signature-agent": { type: "string" },
@@ -36,7 +72,7 @@ export const AGENT_COMMANDS: Record<string, Command> = {
       if (file === undefined && !fetchDirectory)
         throw new UsageError("give --jwks <file>, --fetch-directory, or both");
 
-      let keys: AgentOperatorRecord["keys"] = [];
+      let keys: AgentKeyRecord[] = [];
       if (file !== undefined) {
         let json: unknown;
         try {
@@ -52,42 +88,60 @@ export const AGENT_COMMANDS: Record<string, Command> = {
         }
         keys = parsed.keys;
       }
+      const config = ctx.config();
+      const limits = {
+        timeoutMs: config.agentDirectoryTimeoutMs,
+        maxBytes: config.agentDirectoryMaxBytes,
+        allowPrivate: config.agentDirectoryAllowPrivate,
+      };
+      // The directory's keys enter the registry too: they are checked now, like the file's.
+      const directory = fetchDirectory ? await fetchKeyDirectory(origin, limits) : undefined;
+      const others = (await ctx.withStore((store) => store.agents.list())).filter(
+        (a) => a.operator !== operator,
+      );
+      const candidates = [
+        ...keys.map((key) => ({ key, from: `from ${file}` })),
+        ...(directory?.ok ? directory.keys : []).map((key) => ({ key, from: "served by its key directory" })),
+      ];
+      const served = candidates.length === 0 ? [] : await othersDirectories(others, limits);
+      const clash = findClash(candidates, others, served);
+      if (clash) {
+        ctx.io.err(`${clash}; a key names one operator, nothing was registered`);
+        return 1;
+      }
       const now = Date.now();
-      const clash = await ctx.withStore(async (store) => {
-        const others = (await store.agents.list()).filter((a) => a.operator !== operator);
-        const taken = keys.find((k) =>
-          others.some((o) => o.keys.some((ok) => ok.thumbprint === k.thumbprint)),
-        );
-        if (taken) return taken.thumbprint;
-        await store.agents.put({
+      const put = await ctx.withStore((store) =>
+        store.agents.put({
           operator,
           signatureAgent: origin,
           keys,
           fetchDirectory,
           createdAt: now,
           updatedAt: now,
-        });
-        return undefined;
-      });
-      if (clash) {
-        ctx.io.err(`key ${clash} is already registered for another operator; a key names one operator`);
+        }),
+      );
+      if (!put.ok) {
+        ctx.io.err(
+          `key ${put.thumbprint} is already registered for ${put.operator}; a key names one operator, nothing was registered`,
+        );
         return 1;
       }
       ctx.io.out(
         `registered ${operator} (${origin}) with ${keys.length} key(s): ${keys.map((k) => k.thumbprint).join(", ") || "none"}`,
       );
-      if (fetchDirectory) {
-        const config = ctx.config();
-        const result = await fetchKeyDirectory(origin, {
-          timeoutMs: config.agentDirectoryTimeoutMs,
-          maxBytes: config.agentDirectoryMaxBytes,
-          allowPrivate: config.agentDirectoryAllowPrivate,
-        });
+      if (directory) {
         ctx.io.out(
-          result.ok
-            ? `key directory reachable: ${result.keys.length} key(s); servers fetch it in the background`
-            : `warning: key directory not fetched now (${result.message}); servers will keep trying`,
+          directory.ok
+            ? `key directory reachable: ${directory.keys.length} key(s); servers fetch it in the background`
+            : `warning: key directory not fetched now (${directory.message}); servers will keep trying`,
         );
+      }
+      for (const { op, result } of served) {
+        if (!result.ok) {
+          ctx.io.out(
+            `warning: the key directory of ${op.operator} did not answer (${result.message}), so its keys were not compared; a key both directories serve identifies nobody`,
+          );
+        }
       }
       return 0;
     },

@@ -1,9 +1,16 @@
+import { execFileSync } from "node:child_process";
+import { generateKeyPairSync } from "node:crypto";
 import fs from "node:fs";
+import { createServer, type Server } from "node:https";
+import type { AddressInfo } from "node:net";
 import path from "node:path";
-import { describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { runWarden } from "../lib/wardenProcess.js";
 import { cliSandbox } from "../testing/cliSandbox.js";
+import { parseAgentJwks } from "../webBotAuth/agentKeys.js";
+import { DIRECTORY_PATH } from "../webBotAuth/keyDirectory.js";
 
-const { dir, warden } = cliSandbox();
+const { dir, env, warden } = cliSandbox();
 function file(name: string, content: unknown): string {
   const p = path.join(dir, name);
   fs.writeFileSync(p, typeof content === "string" ? content : JSON.stringify(content));
@@ -53,7 +60,11 @@ describe("warden agent", () => {
       jwks,
     );
     expect(clash.code).toBe(1);
-    expect(clash.stderr).toMatch(/already registered for another operator/);
+    expect(clash.stderr).toMatch(
+      new RegExp(
+        `key ${ED_THUMBPRINT} \\(from .*same\\.jwks\\.json\\) is already registered for Example Bot`,
+      ),
+    );
 
     const priv = file("private.jwks.json", {
       keys: [{ ...ED_PUBLIC, d: "n4Ni-HpISpVObnQMW0wOhCKROaIKqKtW_2ZYb2p9KcU" }],
@@ -98,6 +109,114 @@ describe("warden agent", () => {
     const again = await warden("agent", "remove", "--operator", "Example Bot");
     expect(again.code).toBe(1);
     expect(again.stderr).toMatch(/no agent operator/);
+  });
+});
+
+describe("warden agent: a key names one operator, whichever way it enters", () => {
+  /** Key directories on loopback HTTPS (a throwaway certificate), one per operator, serving `keys`. */
+  const directories: { server: Server; origin: string; keys: object[] }[] = [];
+  let directoryEnv: NodeJS.ProcessEnv;
+  const key = async () => {
+    const jwk = generateKeyPairSync("ed25519").publicKey.export({ format: "jwk" });
+    const parsed = await parseAgentJwks({ keys: [jwk] });
+    if (!parsed.ok || !parsed.keys[0]) throw new Error("no key");
+    return { jwk, thumbprint: parsed.keys[0].thumbprint };
+  };
+  const add = (operator: string, ...source: string[]) =>
+    runWarden(directoryEnv, "agent", "add", "--operator", operator, ...source);
+  const listed = async () =>
+    (JSON.parse((await warden("agent", "list", "--json")).stdout) as { operator: string }[]).map(
+      (a) => a.operator,
+    );
+
+  beforeAll(async () => {
+    const keyFile = path.join(dir, "directory-key.pem");
+    const certFile = path.join(dir, "directory-cert.pem");
+    execFileSync(
+      "openssl",
+      [
+        ...["req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes"],
+        ...["-keyout", keyFile, "-out", certFile, "-days", "1", "-subj", "/CN=localhost"],
+        ...["-addext", "subjectAltName=IP:127.0.0.1"],
+      ],
+      { stdio: "ignore" },
+    );
+    for (let i = 0; i < 3; i++) {
+      const entry = { server: undefined as unknown as Server, origin: "", keys: [] as object[] };
+      entry.server = createServer(
+        { key: fs.readFileSync(keyFile), cert: fs.readFileSync(certFile) },
+        (req, res) => {
+          if (req.url !== DIRECTORY_PATH) return void res.writeHead(404).end();
+          res.writeHead(200, { "content-type": "application/http-message-signatures-directory+json" });
+          res.end(JSON.stringify({ keys: entry.keys }));
+        },
+      );
+      await new Promise<void>((r) => entry.server.listen(0, "127.0.0.1", r));
+      entry.origin = `https://127.0.0.1:${(entry.server.address() as AddressInfo).port}`;
+      directories.push(entry);
+    }
+    // The CLI process trusts the throwaway certificate and may reach loopback (tests only).
+    directoryEnv = { ...env, NODE_EXTRA_CA_CERTS: certFile, WARDEN_AGENT_DIRECTORY_ALLOW_PRIVATE: "true" };
+  });
+  afterAll(() => {
+    for (const d of directories) d.server.close();
+  });
+  const at = (i: number) => {
+    const d = directories[i];
+    if (!d) throw new Error(`no directory ${i}`);
+    return d;
+  };
+
+  it("--fetch-directory whose directory serves another operator's registered key: refused, nothing stored", async () => {
+    const genuine = await key();
+    const jwks = file("sigagent.jwks.json", { keys: [genuine.jwk] });
+    expect((await add("sigagent", "--signature-agent", "https://sigagent.test", "--jwks", jwks)).code).toBe(
+      0,
+    );
+    at(0).keys = [genuine.jwk];
+    const squat = await add("aaa-squatter", "--signature-agent", at(0).origin, "--fetch-directory");
+    expect(squat.code).toBe(1);
+    expect(squat.stderr).toMatch(
+      `key ${genuine.thumbprint} (served by its key directory) is already registered for sigagent; a key names one operator, nothing was registered`,
+    );
+    expect(await listed()).not.toContain("aaa-squatter");
+  });
+
+  it("--jwks with a key another operator's directory serves, or a second directory serving it: refused", async () => {
+    const served = await key();
+    at(1).keys = [served.jwk];
+    expect((await add("Directory Bot", "--signature-agent", at(1).origin, "--fetch-directory")).code).toBe(0);
+
+    const jwks = file("copied.jwks.json", { keys: [served.jwk] });
+    const copied = await add("Copycat", "--signature-agent", "https://copycat.test", "--jwks", jwks);
+    expect(copied.code).toBe(1);
+    expect(copied.stderr).toMatch(`is served by the key directory of Directory Bot`);
+
+    at(2).keys = [served.jwk];
+    const mirrored = await add("Mirror", "--signature-agent", at(2).origin, "--fetch-directory");
+    expect(mirrored.code).toBe(1);
+    expect(mirrored.stderr).toMatch(
+      `key ${served.thumbprint} (served by its key directory) is served by the key directory of Directory Bot`,
+    );
+    expect(await listed()).not.toContain("Copycat");
+    expect(await listed()).not.toContain("Mirror");
+  });
+
+  it("another operator's directory that does not answer is named in a warning; the owner may re-add its key", async () => {
+    at(1).server.closeAllConnections();
+    const stopped = new Promise<void>((r) => at(1).server.close(() => r()));
+    await stopped;
+    const fresh = await key();
+    const jwks = file("fresh.jwks.json", { keys: [fresh.jwk] });
+    const res = await add("Newcomer", "--signature-agent", "https://newcomer.test", "--jwks", jwks);
+    expect(res.code).toBe(0);
+    expect(res.stdout).toMatch(
+      /warning: the key directory of Directory Bot did not answer .*so its keys were not compared/,
+    );
+    // Replacing one's own entry with the same key is no clash.
+    expect((await add("Newcomer", "--signature-agent", "https://newcomer.test", "--jwks", jwks)).code).toBe(
+      0,
+    );
   });
 });
 

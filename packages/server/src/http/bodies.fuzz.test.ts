@@ -56,6 +56,7 @@ const hostileString = fc.constantFrom(
   "x".repeat(20_000),
   "__proto__",
   "constructor",
+  "toString",
   "1e400",
   "-0",
   "' OR 1=1 --",
@@ -90,7 +91,16 @@ const optional = <T>(arb: fc.Arbitrary<T>) => fc.option(arb, { nil: undefined, f
 const headers = fc.oneof(
   fc.constant(CHROME_HEADERS as Record<string, unknown>),
   fc.dictionary(
-    fc.constantFrom("accept", "sec-ch-ua", "signature", "signature-input", ":path", "bad name"),
+    fc.constantFrom(
+      "accept",
+      "sec-ch-ua",
+      "sec-ch-ua-platform",
+      "user-agent",
+      "signature",
+      "signature-input",
+      ":path",
+      "bad name",
+    ),
     text,
     {
       maxKeys: 6,
@@ -103,12 +113,39 @@ const subject = field(
     {
       email: optional(field(fc.emailAddress(), text)),
       emailSha256: optional(field(fc.stringMatching(/^[0-9a-f]{64}$/), text)),
-      ip: optional(field(fc.ipV4(), fc.ipV6(), text)),
-      ipTrunc: optional(field(fc.constantFrom("203.0.113.0/24", "5.9.0.0/24", "2001:db8::/48"), text)),
+      ip: optional(
+        field(fc.ipV4(), fc.ipV6(), fc.constantFrom("203.0.113.5/32", "::ffff:203.0.113.5/128"), text),
+      ),
+      ipTrunc: optional(
+        field(
+          fc.constantFrom("203.0.113.0/24", "5.9.0.0/24", "2001:db8::/48", "203.0.0.0/16", "2001:db8::/32"),
+          text,
+        ),
+      ),
       userAgent: optional(field(fc.constantFrom(CHROME_UA, "curl/8.5.0", "python-requests/2.31"), text)),
       headers: optional(headers),
-      formData: optional(anyValue),
-      formDataHashed: optional(anyValue),
+      // Repeated free text and hashes differing only in case: one attempt, one count.
+      formData: optional(
+        field(fc.dictionary(fc.constantFrom("a", "b", "c"), fc.constant("x".repeat(40))), anyValue),
+      ),
+      formDataHashed: optional(
+        field(fc.array(fc.constantFrom("0123456789abcdef", "0123456789ABCDEF"), { maxLength: 4 }), anyValue),
+      ),
+      browserSignals: optional(
+        field(
+          fc.record(
+            {
+              webdriver: optional(fc.boolean()),
+              mismatch: optional(
+                fc.array(fc.constantFrom("platform", "webgl", "toString", "constructor", "__proto__"), {
+                  maxLength: 4,
+                }),
+              ),
+            },
+            { requiredKeys: [] },
+          ),
+        ),
+      ),
     },
     { requiredKeys: [] },
   ),
@@ -194,6 +231,11 @@ const damage = fc.oneof(
   { weight: 1, arbitrary: fc.constant((s: string) => s.replace(/^\{/, '{"__proto__":{"x":1},')) },
   { weight: 1, arbitrary: fc.constant((s: string) => s.replace(/^\{/, '{"constructor":{"prototype":{}},')) },
   { weight: 1, arbitrary: fc.constant((s: string) => s.replace(/^\{/, '{"n":1e400,')) },
+  // Inside what verify fingerprints (subject, context): the canonical JSON of an Idempotency-Key.
+  {
+    weight: 1,
+    arbitrary: fc.constant((s: string) => s.replace(/"(subject|context|proof)":\{/, '"$1":{"n":-1e999,')),
+  },
   { weight: 1, arbitrary: fc.constant((s: string) => `\ufeff${s}`) },
   {
     weight: 1,

@@ -1,5 +1,7 @@
+import { STATUS_CODES as REASON_PHRASES } from "node:http";
+import type { Socket } from "node:net";
 import type { FastifyError, FastifyReply, FastifyRequest } from "fastify";
-import { ApiError, type ErrorCode, errorBody } from "../errors.js";
+import { ApiError, ERROR_CATALOGUE, type ErrorCode, errorBody } from "../errors.js";
 import { StoreUnavailableError } from "../store/interfaces.js";
 import { isRequiredMember } from "./optionalNulls.js";
 import type { RouteSettings } from "./types.js";
@@ -12,14 +14,34 @@ interface ValidationIssue {
 }
 
 /** Fastify's own failures, by code, to Warden's catalogue. */
-const FASTIFY_CODES: Readonly<Record<string, ErrorCode>> = {
-  FST_ERR_CTP_INVALID_MEDIA_TYPE: "unsupported_media_type",
-  FST_ERR_CTP_BODY_TOO_LARGE: "payload_too_large",
-  FST_ERR_CTP_EMPTY_JSON_BODY: "missing_required_field",
-  FST_ERR_CTP_INVALID_JSON_BODY: "invalid_json",
-  FST_ERR_CTP_INVALID_CONTENT_LENGTH: "invalid_json",
-  FST_ERR_CTP_INVALID_TYPE: "unsupported_media_type",
-};
+const FASTIFY_CODES: ReadonlyMap<string, ErrorCode> = new Map([
+  ["FST_ERR_CTP_INVALID_MEDIA_TYPE", "unsupported_media_type"],
+  ["FST_ERR_CTP_BODY_TOO_LARGE", "payload_too_large"],
+  ["FST_ERR_CTP_EMPTY_JSON_BODY", "missing_required_field"],
+  ["FST_ERR_CTP_INVALID_JSON_BODY", "invalid_json"],
+  ["FST_ERR_CTP_INVALID_CONTENT_LENGTH", "invalid_json"],
+  ["FST_ERR_CTP_INVALID_TYPE", "unsupported_media_type"],
+  // The router's (frameworkErrors): a path that does not percent-decode, a parameter over 100 characters.
+  ["FST_ERR_BAD_URL", "invalid_url"],
+  ["FST_ERR_MAX_PARAM_LENGTH", "uri_too_long"],
+]);
+
+/**
+ * Any other 4xx a framework part or plugin answers (the console's static files: a traversal or
+ * dotfile is 403, a bad Range 416), by status; a 4xx not listed is a malformed request.
+ */
+const STATUS_CODES: ReadonlyMap<number, ErrorCode> = new Map([
+  [400, "malformed_request"],
+  [403, "forbidden_path"],
+  [404, "route_not_found"],
+  [408, "request_timeout"],
+  [412, "precondition_failed"],
+  [413, "payload_too_large"],
+  [414, "uri_too_long"],
+  [415, "unsupported_media_type"],
+  [416, "range_not_satisfiable"],
+  [431, "headers_too_large"],
+]);
 
 function fieldName(issue: ValidationIssue): string {
   const path = issue.instancePath.replace(/^\//, "").replaceAll("/", ".");
@@ -57,7 +79,9 @@ export function validationError(
     );
   if (value === null && issue.keyword === "type" && isRequiredMember(bodySchema, issue.instancePath))
     return new ApiError("missing_required_field", `${field} is required.`);
-  return new ApiError(fieldCodes[field] ?? "invalid_field", `${field} ${issue.message ?? "is invalid"}.`);
+  // Own members only: a field named after an Object.prototype member must not find one.
+  const code = Object.hasOwn(fieldCodes, field) ? fieldCodes[field] : undefined;
+  return new ApiError(code ?? "invalid_field", `${field} ${issue.message ?? "is invalid"}.`);
 }
 
 /** Turns any failure into an ApiError; unexpected ones keep no internal message. */
@@ -83,10 +107,18 @@ export function toApiError(
   }
   if (Array.isArray(fe.validation))
     return validationError(fe.validation, body, settings?.fieldCodes, bodySchema);
-  const mapped = fe.code ? FASTIFY_CODES[fe.code] : undefined;
+  const mapped = fe.code ? FASTIFY_CODES.get(fe.code) : undefined;
   if (mapped) return new ApiError(mapped);
-  if (err instanceof SyntaxError || (typeof fe.statusCode === "number" && fe.statusCode === 400)) {
-    return new ApiError("invalid_json");
+  if (err instanceof SyntaxError) return new ApiError("invalid_json");
+  const status = fe.statusCode ?? (err as { status?: unknown }).status;
+  if (typeof status === "number" && status >= 400 && status < 500) {
+    const range = (err as { headers?: Record<string, unknown> }).headers?.["Content-Range"];
+    // RFC 9110 §15.5.17: a 416 says the file's length in Content-Range.
+    return new ApiError(
+      STATUS_CODES.get(status) ?? "malformed_request",
+      undefined,
+      typeof range === "string" ? { "content-range": range } : {},
+    );
   }
   if (err instanceof StoreUnavailableError) {
     const code =
@@ -114,4 +146,42 @@ export function errorHandler(degrade: (request: FastifyRequest) => Promise<unkno
 
 export function notFoundHandler(_request: FastifyRequest, reply: FastifyReply) {
   return reply.code(404).send(errorBody("route_not_found"));
+}
+
+/**
+ * Fastify's `frameworkErrors`: the router's failures before any route runs (a path that does not
+ * percent-decode, a parameter over 100 characters), answered in the Error schema like the rest.
+ */
+export function frameworkError(err: FastifyError, _request: FastifyRequest, reply: FastifyReply): void {
+  const apiError = toApiError(err, undefined);
+  void reply.code(apiError.status).headers(apiError.headers).send(apiError.toBody());
+}
+
+/** Node's parser errors (llhttp codes) with a status of their own; any other is a malformed request. */
+const PARSER_CODES: ReadonlyMap<string, ErrorCode> = new Map([
+  ["ERR_HTTP_REQUEST_TIMEOUT", "request_timeout"],
+  ["HPE_HEADER_OVERFLOW", "headers_too_large"],
+  ["HPE_CHUNK_EXTENSIONS_OVERFLOW", "payload_too_large"],
+]);
+
+/**
+ * Fastify's `clientErrorHandler`: Node's HTTP parser refused the request before Fastify saw it (a
+ * Content-Length that is not a number or contradicts Transfer-Encoding, a malformed header line,
+ * headers over Node's size limit, a client too slow). Answered on the socket in the Error schema,
+ * then the connection is closed, as Node's own handler does.
+ */
+export function clientErrorHandler(err: Error & { code?: string }, socket: Socket): void {
+  if (err.code === "ECONNRESET" || socket.destroyed) return;
+  const code = PARSER_CODES.get(err.code ?? "") ?? "malformed_request";
+  const { status } = ERROR_CATALOGUE[code];
+  const body = JSON.stringify(errorBody(code));
+  // A response already under way on this connection cannot be followed by another.
+  const inFlight = (socket as Socket & { _httpMessage?: { headersSent?: boolean } | null })._httpMessage;
+  if (socket.writable && !inFlight?.headersSent) {
+    socket.write(
+      `HTTP/1.1 ${status} ${REASON_PHRASES[status]}\r\nConnection: close\r\n` +
+        `Content-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
+    );
+  }
+  socket.destroy(err);
 }

@@ -80,6 +80,44 @@ describe("hostile bodies are refused before any work", () => {
     expectError(await post(url, payload), 400, "invalid_string");
   });
 
+  it.each([
+    ["/v1/verify", '{"action":"signup","session":"s","subject":{"formData":1e999}}'],
+    ["/v1/verify", '{"action":"signup","subject":{},"context":{"x":1e999}}'],
+    ["/v1/verify", '{"action":"signup","subject":{"formDataHashed":[-1e999]}}'],
+    ["/v1/verify", '{"action":"signup","subject":{},"context":{"decisionCosts":{"falseAllow":1e400}}}'],
+    ["/v1/feedback", '{"eventId":"evt_x","outcome":"converted","value":1e999}'],
+    ["/v1/feedback", '{"eventId":"evt_x","outcome":"converted","extra":[-1e999]}'],
+    ["/v1/challenge", '{"eventId":"evt_x","session":"s","context":{"n":1e999}}'],
+    ["/v1/challenge", '{"challengeId":"chl_x","session":"s","proof":{"nonce":1e999}}'],
+  ])(
+    "a number overflowing to Infinity on %s, with an Idempotency-Key → 400 invalid_number (%s)",
+    async (url, text) => {
+      const res = await raw(url, text, { "idempotency-key": `inf-${text.length}-${url}` });
+      expectError(res, 400, "invalid_number");
+      expect(res.json().message).toMatch(/^[\w.]+: is a number too large to represent/);
+    },
+  );
+
+  it("1e999 in formData is refused with a 400 before verify runs: no degraded answer, no event", async () => {
+    const res = await raw(
+      "/v1/verify",
+      '{"action":"signup","session":"inf-event","subject":{"userAgent":"curl/8.5.0","formData":1e999}}',
+      { "idempotency-key": "inf-event" },
+    );
+    expectError(res, 400, "invalid_number");
+    expect(res.json().message).toBe(
+      "subject.formData: is a number too large to represent (it overflows to Infinity).",
+    );
+    // The same request with a finite number is scored normally under the same key.
+    const ok = await raw(
+      "/v1/verify",
+      '{"action":"signup","session":"inf-event","subject":{"userAgent":"curl/8.5.0","formData":1e308}}',
+      { "idempotency-key": "inf-event" },
+    );
+    expect(ok.statusCode).toBe(200);
+    expect(ok.json().degraded).toBe(false);
+  });
+
   it("oversize strings, arrays and bodies with too many values are refused with their codes", async () => {
     expectError(
       await post("/v1/verify", { action: "signup", subject: { formData: { text: "x".repeat(16_385) } } }),
@@ -215,6 +253,18 @@ describe("inspectJson", () => {
       path: "a.1.b",
     });
     expect(inspectJson("y".repeat(JSON_LIMITS.stringLength + 1))).toMatchObject({ path: "body" });
+  });
+
+  it("refuses a non-finite number anywhere, and accepts the largest and smallest finite ones", () => {
+    expect(inspectJson({ a: [1, { b: Number.POSITIVE_INFINITY }] })).toMatchObject({
+      code: "invalid_number",
+      path: "a.1.b",
+    });
+    expect(inspectJson(Number.NEGATIVE_INFINITY)).toMatchObject({ code: "invalid_number", path: "body" });
+    expect(inspectJson(Number.NaN)).toMatchObject({ code: "invalid_number" });
+    expect(
+      inspectJson(JSON.parse("[1.7976931348623157e308, -1.7976931348623157e308, 5e-324, 1e-999]")),
+    ).toBeUndefined();
   });
 });
 

@@ -4,8 +4,8 @@ import { ApiError, type ErrorCode } from "../errors.js";
 /**
  * Limits every JSON body must meet before any route sees it. Every member of `subject` is attacker
  * controlled, so hostile shapes are refused here, in one iterative pass, with a 400 and a stable code:
- * nothing downstream (signals, fingerprints, the store) ever walks an unbounded structure or stores a
- * string PostgreSQL or UTF-8 cannot hold.
+ * nothing downstream (signals, fingerprints, the store) ever walks an unbounded structure, stores a
+ * string PostgreSQL or UTF-8 cannot hold, or meets a number canonical JSON cannot write.
  */
 export const JSON_LIMITS = Object.freeze({
   /** Nesting of objects and arrays; the body itself is level 1. */
@@ -21,7 +21,10 @@ export const JSON_LIMITS = Object.freeze({
 });
 
 export interface JsonProblem {
-  code: Extract<ErrorCode, "nesting_too_deep" | "body_too_complex" | "string_too_long" | "invalid_string">;
+  code: Extract<
+    ErrorCode,
+    "nesting_too_deep" | "body_too_complex" | "string_too_long" | "invalid_string" | "invalid_number"
+  >;
   /** Where, as a dotted path from the body (`subject.formData.0`), `body` for the top. */
   path: string;
   message: string;
@@ -63,6 +66,15 @@ export function inspectJson(body: unknown): JsonProblem | undefined {
       }
       if (badString(value)) return problem("invalid_string", frame, "holds a NUL or a lone surrogate.");
       continue;
+    }
+    // JSON.parse reads 1e999 as Infinity, which no later step can serialise or store (RFC 7493 §2.2:
+    // numbers beyond IEEE 754 double precision are not interoperable). JSON has no NaN.
+    if (typeof value === "number" && !Number.isFinite(value)) {
+      return problem(
+        "invalid_number",
+        frame,
+        "is a number too large to represent (it overflows to Infinity).",
+      );
     }
     if (typeof value !== "object" || value === null) continue;
     if (frame.depth > JSON_LIMITS.depth) {

@@ -37,7 +37,7 @@ export function isRequiredMember(schema: unknown, instancePath: string): boolean
   for (const [i, name] of names.entries()) {
     if (!s || !isRecord(s.properties)) return false;
     if (i === names.length - 1) return (s.required ?? []).includes(name);
-    const member = s.properties[name];
+    const member = Object.hasOwn(s.properties, name) ? s.properties[name] : undefined;
     s = isRecord(member) ? (member as ObjectSchema) : undefined;
   }
   return false;

@@ -90,4 +90,53 @@ describe("tenant policy documents", () => {
     expect(matchNetwork(p.deny.networks, net("198.51.100.0/24"))).toBeUndefined();
     expect(matchNetwork(p.deny.networks, net("198.51.100.7/32"))?.text).toBe("198.51.100.7");
   });
+
+  it("IPv4-mapped IPv6 rules are read as the IPv4 they carry (verify reads addresses that way)", () => {
+    const p = compiled({ deny: { networks: ["::ffff:198.51.100.5", "::FFFF:203.0.113.0/120"] } });
+    expect(p.deny.networks.map((r) => r.range.map(String))).toEqual([
+      ["198.51.100.5", "32"],
+      ["203.0.113.0", "24"],
+    ]);
+    // Matched against what verify reads from a raw or truncated IPv4 subject; named as written.
+    expect(matchNetwork(p.deny.networks, net("198.51.100.5/32"))?.text).toBe("::ffff:198.51.100.5");
+    expect(matchNetwork(p.deny.networks, net("203.0.113.0/24"))?.text).toBe("::FFFF:203.0.113.0/120");
+    expect(matchNetwork(p.deny.networks, net("203.0.112.0/24"))).toBeUndefined();
+  });
+
+  it("an IPv4-mapped network shorter than /96 is refused with the reason", () => {
+    expect(compilePolicy({ allow: { networks: ["::ffff:0:0/80"] } }, "v1")).toEqual({
+      ok: false,
+      errors: [
+        'allow.networks[0]: "::ffff:0:0/80" is an IPv4-mapped network shorter than /96, which reaches beyond IPv4: write it as an IPv4 network',
+      ],
+    });
+    expect(compiled({ allow: { networks: ["::ffff:0:0/96"] } }).allow.networks[0]?.range.map(String)).toEqual(
+      ["0.0.0.0", "0"],
+    );
+  });
+
+  it("agent operator names are trimmed, as warden agent add trims them; a blank one is refused", () => {
+    expect([
+      ...compiled({ deny: { agentOperators: [" sigagent ", "Bad Bot Inc."] } }).deny.agentOperators,
+    ]).toEqual(["sigagent", "Bad Bot Inc."]);
+    expect(compilePolicy({ allow: { agentOperators: ["  "] } }, "v1")).toEqual({
+      ok: false,
+      errors: ["allow.agentOperators[0]: is blank (name a registered operator)"],
+    });
+  });
+
+  it("webBotAuthHosts: unset binds nothing; set, its hosts are compiled and bad entries named", () => {
+    expect(DEFAULT_TENANT_POLICY.webBotAuthHosts).toBeUndefined();
+    const hosts = compiled({ webBotAuthHosts: ["Shop.Example.", "*.shop.example"] }).webBotAuthHosts;
+    expect([...(hosts?.exact ?? [])]).toEqual(["shop.example"]);
+    expect(hosts?.suffixes).toEqual([".shop.example"]);
+    expect(compilePolicy({ webBotAuthHosts: ["shop.example:443", "*.com"] }, "v1")).toEqual({
+      ok: false,
+      errors: [
+        'webBotAuthHosts[0]: "shop.example:443" has a port: list the host name alone (every port matches)',
+        'webBotAuthHosts[1]: "*.com" would match a whole top-level domain: name at least two labels after *.',
+      ],
+    });
+    expect(compilePolicy({ webBotAuthHosts: [] }, "v1").ok).toBe(false);
+  });
 });

@@ -1,6 +1,7 @@
 import { type Static, Type } from "@sinclair/typebox";
 import { TypeCompiler } from "@sinclair/typebox/compiler";
 import ipaddr from "ipaddr.js";
+import { type AgentHosts, compileAgentHosts } from "../webBotAuth/agentHosts.js";
 
 /**
  * A tenant's policy document: its allow and deny lists, per-action settings, velocity limits and
@@ -65,6 +66,9 @@ export const TenantPolicyDocument = Type.Object(
     allow: Type.Optional(Lists),
     deny: Type.Optional(Lists),
     decisionCosts: Type.Optional(DecisionCostsSetting),
+    webBotAuthHosts: Type.Optional(
+      Type.Array(Type.String({ minLength: 1, maxLength: 255 }), { minItems: 1, maxItems: 1_000 }),
+    ),
     actions: Type.Optional(Type.Record(Type.String({ minLength: 1, maxLength: 128 }), ActionSettings)),
     velocity: Type.Optional(
       Type.Object(
@@ -146,6 +150,8 @@ export interface TenantPolicy {
   decisionCosts(action: string): DecisionCostsSetting;
   velocity: NonNullable<TenantPolicyDocument["velocity"]>;
   powDifficulty: Readonly<Record<RiskTier, number>>;
+  /** The hosts a Web Bot Auth signature must have been made for; undefined: any host (not bound). */
+  webBotAuthHosts: AgentHosts | undefined;
   webBotAuthStepUp: boolean;
   /** The WebAuthn relying party for device_attestation; undefined: the method is not issuable. */
   deviceAttestation: DeviceAttestationSettings | undefined;
@@ -159,15 +165,36 @@ export interface DeviceAttestationSettings {
 
 export type PolicyParse = { ok: true; policy: TenantPolicy } | { ok: false; errors: string[] };
 
-function parseNetwork(text: string): NetworkRule["range"] | undefined {
+/** IPv4-mapped IPv6 (::ffff:0:0/96): its last 32 bits are the IPv4 address. */
+const MAPPED_PREFIX = 96;
+
+/**
+ * A rule's range. Verify reads an IPv4-mapped IPv6 address as the IPv4 address it carries
+ * (operations/verify/signals/ip.ts), so a rule written in that form is read the same way: prefix −96.
+ */
+function parseNetwork(text: string): { range: NetworkRule["range"] } | { why: string } {
+  const notNetwork = { why: "is not an IP address or CIDR network" };
+  let range: NetworkRule["range"];
   try {
     const t = text.trim();
-    if (t.includes("/")) return ipaddr.parseCIDR(t);
-    const addr = ipaddr.parse(t);
-    return [addr, addr.kind() === "ipv4" ? 32 : 128];
+    if (t.includes("/")) range = ipaddr.parseCIDR(t);
+    else {
+      const addr = ipaddr.parse(t);
+      range = [addr, addr.kind() === "ipv4" ? 32 : 128];
+    }
   } catch {
-    return undefined;
+    return notNetwork;
   }
+  const [addr, bits] = range;
+  if (addr.kind() === "ipv6" && (addr as ipaddr.IPv6).isIPv4MappedAddress()) {
+    if (bits < MAPPED_PREFIX) {
+      return {
+        why: `is an IPv4-mapped network shorter than /${MAPPED_PREFIX}, which reaches beyond IPv4: write it as an IPv4 network`,
+      };
+    }
+    return { range: [(addr as ipaddr.IPv6).toIPv4Address(), bits - MAPPED_PREFIX] };
+  }
+  return { range };
 }
 
 const DOMAIN = /^(?=.{1,253}$)([a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$/;
@@ -175,19 +202,24 @@ const DOMAIN = /^(?=.{1,253}$)([a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,6
 function compileLists(lists: Static<typeof Lists> | undefined, path: string, errors: string[]): ListSet {
   const networks: NetworkRule[] = [];
   for (const [i, text] of (lists?.networks ?? []).entries()) {
-    const range = parseNetwork(text);
-    if (range) networks.push({ text, range });
-    else errors.push(`${path}.networks[${i}]: ${JSON.stringify(text)} is not an IP address or CIDR network`);
+    const parsed = parseNetwork(text);
+    if ("range" in parsed) networks.push({ text, range: parsed.range });
+    else errors.push(`${path}.networks[${i}]: ${JSON.stringify(text)} ${parsed.why}`);
   }
   const domains = (lists?.emailDomains ?? []).map((d) => d.trim().toLowerCase());
   for (const [i, d] of domains.entries()) {
     if (!DOMAIN.test(d)) errors.push(`${path}.emailDomains[${i}]: ${JSON.stringify(d)} is not a domain name`);
   }
+  // Operator names are trimmed where they are registered (warden agent add), so they are here too.
+  const operators = (lists?.agentOperators ?? []).map((name) => name.trim());
+  for (const [i, name] of operators.entries()) {
+    if (name === "") errors.push(`${path}.agentOperators[${i}]: is blank (name a registered operator)`);
+  }
   return {
     networks,
     emailDomains: new Set(domains),
     emailHashes: new Set((lists?.emailHashes ?? []).map((h) => h.toLowerCase())),
-    agentOperators: new Set(lists?.agentOperators ?? []),
+    agentOperators: new Set(operators),
   };
 }
 
@@ -201,6 +233,8 @@ export function compilePolicy(input: unknown, version: string): PolicyParse {
   const errors: string[] = [];
   const allow = compileLists(doc.allow, "allow", errors);
   const deny = compileLists(doc.deny, "deny", errors);
+  const hosts = doc.webBotAuthHosts && compileAgentHosts(doc.webBotAuthHosts, "webBotAuthHosts");
+  errors.push(...(hosts?.errors ?? []));
 
   const given = doc.challenge?.powDifficulty ?? {};
   const pow = {
@@ -263,6 +297,7 @@ export function compilePolicy(input: unknown, version: string): PolicyParse {
       decisionCosts: (action: string) => ({ ...doc.decisionCosts, ...actions[action]?.decisionCosts }),
       velocity: doc.velocity ?? {},
       powDifficulty: Object.freeze(pow),
+      webBotAuthHosts: hosts?.hosts,
       webBotAuthStepUp: doc.challenge?.webBotAuthStepUp ?? false,
       deviceAttestation: webauthn
         ? Object.freeze({

@@ -118,7 +118,8 @@ export interface CounterStore {
   /**
    * Atomic per counter: adds one to the counter's current bucket and reads it with the previous
    * bucket in one statement. Concurrent hits from many processes are never lost. (Counters are
-   * independent, so a call with several is not one transaction.) The readings may come back before
+   * independent, so a call with several is not one transaction.) A counter (name and window) given
+   * twice in one call is hit once, and both its readings are that hit's. The readings may come back before
    * the hit is durable (SQLite: so that the event written next shares its commit). It is durable once
    * the caller's next write is; a commit that fails loses it, and fails that next write too when the
    * two share the commit.
@@ -203,6 +204,11 @@ export type RecordOutcome =
 /** A challenge's clear, redeemed by the verify whose event is being recorded. */
 export interface ClearRedemption {
   challengeId: string;
+  /**
+   * The event the challenge was issued on. One clear is redeemed per event, whichever of its
+   * challenges earned it: a challenged attempt yields at most one allow through a clear.
+   */
+  eventId: string;
   session: string;
   /** The re-verify's attempt fingerprint; must equal the challenge's. */
   attempt: string;
@@ -373,6 +379,8 @@ export interface ChallengeStore {
    * nothing. Redemption by a re-verify is part of `events.record`.
    */
   clear(tenantId: string, id: string, session: string, now: number, proofRef?: string): Promise<ClearOutcome>;
+  /** Whether a re-verify already redeemed the clear of one of this event's challenges. */
+  eventClearUsed(tenantId: string, eventId: string): Promise<boolean>;
 }
 
 /** A public key of an agent operator: its JWK (public members only) and RFC 7638 SHA-256 thumbprint. */
@@ -395,9 +403,16 @@ export interface AgentOperatorRecord {
   updatedAt: number;
 }
 
+/** A put refused because one of its keys is already another operator's (a key names one operator). */
+export type AgentPutResult = { ok: true } | { ok: false; thumbprint: string; operator: string };
+
 export interface AgentStore {
-  /** Atomic: creates the operator's entry or replaces it (createdAt is kept on replace). */
-  put(record: AgentOperatorRecord): Promise<void>;
+  /**
+   * Atomic: creates the operator's entry or replaces it (createdAt is kept on replace), unless one of
+   * its keys is stored for another operator; then nothing is written. Concurrent puts of one key for
+   * two operators store it for one of them.
+   */
+  put(record: AgentOperatorRecord): Promise<AgentPutResult>;
   /** Resolves false when no such operator is registered. */
   remove(operator: string): Promise<boolean>;
   list(): Promise<AgentOperatorRecord[]>;

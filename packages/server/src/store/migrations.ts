@@ -259,6 +259,24 @@ const migrationsFor = (dialect: Dialect): Record<string, Migration> => ({
         .execute();
     },
   },
+  "0009_one_clear_per_event": {
+    async up(db: Kysely<unknown>) {
+      // One redeemed clear per challenged event (its attempt), whichever of the event's challenges
+      // earned it: the primary key is the rule, so it holds across processes and challenges.
+      await db.schema
+        .createTable("event_clears")
+        .addColumn("tenant_id", "text", (c) => c.notNull())
+        .addColumn("event_id", "text", (c) => c.notNull())
+        .addColumn("challenge_id", "text", (c) => c.notNull())
+        .addColumn("redeemed_at", "bigint", (c) => c.notNull())
+        .addPrimaryKeyConstraint("event_clears_pk", ["tenant_id", "event_id"])
+        .execute();
+      // Clears redeemed before this rule: the earliest per event stands for the event.
+      await sql`insert into event_clears (tenant_id, event_id, challenge_id, redeemed_at)
+        select tenant_id, event_id, min(id), min(redeemed_at) from challenges
+        where redeemed_at is not null group by tenant_id, event_id`.execute(db);
+    },
+  },
 });
 
 /** Brings the schema up to date. Safe when several processes start at once (Kysely's migration lock). */

@@ -88,6 +88,12 @@ export interface Database {
     attempt: string | null;
     event_degraded: number;
   };
+  event_clears: {
+    tenant_id: string;
+    event_id: string;
+    challenge_id: string;
+    redeemed_at: number;
+  };
   agent_operators: {
     operator: string;
     signature_agent: string;

@@ -114,6 +114,22 @@ export function storeContract(
       expect(across.filter((_, i) => i % 2 === 0).map((r) => r[0]?.current)).toEqual([1, 2, 3, 4, 5]);
     });
 
+    it("hits a counter named twice in one call once: both readings are that hit's", async () => {
+      const now = 3_000_000;
+      const twice = [
+        { name: "dup", windowMs: 60_000 },
+        { name: "own", windowMs: 60_000 },
+        { name: "dup", windowMs: 60_000 },
+        { name: "dup", windowMs: 3_600_000 },
+      ];
+      const first = await a.counters.hit(twice, now);
+      expect(first.map((r) => r.current)).toEqual([1, 1, 1, 1]);
+      const second = await b.counters.hit(twice, now);
+      expect(second.map((r) => r.current)).toEqual([2, 2, 2, 2]);
+      const [alone] = await a.counters.hit([{ name: "dup", windowMs: 60_000 }], now);
+      expect(alone?.current).toBe(3);
+    });
+
     it("reads the previous bucket and the elapsed share of the current one", async () => {
       const w = 10_000;
       await a.counters.hit([{ name: "c2", windowMs: w }], 5 * w + 1);
@@ -367,7 +383,7 @@ export function storeContract(
       const challenge = (id: string, extra: Partial<ChallengeRecord> = {}): ChallengeRecord => ({
         id,
         tenantId: "t1",
-        eventId: "evt_a",
+        eventId: `evt_of_${id}`,
         session: "s1",
         method: "proof_of_work",
         difficulty: 4,
@@ -384,6 +400,7 @@ export function storeContract(
       });
       const redemption = (challengeId: string, extra: Record<string, unknown> = {}) => ({
         challengeId,
+        eventId: `evt_of_${challengeId}`,
         session: "s1",
         attempt: "attempt-1",
         clearedSince: 1_000,
@@ -488,6 +505,53 @@ export function storeContract(
           Array.from({ length: 10 }, (_, i) => a.events.get("t1", `evt_r4_${i}`)),
         );
         expect(written.filter(Boolean)).toHaveLength(1);
+      });
+
+      it("redeems one clear per event, whichever of its challenges earned it, and says so", async () => {
+        const onEvent = { eventId: "evt_twice" };
+        for (const id of ["chl_e1", "chl_e2", "chl_e3", "chl_e4"]) {
+          await a.challenges.insert(challenge(id, onEvent));
+          await a.challenges.clear("t1", id, "s1", 2_000);
+        }
+        expect(await b.challenges.eventClearUsed("t1", "evt_twice")).toBe(false);
+        expect(
+          await a.events.record(reverify("evt_once_1"), undefined, undefined, {
+            redeem: redemption("chl_e1", onEvent),
+          }),
+        ).toEqual({ kind: "recorded" });
+        expect(await b.challenges.eventClearUsed("t1", "evt_twice")).toBe(true);
+        expect(await b.challenges.eventClearUsed("t2", "evt_twice")).toBe(false);
+        // Another challenge of the same event, solved too: its clear is not redeemable, and refusing
+        // it leaves nothing written.
+        expect(
+          await b.events.record(reverify("evt_once_2"), undefined, undefined, {
+            redeem: redemption("chl_e2", onEvent),
+          }),
+        ).toEqual({ kind: "not_redeemed" });
+        expect(await a.events.get("t1", "evt_once_2")).toBeUndefined();
+        expect((await a.challenges.get("t1", "chl_e2"))?.redeemedAt).toBeNull();
+        // A redemption naming another event than its challenge's is refused.
+        await a.challenges.insert(challenge("chl_e5"));
+        await a.challenges.clear("t1", "chl_e5", "s1", 2_000);
+        expect(
+          await a.events.record(reverify("evt_once_5"), undefined, undefined, {
+            redeem: redemption("chl_e5", { eventId: "evt_elsewhere" }),
+          }),
+        ).toEqual({ kind: "not_redeemed" });
+        // Concurrently, two challenges of one fresh event: one clear.
+        const fresh = { eventId: "evt_race" };
+        await a.challenges.insert(challenge("chl_e6", fresh));
+        await a.challenges.insert(challenge("chl_e7", fresh));
+        await a.challenges.clear("t1", "chl_e6", "s1", 2_000);
+        await a.challenges.clear("t1", "chl_e7", "s1", 2_000);
+        const outcomes = await Promise.all(
+          Array.from({ length: 10 }, (_, i) =>
+            (i % 2 ? a : b).events.record(reverify(`evt_once_race_${i}`), undefined, undefined, {
+              redeem: redemption(i % 2 ? "chl_e6" : "chl_e7", fresh),
+            }),
+          ),
+        );
+        expect(outcomes.filter((o) => o.kind === "recorded")).toHaveLength(1);
       });
     });
 
@@ -672,6 +736,33 @@ export function storeContract(
         expect(await b.agents.remove("Example Bot")).toBe(true);
         expect(await a.agents.remove("Example Bot")).toBe(false);
         expect(await a.agents.list()).toEqual([]);
+      });
+
+      it("a key stored for one operator is refused for another, and of concurrent claims one wins", async () => {
+        expect(await a.agents.put(op())).toEqual({ ok: true });
+        expect(
+          await b.agents.put(op({ operator: "Squatter", signatureAgent: "https://sq.example" })),
+        ).toEqual({
+          ok: false,
+          thumbprint: "tp1",
+          operator: "Example Bot",
+        });
+        // The owner may replace its own entry with the same key.
+        expect(await b.agents.put(op({ updatedAt: 30 }))).toEqual({ ok: true });
+        expect((await a.agents.list()).map((r) => r.operator)).toEqual(["Example Bot"]);
+        expect(await a.agents.remove("Example Bot")).toBe(true);
+
+        const claims = await Promise.all(
+          Array.from({ length: 8 }, (_, i) =>
+            (i % 2 ? a : b).agents.put(
+              op({ operator: `Claimant ${i}`, keys: [{ ...key, thumbprint: "tp2" }] }),
+            ),
+          ),
+        );
+        expect(claims.filter((c) => c.ok)).toHaveLength(1);
+        const stored = await a.agents.list();
+        expect(stored).toHaveLength(1);
+        for (const r of stored) await a.agents.remove(r.operator);
       });
     });
 

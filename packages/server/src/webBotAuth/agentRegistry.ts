@@ -1,7 +1,12 @@
 import type { AgentKeyRecord, AgentOperatorRecord, Store } from "../store/interfaces.js";
 import { signatureCheckFor } from "./agentKeys.js";
 import { type DirectoryLimits, type DirectoryResult, fetchKeyDirectory } from "./keyDirectory.js";
-import type { KeyLookup, KnownAgentKey } from "./verifyAgent.js";
+import {
+  type AmbiguousAgentKey,
+  DEFAULT_MAX_SIGNATURE_VALIDITY_SECONDS,
+  type KeyLookup,
+  type KnownAgentKey,
+} from "./verifyAgent.js";
 
 export interface DirectorySettings {
   /** Whether operators registered with --fetch-directory have their directory fetched at all. */
@@ -11,6 +16,14 @@ export interface DirectorySettings {
   minTtlSeconds: number;
   maxTtlSeconds: number;
 }
+
+/** What the registry applies to every key's signatures. */
+export interface SignatureSettings {
+  /** The longest created-to-expires window accepted (WARDEN_AGENT_SIGNATURE_MAX_VALIDITY_SECONDS). */
+  maxValiditySeconds: number;
+}
+
+const AMBIGUOUS: AmbiguousAgentKey = Object.freeze({ ambiguous: true });
 
 interface CachedDirectory {
   keys: AgentKeyRecord[];
@@ -24,9 +37,17 @@ interface CachedDirectory {
  * Verify reads it synchronously; it is rebuilt from the store every `refreshSeconds`, and key
  * directories are fetched in the background, never on a request's path. When the store is down the
  * last view stays in use.
+ *
+ * A key names one operator. A stored key (`warden agent add --jwks`, which the store keeps to one
+ * operator) is its operator's whatever any directory serves: a directory that also serves it gets
+ * nothing for it. A key that only directories serve belongs to its one directory; served by two, or
+ * stored for two, it identifies nobody. The answer depends on the store and the directories alone,
+ * not on which fetch finished first, so every process gives the same one. Each conflict is reported
+ * once, when it appears.
  */
 export class AgentRegistry {
-  private byKeyid = new Map<string, KnownAgentKey>();
+  private byKeyid = new Map<string, KnownAgentKey | AmbiguousAgentKey>();
+  private conflicts = new Set<string>();
   private directories = new Map<string, CachedDirectory>();
   private operators: AgentOperatorRecord[] = [];
   private timer: NodeJS.Timeout | undefined;
@@ -38,6 +59,9 @@ export class AgentRegistry {
     private readonly store: Store,
     private readonly refreshSeconds: number,
     private readonly directory: DirectorySettings,
+    private readonly signatures: SignatureSettings = {
+      maxValiditySeconds: DEFAULT_MAX_SIGNATURE_VALIDITY_SECONDS,
+    },
     private readonly clock: () => number = Date.now,
     private readonly fetchDirectory: (
       url: string,
@@ -105,23 +129,65 @@ export class AgentRegistry {
   }
 
   private rebuild(): void {
-    const next = new Map<string, KnownAgentKey>();
+    const claims = new Map<string, Claim[]>();
     for (const op of this.operators) {
       const fetched = op.fetchDirectory ? (this.directories.get(op.operator)?.keys ?? []) : [];
-      for (const k of [...op.keys, ...fetched]) {
-        if (next.has(k.thumbprint)) continue;
-        try {
-          next.set(k.thumbprint, {
-            operator: op.operator,
-            signatureAgent: op.signatureAgent,
-            alg: k.alg,
-            check: signatureCheckFor(k.jwk, k.alg),
-          });
-        } catch (err) {
-          this.report(err, `agent key ${k.thumbprint} of ${op.operator} is unusable`);
+      for (const [stored, keys] of [
+        [true, op.keys],
+        [false, fetched],
+      ] as const) {
+        for (const key of keys) {
+          const list = claims.get(key.thumbprint) ?? [];
+          // An operator's own key, stored and in its directory too, is one claim (the stored one).
+          if (!list.some((c) => c.op === op)) list.push({ op, key, stored });
+          claims.set(key.thumbprint, list);
         }
       }
     }
+    const next = new Map<string, KnownAgentKey | AmbiguousAgentKey>();
+    const conflicts = new Set<string>();
+    for (const [thumbprint, list] of claims) {
+      const stored = list.filter((c) => c.stored);
+      const owners = stored.length > 0 ? stored : list;
+      const names = (cs: Claim[]) => cs.map((c) => c.op.operator).join(", ");
+      if (owners.length > 1) {
+        next.set(thumbprint, AMBIGUOUS);
+        conflicts.add(
+          `agent key ${thumbprint} is ${stored.length > 0 ? "registered" : "served by the key directories"} for several operators (${names(owners)}): it identifies none of them until only one has it`,
+        );
+        continue;
+      }
+      const [owner] = owners;
+      if (!owner) continue;
+      const ignored = list.filter((c) => c !== owner);
+      if (ignored.length > 0) {
+        conflicts.add(
+          `agent key ${thumbprint} is registered for ${owner.op.operator}; the key directory of ${names(ignored)} also serves it and is not trusted for it`,
+        );
+      }
+      try {
+        next.set(thumbprint, {
+          operator: owner.op.operator,
+          signatureAgent: owner.op.signatureAgent,
+          alg: owner.key.alg,
+          check: signatureCheckFor(owner.key.jwk, owner.key.alg),
+          maxValiditySeconds: this.signatures.maxValiditySeconds,
+        });
+      } catch (err) {
+        this.report(err, `agent key ${thumbprint} of ${owner.op.operator} is unusable`);
+      }
+    }
+    for (const conflict of conflicts) {
+      if (!this.conflicts.has(conflict)) this.report(new Error(conflict), "agent key conflict");
+    }
+    this.conflicts = conflicts;
     this.byKeyid = next;
   }
+}
+
+interface Claim {
+  op: AgentOperatorRecord;
+  key: AgentKeyRecord;
+  /** Given with --jwks (kept in the store), rather than served by the operator's key directory. */
+  stored: boolean;
 }

@@ -1,6 +1,7 @@
 import { createPrivateKey, type JsonWebKey } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
+import { compileAgentHosts } from "./agentHosts.js";
 import { signatureCheckFor } from "./agentKeys.js";
 import { readSignatures, type SignatureAlgorithm } from "./messageSignature.js";
 import { signatureBase } from "./signatureBase.js";
@@ -32,8 +33,27 @@ const RSA = VECTORS.keys["test-key-rsa-pss"];
 if (!ED?.jwkPrivate || !RSA) throw new Error("fixtures/web-bot-auth.json lacks its keys");
 const ED_PRIVATE = createPrivateKey({ key: ED.jwkPrivate, format: "jwk" });
 
-function known(jwk: JsonWebKey, alg: SignatureAlgorithm, signatureAgent = AGENT): KnownAgentKey {
-  return { operator: "Test Operator", signatureAgent, alg, check: signatureCheckFor(jwk as never, alg) };
+/**
+ * The v2 vectors are valid for 100 years (created 2025-01-01, expires 2124-12-07): far beyond the
+ * 24 h accepted by default. The vector tests accept that window explicitly, so they keep proving the
+ * signature bytes; the default's refusal of them is tested below.
+ */
+const VECTOR_VALIDITY_SECONDS = 4_889_289_600 - 1_735_689_600;
+
+function known(
+  jwk: JsonWebKey,
+  alg: SignatureAlgorithm,
+  signatureAgent = AGENT,
+  /** null: the key carries none, so verify applies its 24 h default. */
+  maxValiditySeconds: number | null = VECTOR_VALIDITY_SECONDS,
+): KnownAgentKey {
+  return {
+    operator: "Test Operator",
+    signatureAgent,
+    alg,
+    check: signatureCheckFor(jwk as never, alg),
+    ...(maxValiditySeconds === null ? {} : { maxValiditySeconds }),
+  };
 }
 /** The registry of these tests: both vector keys by thumbprint, and the RFC key by its name. */
 const REGISTRY: Record<string, KnownAgentKey> = {
@@ -277,5 +297,133 @@ describe("Web Bot Auth negative cases", () => {
         require: { nonce: "step-up-nonce", keyid: RSA.jwkThumbprint },
       }),
     ).toMatchObject({ outcome: "invalid" });
+  });
+});
+
+describe("signature lifetime", () => {
+  const dict = vector("wba-v2-ed25519-dictionary-agent");
+  /** The vector key as a registry without an explicit window has it: the 24 h default. */
+  const byDefault: KeyLookup = (k) =>
+    k === ED.jwkThumbprint ? known(ED.jwkPublic, "ed25519", AGENT, null) : undefined;
+  const headers = { host: "example.com", "signature-agent": `agent1="${AGENT}"` };
+  const sign = (created: number, expires: number) => {
+    const { signature, signatureInput } = signRequest(headers, ED_PRIVATE, {
+      components: ["@authority", ["signature-agent", { key: "agent1" }]],
+      keyid: ED.jwkThumbprint,
+      alg: "ed25519",
+      created,
+      expires,
+    });
+    return { ...headers, signature, "signature-input": signatureInput };
+  };
+  const now = { now: 1_800_000_100, skewSeconds: 60 };
+
+  it("the public v2 vector, valid for 100 years, is refused under the 24 h default", () => {
+    expect(verifyAgent({ headers: forwarded(dict) }, byDefault, at(dict))).toMatchObject({
+      outcome: "invalid",
+      why: "the signature is valid for 3153600000 s, longer than the 86400 s Warden accepts",
+    });
+  });
+
+  it("a window of exactly the maximum verifies; one second more is invalid", () => {
+    const created = 1_800_000_000;
+    expect(verifyAgent({ headers: sign(created, created + 86_400) }, byDefault, now).outcome).toBe(
+      "verified",
+    );
+    expect(verifyAgent({ headers: sign(created, created + 86_401) }, byDefault, now)).toMatchObject({
+      outcome: "invalid",
+      why: expect.stringMatching(/longer than the 86400 s/),
+    });
+    const shorter: KeyLookup = (k) =>
+      k === ED.jwkThumbprint ? known(ED.jwkPublic, "ed25519", AGENT, 300) : undefined;
+    expect(verifyAgent({ headers: sign(created, created + 301) }, shorter, now).outcome).toBe("invalid");
+  });
+
+  it("expires equal to or before created: invalid, whatever the clock", () => {
+    for (const [created, expires] of [
+      [1_800_000_000, 1_800_000_000],
+      [1_800_000_200, 1_800_000_000],
+    ] as const) {
+      expect(verifyAgent({ headers: sign(created, expires) }, lookup, now)).toMatchObject({
+        outcome: "invalid",
+        why: "expires is not later than created",
+      });
+    }
+  });
+
+  it("a key that more than one operator claims identifies none of them", () => {
+    const ambiguous: KeyLookup = () => ({ ambiguous: true });
+    expect(verifyAgent({ headers: sign(1_800_000_000, 1_800_000_300) }, ambiguous, now)).toEqual({
+      outcome: "unverified",
+      why: "the key is registered for more than one operator, so it identifies none",
+      keyid: ED.jwkThumbprint,
+      signatureAgent: AGENT,
+    });
+  });
+});
+
+describe("the signed host and the tenant's hosts", () => {
+  const dict = vector("wba-v2-ed25519-dictionary-agent");
+  const hosts = (...entries: string[]) => {
+    const compiled = compileAgentHosts(entries, "webBotAuthHosts");
+    if (compiled.errors.length > 0) throw new Error(compiled.errors.join("; "));
+    return compiled.hosts;
+  };
+  const now = { now: 1_800_000_100, skewSeconds: 60 };
+  const signedFor = (host: string) => {
+    const headers = { host, "signature-agent": `agent1="${AGENT}"` };
+    const { signature, signatureInput } = signRequest(headers, ED_PRIVATE, {
+      components: ["@authority", ["signature-agent", { key: "agent1" }]],
+      keyid: ED.jwkThumbprint,
+      alg: "ed25519",
+      created: 1_800_000_000,
+      expires: 1_800_000_300,
+    });
+    return { ...headers, signature, "signature-input": signatureInput };
+  };
+
+  it("the public vector (signed for example.com) replayed to a tenant of shop.example: invalid", () => {
+    expect(verifyAgent({ headers: forwarded(dict) }, lookup, at(dict)).outcome).toBe("verified");
+    expect(
+      verifyAgent({ headers: forwarded(dict) }, lookup, { ...at(dict), hosts: hosts("shop.example") }),
+    ).toMatchObject({
+      outcome: "invalid",
+      why: 'the signature was made for "example.com", not one of the tenant\'s hosts',
+      keyid: dict.keyid,
+    });
+    expect(
+      verifyAgent({ headers: forwarded(dict) }, lookup, { ...at(dict), hosts: hosts("Example.COM.") })
+        .outcome,
+    ).toBe("verified");
+  });
+
+  it("a listed host verifies whatever its case, port or trailing dot; a wildcard covers subdomains", () => {
+    const list = hosts("shop.example", "*.shop.example", "bücher.example");
+    for (const host of [
+      "shop.example",
+      "SHOP.example",
+      "shop.example:443",
+      "shop.example:8443",
+      "shop.example.",
+      "eu.api.shop.example",
+      "xn--bcher-kva.example",
+    ]) {
+      expect(verifyAgent({ headers: signedFor(host) }, lookup, { ...now, hosts: list }).outcome, host).toBe(
+        "verified",
+      );
+    }
+    for (const host of ["other.example", "shopexample", "shop.example.evil", "evil-shop.example"]) {
+      expect(verifyAgent({ headers: signedFor(host) }, lookup, { ...now, hosts: list }).outcome, host).toBe(
+        "invalid",
+      );
+    }
+  });
+
+  it("the host was not forwarded: unverified (the request cannot be checked), not a replay", () => {
+    const h: Record<string, string> = { ...signedFor("shop.example") };
+    delete h.host;
+    expect(verifyAgent({ headers: h }, lookup, { ...now, hosts: hosts("shop.example") })).toMatchObject({
+      outcome: "unverified",
+    });
   });
 });

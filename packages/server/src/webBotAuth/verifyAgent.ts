@@ -1,4 +1,5 @@
 import { isInnerList, parseDictionary, parseItem } from "structured-headers";
+import { type AgentHosts, hostListed, signedHost } from "./agentHosts.js";
 import { agentOrigin, type SignatureCheck } from "./agentKeys.js";
 import {
   type MessageSignature,
@@ -12,6 +13,12 @@ import { signatureBase } from "./signatureBase.js";
 /** The Web Bot Auth tag (draft-meunier-web-bot-auth-architecture). */
 export const WEB_BOT_AUTH_TAG = "web-bot-auth";
 
+/**
+ * The longest created-to-expires window accepted by default: the Web Bot Auth architecture draft
+ * recommends that a signature expire within 24 hours. A longer window is a replay window.
+ */
+export const DEFAULT_MAX_SIGNATURE_VALIDITY_SECONDS = 86_400;
+
 /** A key Warden knows: whose it is and where it is published. */
 export interface KnownAgentKey {
   operator: string;
@@ -19,9 +26,19 @@ export interface KnownAgentKey {
   signatureAgent: string;
   alg: SignatureAlgorithm;
   check: SignatureCheck;
+  /**
+   * The longest created-to-expires window accepted from this key (the registry sets
+   * WARDEN_AGENT_SIGNATURE_MAX_VALIDITY_SECONDS); DEFAULT_MAX_SIGNATURE_VALIDITY_SECONDS when unset.
+   */
+  maxValiditySeconds?: number;
 }
 
-export type KeyLookup = (keyid: string) => KnownAgentKey | undefined;
+/** A key that more than one operator claims: it identifies none of them (agentRegistry.ts). */
+export interface AmbiguousAgentKey {
+  ambiguous: true;
+}
+
+export type KeyLookup = (keyid: string) => KnownAgentKey | AmbiguousAgentKey | undefined;
 
 /**
  * Three outcomes kept apart (plus "absent"): verified (a known key signed it), invalid (a signature
@@ -50,6 +67,8 @@ export interface VerifyAgentOptions {
   skewSeconds: number;
   /** Step-up: the signature must carry this nonce and be made with this key. */
   require?: { nonce: string; keyid?: string };
+  /** The tenant's hosts (policy webBotAuthHosts): a signature made for another host is invalid. */
+  hosts?: AgentHosts | undefined;
 }
 
 /** The Signature-Agent URL a signature covers: the dictionary member it names, or the legacy sf-string. */
@@ -101,8 +120,16 @@ function checkOne(req: SignedRequest, sig: MessageSignature, lookup: KeyLookup, 
   if (agent.malformed) return invalid(agent.malformed);
   if (keyid === undefined) return invalid("the signature has no keyid");
   if (created === undefined || expires === undefined) return invalid("created and expires are required");
+  if (expires <= created) return invalid("expires is not later than created");
   if (created > o.now + o.skewSeconds) return invalid("created is in the future");
   if (o.now > expires + o.skewSeconds) return invalid("the signature has expired");
+  if (o.hosts) {
+    // Unforwarded or unreadable: the signature base below cannot be built either (unverified or invalid).
+    const host = signedHost(req.headers);
+    if (host !== undefined && !hostListed(o.hosts, host)) {
+      return invalid(`the signature was made for ${JSON.stringify(host)}, not one of the tenant's hosts`);
+    }
+  }
   if (o.require && nonce !== o.require.nonce)
     return invalid("the signature does not carry the step-up nonce");
   if (o.require?.keyid !== undefined && keyid !== o.require.keyid) {
@@ -111,6 +138,15 @@ function checkOne(req: SignedRequest, sig: MessageSignature, lookup: KeyLookup, 
 
   const known = lookup(keyid);
   if (!known) return unverified("the key is not registered with Warden");
+  if ("ambiguous" in known) {
+    return unverified("the key is registered for more than one operator, so it identifies none");
+  }
+  const maxValidity = known.maxValiditySeconds ?? DEFAULT_MAX_SIGNATURE_VALIDITY_SECONDS;
+  if (expires - created > maxValidity) {
+    return invalid(
+      `the signature is valid for ${expires - created} s, longer than the ${maxValidity} s Warden accepts`,
+    );
+  }
   if (agent.url !== undefined && agentOrigin(agent.url) !== agentOrigin(known.signatureAgent)) {
     return unverified("the key is not registered for that Signature-Agent");
   }

@@ -323,7 +323,7 @@ describe("re-verify with context.challengeId", () => {
     const again = await reverify("s-re", id);
     expect(again.decision).toBe("challenge");
     expect(again).not.toHaveProperty("challengeCleared");
-    expect((again.reasons as string[])[0]).toMatch(/already used by an earlier verify/);
+    expect((again.reasons as string[])[0]).toMatch(/another verify used or is using a clear of this attempt/);
   });
 
   it("is not honored for another session, without a session, after the window, or for an unknown id", async () => {

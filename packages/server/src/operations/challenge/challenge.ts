@@ -91,14 +91,19 @@ async function issue(
     if (event.session !== session) {
       return fail("challenge_session_mismatch", "The event's attempt is bound to another session.");
     }
+    // One clear per challenged attempt: once a re-verify used one, another challenge on the same
+    // event could never be honoured (store: event_clears), so it is refused here, plainly.
+    if (await deps.store.challenges.eventClearUsed(tenantId, event.id)) return fail("event_already_cleared");
     const policy = await deps.tenantPolicies.get(tenantId);
     const issuable = new Set<ChallengeMethod>(["proof_of_work"]);
     // Only look the provider key up when the caller would take a payment challenge.
     if (req.prefer?.includes("payment_preauth") && (await deps.store.tenants.paymentKey(tenantId))) {
       issuable.add("payment_preauth");
     }
+    // Step-up proves the key that signed the attempt: without a recorded key there is nothing to
+    // prove, and any registered operator's signature would clear it.
     const agent = recordedAgent(event.signals);
-    if (agent && (agent.outcome === "verified" || policy.webBotAuthStepUp))
+    if (agent?.keyid !== undefined && (agent.outcome === "verified" || policy.webBotAuthStepUp))
       issuable.add("web_bot_auth_stepup");
     const webauthn = policy.deviceAttestation;
     if (webauthn) issuable.add("device_attestation");
@@ -109,7 +114,7 @@ async function issue(
       method === "payment_preauth"
         ? paymentChallenge(id)
         : method === "web_bot_auth_stepup"
-          ? stepUpChallenge(agent?.keyid)
+          ? stepUpChallenge(agent?.keyid ?? "")
           : method === "device_attestation" && webauthn
             ? deviceAttestationChallenge(id, session, webauthn, deps.ttlMs)
             : powChallenge(tier, policy);
@@ -173,9 +178,7 @@ function paymentChallenge(id: string): Pick<ChallengeRecord, "difficulty" | "see
  * web_bot_auth_stepup: the agent signs a request with the key of the original attempt, with this
  * nonce in its Signature-Input, and hands over the signed request's headers as the proof.
  */
-function stepUpChallenge(
-  keyid: string | undefined,
-): Pick<ChallengeRecord, "difficulty" | "seed" | "instructions"> {
+function stepUpChallenge(keyid: string): Pick<ChallengeRecord, "difficulty" | "seed" | "instructions"> {
   const nonce = randomBytes(32).toString("base64");
   return {
     difficulty: null,
@@ -184,7 +187,7 @@ function stepUpChallenge(
       type: "web_bot_auth",
       tag: WEB_BOT_AUTH_TAG,
       nonce,
-      keyid: keyid ?? null,
+      keyid,
       components: ["@authority", "signature-agent"],
       steps:
         'Sign a request with the same key (keyid) as the original attempt: Signature-Input with nonce set to this nonce, tag "web-bot-auth", created and expires, covering @authority and signature-agent (when sent); then complete with proof { method: "web_bot_auth", headers: { host, signature-agent, signature, signature-input } }.',
@@ -247,11 +250,19 @@ async function complete(
       const check = await checkSetupIntent(secretKey, deps.payment, proofRef, c);
       if (!check.ok) return fail(check.code, `The payment proof was not accepted: ${check.why}.`);
     } else if (c.method === "web_bot_auth_stepup") {
-      const keyid = typeof c.instructions.keyid === "string" ? c.instructions.keyid : undefined;
+      const keyid = typeof c.instructions.keyid === "string" ? c.instructions.keyid : "";
+      // A step-up issued before a key was required names none: no signature can prove it.
+      if (keyid === "") {
+        return fail(
+          "invalid_challenge_proof",
+          "This step-up names no key to prove; issue a fresh challenge.",
+        );
+      }
       const result = verifyAgent({ headers: normaliseHeaders(proof.headers) ?? {} }, deps.agentKeys, {
         now: Math.floor(now / 1000),
         skewSeconds: deps.signatureSkewSeconds,
-        require: { nonce: c.seed ?? "", ...(keyid === undefined ? {} : { keyid }) },
+        require: { nonce: c.seed ?? "", keyid },
+        hosts: (await deps.tenantPolicies.get(tenantId)).webBotAuthHosts,
       });
       if (result.outcome !== "verified") {
         return fail(

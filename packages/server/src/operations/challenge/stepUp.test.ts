@@ -158,6 +158,35 @@ describe("web_bot_auth_stepup", () => {
     }>();
     expect(pow.instructions.difficulty).toBe(5);
   });
+
+  it("is not issued for a signature that names no key: there is no key to prove, proof of work instead", async () => {
+    await t.tenant("stepup-nokey");
+    const { apiKey: key } = await t.key("stepup-nokey");
+    await t.store.policies.put(
+      "stepup-nokey",
+      JSON.stringify({ challenge: { webBotAuthStepUp: true } }),
+      Date.now(),
+    );
+    const call = (url: string, payload: Record<string, unknown>) =>
+      t.app.inject({ method: "POST", url, headers: bearer(key), payload });
+    const v = (
+      await call("/v1/verify", {
+        action: "signup",
+        session: "s-nokey",
+        subject: {
+          userAgent: "X/1",
+          headers: { signature: "sig1=:AAAA:", "signature-input": 'sig1=();tag="other"' },
+        },
+      })
+    ).json<Verdict>();
+    expect(v.decision).toBe("challenge");
+    const issued = await call("/v1/challenge", {
+      eventId: v.eventId,
+      session: "s-nokey",
+      prefer: ["web_bot_auth_stepup"],
+    });
+    expect(issued.json()).toMatchObject({ method: "proof_of_work" });
+  });
 });
 
 describe("proof-of-work difficulty from the tenant policy", () => {

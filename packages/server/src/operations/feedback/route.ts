@@ -2,6 +2,7 @@ import type { FastifyInstance, preHandlerHookHandler } from "fastify";
 import { ApiError, ErrorResponse } from "../../errors.js";
 import { requireCaller } from "../../http/auth.js";
 import { IDEMPOTENCY_HEADER_SCHEMA, idempotencyKeyOf } from "../../http/idempotencyKey.js";
+import { queryDate } from "../../http/queryDate.js";
 import type { RouteSettings } from "../../http/types.js";
 import { type FeedbackDeps, ingestFeedback } from "./ingest.js";
 import { ledgerSummary } from "./ledger.js";
@@ -70,10 +71,12 @@ export function registerFeedback(
       },
     },
     async (request) => {
-      const { since, until, action } = request.query;
+      const { action } = request.query;
+      const since = queryDate(request.query.since, "since");
+      const until = queryDate(request.query.until, "until");
       return ledgerSummary(deps.store, requireCaller(request).tenant.id, {
-        ...(since === undefined ? {} : { since: Date.parse(since) }),
-        ...(until === undefined ? {} : { until: Date.parse(until) }),
+        ...(since === undefined ? {} : { since }),
+        ...(until === undefined ? {} : { until }),
         ...(action === undefined ? {} : { action }),
       });
     },

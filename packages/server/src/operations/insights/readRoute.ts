@@ -1,5 +1,6 @@
 import type { FastifyReply } from "fastify";
 import { ApiError, ErrorResponse } from "../../errors.js";
+import { queryDate } from "../../http/queryDate.js";
 import type { RouteSettings } from "../../http/types.js";
 import type { EventScope, Store } from "../../store/interfaces.js";
 import type { TokenSettings } from "../../tokens/verdictToken.js";
@@ -67,8 +68,8 @@ export const iso = (ms: number) => new Date(ms).toISOString();
 
 /** The period asked for: until defaults to now, since to seven days before until. */
 export function scopeOf(query: { since?: string; until?: string; action?: string }, now: number): EventScope {
-  const until = query.until === undefined ? now : Date.parse(query.until);
-  const since = query.since === undefined ? until - DEFAULT_PERIOD_MS : Date.parse(query.since);
+  const until = queryDate(query.until, "until") ?? now;
+  const since = queryDate(query.since, "since") ?? until - DEFAULT_PERIOD_MS;
   if (!(since < until)) throw new ApiError("invalid_query", "since must be before until.");
   return { since, until, ...(query.action === undefined ? {} : { action: query.action }) };
 }

@@ -8,8 +8,10 @@ import { readNetwork } from "./signals/ip.js";
  * covers the action and the subject's identifying fields:
  * - the email address, as its SHA-256 (a raw `email` and the `emailSha256` of the same address match);
  * - the network, truncated to /24 or /48 as verify reads it (`ip` or `ipTrunc`);
- * - the user agent, exactly.
- * Headers and form data are not part of it: they legitimately change between a verify and its re-verify.
+ * - the user agent, exactly: `subject.userAgent`, or the forwarded `User-Agent` header where that field
+ *   is absent (the one verify scores).
+ * Other headers and form data are not part of it: they legitimately change between a verify and its
+ * re-verify (what they carry is still weighed: a re-verify that scores deny on its own is not cleared).
  * An absent field is part of the fingerprint too, so a re-verify can neither add nor drop one.
  *
  * Total: any input gives a fingerprint (the degraded path calls it on whatever the request held).
@@ -22,6 +24,23 @@ export function attemptFingerprint(action: unknown, subject: unknown): string {
   const rawNetwork = text(s.ip) ?? text(s.ipTrunc);
   const networkKey = rawNetwork === undefined ? undefined : (readNetwork(rawNetwork)?.text ?? rawNetwork);
   return sha256Hex(
-    JSON.stringify([text(action) ?? null, emailKey ?? null, networkKey ?? null, text(s.userAgent) ?? null]),
+    JSON.stringify([
+      text(action) ?? null,
+      emailKey ?? null,
+      networkKey ?? null,
+      text(s.userAgent) ?? headerUserAgent(s.headers) ?? null,
+    ]),
   );
+}
+
+/** The User-Agent among forwarded headers, read as verify reads it (names in any case, the last wins). */
+function headerUserAgent(headers: unknown): string | undefined {
+  if (typeof headers !== "object" || headers === null) return undefined;
+  let found: string | undefined;
+  for (const [name, value] of Object.entries(headers)) {
+    if (name.toLowerCase() !== "user-agent") continue;
+    if (typeof value === "string") found = value;
+    else if (Array.isArray(value) && value.every((v) => typeof v === "string")) found = value.join(", ");
+  }
+  return found;
 }

@@ -29,13 +29,19 @@ export function checkClear(
     return refuse("it was earned on another attempt: the action or the subject differs");
   }
   if (challenge.clearedAt === null) return refuse("it has not been solved");
-  if (challenge.redeemedAt !== null) return refuse("its clear was already used by an earlier verify");
+  if (challenge.redeemedAt !== null) return refuse(ALREADY_USED);
   if (challenge.clearedAt < window.since)
     return refuse(`it was cleared more than ${window.minutes} minutes ago`);
   return {
     ok: true,
     challenge,
-    redemption: { challengeId: challenge.id, session, attempt, clearedSince: window.since },
+    redemption: {
+      challengeId: challenge.id,
+      eventId: challenge.eventId,
+      session,
+      attempt,
+      clearedSince: window.since,
+    },
   };
 }
 
@@ -43,7 +49,7 @@ export function checkClear(
 export const clearNotHonored = (why: string): string =>
   `The challenge was not honored (${why}); the attempt was scored.`;
 
-export const ALREADY_USED = "its clear was already used by an earlier verify";
+export const ALREADY_USED = "another verify used or is using a clear of this attempt";
 
 export const CLEARED_REASON =
   "A challenge bound to this session was solved; scoring was skipped. The clear covers this session only and is now used.";

@@ -11,8 +11,15 @@ import type { Finding } from "./signals/findings.js";
 import { formDataFindings, readFormData } from "./signals/formData.js";
 import { headerOrderFindings, languageOverridden } from "./signals/headerOrder.js";
 import type { HostingNetworks } from "./signals/hostingNetworks.js";
-import { type Network, readAddress, readNetwork } from "./signals/ip.js";
-import { readUserAgent, userAgentFindings } from "./signals/userAgent.js";
+import {
+  fullyTruncated,
+  IPV4_PREFIX,
+  IPV6_PREFIX,
+  type Network,
+  readAddress,
+  readNetwork,
+} from "./signals/ip.js";
+import { MAX_USER_AGENT, readUserAgent, userAgentFindings } from "./signals/userAgent.js";
 import type { VelocityKey } from "./signals/velocity.js";
 
 /** What observe needs besides the request: the model, the tenant's rules and the shared lookups. */
@@ -72,14 +79,42 @@ function listHits(
   return hits;
 }
 
-/** The subject's network fields must parse; checked before anything else runs (400 invalid_field). */
+/**
+ * What the schema cannot say about a subject, checked before anything else runs (400 invalid_field):
+ * - `ip` is one address, never a network: the tenant's lists match single addresses on it;
+ * - `ipTrunc` is an address or a network no wider than Warden's own truncation (/24, /48): a wider
+ *   one would contain networks the tenant's lists name, without matching them;
+ * - a user agent forwarded in `headers` meets subject.userAgent's cap.
+ */
 export function subjectError(req: VerifyRequest): { field: string; message: string } | undefined {
-  const { ip, ipTrunc } = req.subject;
-  if (ip !== undefined && !readNetwork(ip)) {
-    return { field: "subject.ip", message: "subject.ip is not an IPv4 or IPv6 address." };
+  const { ip, ipTrunc, headers } = req.subject;
+  if (ip !== undefined && !readAddress(ip)) {
+    return {
+      field: "subject.ip",
+      message: "subject.ip is not a single IPv4 or IPv6 address (send a network as ipTrunc).",
+    };
   }
-  if (ip === undefined && ipTrunc !== undefined && !readNetwork(ipTrunc)) {
-    return { field: "subject.ipTrunc", message: "subject.ipTrunc is not an IP network or address." };
+  if (ip === undefined && ipTrunc !== undefined) {
+    const network = readNetwork(ipTrunc);
+    if (!network) {
+      return { field: "subject.ipTrunc", message: "subject.ipTrunc is not an IP network or address." };
+    }
+    if (!fullyTruncated(network)) {
+      return {
+        field: "subject.ipTrunc",
+        message: `subject.ipTrunc is wider than /${IPV4_PREFIX} (IPv4) or /${IPV6_PREFIX} (IPv6); send the address or its /${IPV4_PREFIX} or /${IPV6_PREFIX}.`,
+      };
+    }
+  }
+  for (const [name, value] of Object.entries(headers ?? {})) {
+    if (name.toLowerCase() !== "user-agent") continue;
+    const length = Array.isArray(value) ? value.join(", ").length : value.length;
+    if (length > MAX_USER_AGENT) {
+      return {
+        field: `subject.headers.${name}`,
+        message: `subject.headers.${name} is longer than ${MAX_USER_AGENT} characters, the cap of subject.userAgent.`,
+      };
+    }
   }
   return undefined;
 }
@@ -91,7 +126,8 @@ export function observe(req: VerifyRequest, ctx: ObserveContext): Observation {
 
   const raw = subject.ip ?? subject.ipTrunc;
   const network: Network | undefined = raw === undefined ? undefined : readNetwork(raw);
-  // Tenant network lists may name single addresses: with the raw-PII opt-in, match the full address.
+  // Tenant network lists may name single addresses: with the raw-PII opt-in, match the full address
+  // (subjectError made sure `ip` is one).
   const exact = subject.ip === undefined ? network : readAddress(subject.ip);
 
   const email = readEmail(subject.email, subject.emailSha256);
@@ -103,6 +139,7 @@ export function observe(req: VerifyRequest, ctx: ObserveContext): Observation {
     ? verifyAgent({ headers }, ctx.agentKeys, {
         now: ctx.nowSeconds,
         skewSeconds: ctx.model.signatureSkewSeconds,
+        hosts: ctx.tenant.webBotAuthHosts,
       })
     : { outcome: "absent" };
   const hosting = network ? ctx.hosting.lookup(network.addr) : undefined;

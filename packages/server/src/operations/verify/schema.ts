@@ -1,6 +1,7 @@
 import { type Static, Type } from "@sinclair/typebox";
 import { literalUnion } from "../../lib/literalUnion.js";
 import { ACTOR_TYPES, DECISIONS, ENFORCEMENT_MODES } from "../../store/interfaces.js";
+import { MAX_USER_AGENT } from "./signals/userAgent.js";
 
 /**
  * The verify contract as JSON Schema. The route validates requests and serialises responses with
@@ -28,15 +29,24 @@ export const Subject = Type.Object(
       }),
     ),
     ip: Type.Optional(
-      Type.String({ maxLength: 64, description: "Raw IP; needs the tenant's raw-PII opt-in." }),
+      Type.String({
+        maxLength: 64,
+        description: "Raw IP: one address, no prefix; needs the tenant's raw-PII opt-in.",
+      }),
     ),
     ipTrunc: Type.Optional(
       Type.String({
         maxLength: 64,
-        description: "Truncated network, e.g. 203.0.113.0/24 (preferred over ip).",
+        description:
+          "Truncated network, e.g. 203.0.113.0/24 (preferred over ip): an address or a network of /24 or narrower (IPv4), /48 or narrower (IPv6); Warden truncates it to /24 or /48.",
       }),
     ),
-    userAgent: Type.Optional(Type.String({ maxLength: 2048 })),
+    userAgent: Type.Optional(
+      Type.String({
+        maxLength: MAX_USER_AGENT,
+        description: "At most 2,048 characters; a user-agent in headers has the same cap.",
+      }),
+    ),
     headers: Type.Optional(
       Type.Record(Type.String(), HeaderValue, {
         maxProperties: MAX_SUBJECT_HEADERS,

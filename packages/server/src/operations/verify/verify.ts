@@ -1,5 +1,6 @@
 import { canonicalJson, sha256Hex, timeOrderedId } from "../../lib/crypto.js";
 import type { TenantPolicy } from "../../policy/tenantPolicy.js";
+import type { EnforcementMode } from "../../store/interfaces.js";
 import type { Caller } from "../caller.js";
 import { type RateLimitState, rateLimitHit, rateLimitState } from "../rateLimitWindow.js";
 import { attemptFingerprint } from "./attempt.js";
@@ -38,10 +39,15 @@ export { DEGRADED_REASON, degradedVerdict } from "./degraded.js";
 export type { VerifyDeps, VerifyResult } from "./verifyDeps.js";
 export { ENGINE_VERSION } from "./version.js";
 
-/** Spec, payload fingerprints: SHA-256 of canonical JSON over action, session, surface, subject, context. */
-export function verifyFingerprint(req: VerifyRequest): string {
+/**
+ * Spec, payload fingerprints: SHA-256 of canonical JSON over action, session, surface, subject,
+ * context; under log_only, the same with the mode, so that an observation recorded for a log-only
+ * key or tenant is never replayed to an enforcing caller as its answer (409 idempotency_conflict).
+ */
+export function verifyFingerprint(req: VerifyRequest, mode: EnforcementMode = "enforce"): string {
   const { action, session, surface, subject, context } = req;
-  return sha256Hex(canonicalJson({ action, session, surface, subject, context }));
+  const payload = sha256Hex(canonicalJson({ action, session, surface, subject, context }));
+  return mode === "enforce" ? payload : sha256Hex(canonicalJson({ payload, enforcementMode: mode }));
 }
 
 /**
@@ -73,7 +79,7 @@ export async function verify(
           tenantId: caller.tenant.id,
           operation: "verify",
           key: idempotencyKey,
-          fingerprint: verifyFingerprint(req),
+          fingerprint: verifyFingerprint(req, enforcementModeFor(caller, req.context?.logOnly)),
         };
   const leader = idem && deps.keysInFlight.leaderOf(idem.tenantId, idem.key);
   const cancel = new Cancellation();
@@ -160,12 +166,31 @@ async function scoreAndRecord(
     agentKeys: deps.agentKeys,
     nowSeconds: Math.floor(now / 1000),
   });
+  const costs = resolveCosts(req.context?.decisionCosts, tenantPolicy.decisionCosts(req.action));
   if (clear && !clear.challenge.eventDegraded) {
-    // A scored challenge's clear short-circuits scoring (spec, States and transitions); the tenant's
-    // deny list still applies, since the policy may have changed since the challenge was earned.
+    // A scored challenge's clear short-circuits scoring (spec, States and transitions): the clear
+    // stands for the challenge, never for a deny. The tenant's deny list still applies (the policy may
+    // have changed since the challenge was earned), and so does what this request itself carries
+    // beyond the attempt's fingerprint (headers, form data, page signals, an agent signature): when
+    // that alone scores deny, the clear is not used (docs/security-model.md, "Clears").
     const [denied] = obs.lists.deny;
-    if (denied === undefined) {
-      const cleared = await recordCleared(deps, caller, req, clear, tenantPolicy.version, idem, now, signal);
+    const alone =
+      denied === undefined ? decide(assessed(obs, [], tenantPolicy, req.action), costs, policy) : undefined;
+    if (alone?.decision === "deny") {
+      clearNote = clearNotHonored(DENY_NOT_CLEARED);
+    } else if (denied === undefined) {
+      const cleared = await redeemOnce(deps, tenantId, clear.challenge.id, () =>
+        recordCleared(
+          deps,
+          caller,
+          req,
+          clear as Extract<ClearCheck, { ok: true }>,
+          tenantPolicy.version,
+          idem,
+          now,
+          signal,
+        ),
+      );
       if (cleared) return withLimit(cleared, limit as RateLimitState);
       clearNote = clearNotHonored(ALREADY_USED);
     } else {
@@ -185,24 +210,9 @@ async function scoreAndRecord(
   const readings = limit ? counted : counted.slice(1);
   limit ??= rateLimitState(deps.rateLimit, counted[0], now);
   if (limit.retryAfterSeconds !== undefined) return rateLimited(limit);
-  const findings = [
-    ...obs.findings,
-    ...velocityFindings(req.action, checks, readings, policy.weights.velocity),
-  ];
+  const velocity = velocityFindings(req.action, checks, readings, policy.weights.velocity);
 
-  const costs = resolveCosts(req.context?.decisionCosts, tenantPolicy.decisionCosts(req.action));
-  const assessment = decide(
-    {
-      findings,
-      channels: obs.channels,
-      browserConsistent: obs.browserConsistent,
-      agent: obs.agent.outcome,
-      lists: obs.lists,
-      verifiedAgents: tenantPolicy.verifiedAgents(req.action),
-    },
-    costs,
-    policy,
-  );
+  const assessment = decide(assessed(obs, velocity, tenantPolicy, req.action), costs, policy);
   const mode = enforcementModeFor(caller, req.context?.logOnly);
   if (clear && assessment.decision === "deny") {
     clearNote = clearNotHonored(DENY_NOT_CLEARED);
@@ -262,6 +272,49 @@ async function scoreAndRecord(
   const result = (await answer(clear, clearNote)) ?? (await answer(undefined, clearNotHonored(ALREADY_USED)));
   if (!result) throw new Error("verify: a verdict without a clear was refused as not redeemed");
   return withLimit(result, limit);
+}
+
+/**
+ * Runs `redeem` unless a verify in this process is redeeming the same clear: then waits for it, and
+ * when it was honoured answers null (used) without asking the store (clearsInFlight.ts).
+ */
+async function redeemOnce(
+  deps: VerifyDeps,
+  tenantId: string,
+  challengeId: string,
+  redeem: () => Promise<VerifyResult | null>,
+): Promise<VerifyResult | null> {
+  for (let pending = deps.clearsInFlight.of(tenantId, challengeId); pending; ) {
+    if (await pending) return null;
+    pending = deps.clearsInFlight.of(tenantId, challengeId);
+  }
+  const attempt = redeem();
+  deps.clearsInFlight.track(
+    tenantId,
+    challengeId,
+    attempt.then(
+      (r) => r?.ok === true,
+      () => false,
+    ),
+  );
+  return attempt;
+}
+
+/** What decide() weighs: the request's observation, with `extra` findings (velocity) beside its own. */
+function assessed(
+  obs: ReturnType<typeof observe>,
+  extra: Parameters<typeof decide>[0]["findings"],
+  tenant: TenantPolicy,
+  action: string,
+): Parameters<typeof decide>[0] {
+  return {
+    findings: extra.length === 0 ? obs.findings : [...obs.findings, ...extra],
+    channels: obs.channels,
+    browserConsistent: obs.browserConsistent,
+    agent: obs.agent.outcome,
+    lists: obs.lists,
+    verifiedAgents: tenant.verifiedAgents(action),
+  };
 }
 
 /** Answered by the route from `rateLimit`: the 429 with its Retry-After (http/rateLimit.ts). */

@@ -5,6 +5,7 @@ import type { SigningKeyring } from "../../tokens/signingKeys.js";
 import type { TokenSettings } from "../../tokens/verdictToken.js";
 import type { KeyLookup } from "../../webBotAuth/verifyAgent.js";
 import type { RateLimitSettings, RateLimitState } from "../rateLimitWindow.js";
+import type { ClearsInFlight } from "./clearsInFlight.js";
 import type { DecisionModel } from "./decisionModel.js";
 import type { KeysInFlight } from "./keysInFlight.js";
 import type { PendingEvents } from "./pendingEvents.js";
@@ -30,6 +31,8 @@ export interface VerifyDeps {
   idempotencyTtlMs: number;
   /** Verifies with one idempotency key in flight in this process (keysInFlight.ts). */
   keysInFlight: KeysInFlight<VerifyResult>;
+  /** Redemptions of a clear in flight in this process (clearsInFlight.ts). */
+  clearsInFlight: ClearsInFlight;
   /** How long after a clear a re-verify may redeem it. */
   clearWindowMs: number;
   clock: () => number;

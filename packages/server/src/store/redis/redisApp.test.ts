@@ -79,5 +79,47 @@ if (prefix) {
         await two.close();
       }
     });
+
+    it("repeated form text on Redis counters: scored, one count per request, and the rate limit still applies", async () => {
+      const t = await makeTestApp({
+        env: {
+          WARDEN_REDIS_URL: TEST_REDIS_URL,
+          WARDEN_REDIS_KEY_PREFIX: prefix,
+          WARDEN_RATE_LIMIT_MAX: "3",
+        },
+      });
+      try {
+        await t.tenant("forms");
+        const { apiKey } = await t.key("forms");
+        await t.store.policies.put(
+          "forms",
+          JSON.stringify({ velocity: { form_value: { perHour: 2 } } }),
+          Date.now(),
+        );
+        const send = () =>
+          t.app.inject({
+            method: "POST",
+            url: "/v1/verify",
+            headers: bearer(apiKey),
+            payload: {
+              action: "signup",
+              subject: { ...body.subject, formDataHashed: ["0123456789abcdef", "0123456789ABCDEF"] },
+            },
+          });
+        const velocity = (reasons: string[]) => reasons.find((r) => r.startsWith("The same form text"));
+        const answers = [];
+        for (let i = 0; i < 3; i++) {
+          const res = await send();
+          expect(res.statusCode).toBe(200);
+          expect(res.json().degraded).toBe(false);
+          answers.push(velocity(res.json().reasons));
+        }
+        expect(answers.slice(0, 2)).toEqual([undefined, undefined]);
+        expect(answers[2]).toMatch(/about 3 signup attempts/);
+        expect((await send()).statusCode).toBe(429);
+      } finally {
+        await t.close();
+      }
+    });
   });
 }

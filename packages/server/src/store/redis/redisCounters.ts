@@ -85,18 +85,31 @@ export async function openRedisCounters(o: RedisCounterOptions): Promise<RedisCo
         if (hits.length === 0) return [];
         const keys: string[] = [];
         const ttls: number[] = [];
-        for (const h of hits) {
-          const bucket = Math.floor(now / h.windowMs);
-          keys.push(`c:${h.name}|${h.windowMs}:${bucket}`, `c:${h.name}|${h.windowMs}:${bucket - 1}`);
-          // Relative to the caller's clock, so a process with a skewed clock still expires its keys.
-          ttls.push((bucket + 2) * h.windowMs - now);
-        }
+        // A counter named twice in one call is hit once, and both readings are that hit's (the
+        // CounterStore contract, as on SQL): the script would otherwise INCR it twice.
+        const slot = new Map<string, number>();
+        const slots = hits.map((h) => {
+          const counter = `${h.name}|${h.windowMs}`;
+          let at = slot.get(counter);
+          if (at === undefined) {
+            at = ttls.length;
+            slot.set(counter, at);
+            const bucket = Math.floor(now / h.windowMs);
+            keys.push(`c:${counter}:${bucket}`, `c:${counter}:${bucket - 1}`);
+            // Relative to the caller's clock, so a process with a skewed clock still expires its keys.
+            ttls.push((bucket + 2) * h.windowMs - now);
+          }
+          return at;
+        });
         const out = await redis.wardenHit(keys.length, ...keys, ...ttls);
-        return hits.map((h, i) => ({
-          current: Number(out[2 * i]),
-          previous: Number(out[2 * i + 1]),
-          elapsed: (now - Math.floor(now / h.windowMs) * h.windowMs) / h.windowMs,
-        }));
+        return hits.map((h, i) => {
+          const at = slots[i] as number;
+          return {
+            current: Number(out[2 * at]),
+            previous: Number(out[2 * at + 1]),
+            elapsed: (now - Math.floor(now / h.windowMs) * h.windowMs) / h.windowMs,
+          };
+        });
       }),
     // Keys expire by themselves.
     purgeExpired: async () => 0,

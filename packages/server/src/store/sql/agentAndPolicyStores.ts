@@ -2,13 +2,29 @@ import type { AgentKeyRecord, AgentStore, PolicyStore } from "../interfaces.js";
 import { bool, guard } from "./rows.js";
 import type { SqlRuntime } from "./runtime.js";
 
-/** The agent-operator registry on SQL: one row per operator, keys as JSON text. */
+/**
+ * The agent-operator registry on SQL: one row per operator, keys as JSON text. Few rows, written by
+ * the CLI only: a put reads every other operator's keys inside its serialized transaction.
+ */
 export function createAgentStore(rt: SqlRuntime): AgentStore {
   const { db } = rt;
   return {
     put: (a) =>
       guard("agents.put", () =>
-        rt.write(async (conn) => {
+        rt.writeTransaction(async (trx) => {
+          // One writer of the registry at a time, so two operators cannot both take a key.
+          await rt.serialize(trx, "agent_operators");
+          const others = await trx
+            .selectFrom("agent_operators")
+            .select(["operator", "keys"])
+            .where("operator", "!=", a.operator)
+            .orderBy("operator")
+            .execute();
+          const wanted = new Set(a.keys.map((k) => k.thumbprint));
+          for (const other of others) {
+            const taken = (JSON.parse(other.keys) as AgentKeyRecord[]).find((k) => wanted.has(k.thumbprint));
+            if (taken) return { ok: false, thumbprint: taken.thumbprint, operator: other.operator } as const;
+          }
           const row = {
             operator: a.operator,
             signature_agent: a.signatureAgent,
@@ -17,7 +33,7 @@ export function createAgentStore(rt: SqlRuntime): AgentStore {
             created_at: a.createdAt,
             updated_at: a.updatedAt,
           };
-          await conn
+          await trx
             .insertInto("agent_operators")
             .values(row)
             .onConflict((oc) =>
@@ -29,6 +45,7 @@ export function createAgentStore(rt: SqlRuntime): AgentStore {
               }),
             )
             .execute();
+          return { ok: true } as const;
         }),
       ),
     remove: (operator) =>

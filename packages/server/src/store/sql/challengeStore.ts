@@ -64,5 +64,15 @@ export function createChallengeStore(rt: SqlRuntime): ChallengeStore {
           }
         }),
       ),
+    eventClearUsed: (tenantId, eventId) =>
+      guard("challenges.eventClearUsed", async () => {
+        const row = await db
+          .selectFrom("event_clears")
+          .select("challenge_id")
+          .where("tenant_id", "=", tenantId)
+          .where("event_id", "=", eventId)
+          .executeTakeFirst();
+        return row !== undefined;
+      }),
   };
 }

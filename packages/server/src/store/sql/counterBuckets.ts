@@ -25,26 +25,33 @@ export interface CounterCount {
 /**
  * All of a request's counters, counted at once. A counter's row is named with its window width, so
  * one name can be counted over several windows; a bucket's row lives until the end of the next
- * bucket, the last moment it is read as "previous".
+ * bucket, the last moment it is read as "previous". A counter named twice in one call is one row
+ * (one statement cannot upsert a row twice on PostgreSQL): it is hit once and both readings are
+ * that hit's (the CounterStore contract).
  */
 export async function hitCounters(
   hits: readonly CounterHit[],
   now: number,
   count: (buckets: CounterBucket[]) => Promise<CounterCount[]>,
 ): Promise<CounterReading[]> {
-  const buckets = hits.map((h): CounterBucket => {
-    const bucket = Math.floor(now / h.windowMs);
-    return {
-      name: `${h.name}|${h.windowMs}`,
-      expiresAt: (bucket + 2) * h.windowMs,
-      previousExpiresAt: (bucket + 1) * h.windowMs,
-    };
+  const buckets = new Map<string, CounterBucket>();
+  const names = hits.map((h) => {
+    const name = `${h.name}|${h.windowMs}`;
+    if (!buckets.has(name)) {
+      const bucket = Math.floor(now / h.windowMs);
+      buckets.set(name, {
+        name,
+        expiresAt: (bucket + 2) * h.windowMs,
+        previousExpiresAt: (bucket + 1) * h.windowMs,
+      });
+    }
+    return name;
   });
-  if (new Set(buckets.map((b) => b.name)).size !== buckets.length)
-    throw new Error("counters.hit: the same counter twice");
-  const counts = await count(buckets);
+  const unique = [...buckets.values()];
+  const counts = await count(unique);
+  const byName = new Map(unique.map((b, i) => [b.name, counts[i]]));
   return hits.map((h, i) => {
-    const c = counts[i];
+    const c = byName.get(names[i] as string);
     if (!c) throw new Error("counters.hit: a counter was not returned");
     return {
       current: c.count,

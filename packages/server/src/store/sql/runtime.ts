@@ -52,6 +52,12 @@ export interface SqlRuntime {
    */
   readonly claimsInOneStatement: boolean;
   /**
+   * Whether a write may pass over a row another transaction holds instead of waiting for it
+   * (PostgreSQL's `FOR UPDATE SKIP LOCKED`). SQLite's writers never wait on each other's rows: BEGIN
+   * IMMEDIATE serializes them.
+   */
+  readonly skipsLockedRows: boolean;
+  /**
    * When set, verify's counter hits and plain event inserts from concurrent requests go to the
    * database in batches (verifyWriteBatches.ts), at most this many batches of each kind in flight:
    * PostgreSQL, where every statement is a round trip and every commit a WAL flush. SQLite's group

@@ -121,7 +121,7 @@ export function createEventStore(
             }
             // After the claim, so that a replay or conflict never spends the clear; a failed
             // redemption throws to roll the claim back.
-            if (redeem && !(await redeemClear(trx, event, redeem))) throw new NotRedeemed();
+            if (redeem && !(await redeemClear(rt, trx, event, redeem))) throw new NotRedeemed();
             await rt.execute(trx, hot.insertEvent(eventToRow(event)));
             // Resolving commits the transaction.
             if (signal && !signal.commit()) throw abortError();
@@ -160,17 +160,46 @@ export function createIdempotencyStore(rt: SqlRuntime): IdempotencyStore {
 /** Thrown inside events.record's transaction to roll it back when the clear cannot be redeemed. */
 class NotRedeemed extends Error {}
 
-/** One conditional UPDATE: every condition of a redemption and the change, in one statement. */
-async function redeemClear(trx: Kysely<Database>, event: EventRecord, r: ClearRedemption): Promise<boolean> {
-  const res = await trx
-    .updateTable("challenges")
-    .set({ redeemed_at: event.createdAt })
+/**
+ * A redemption: one conditional UPDATE with every condition of the clear, then the event's one clear
+ * (event_clears' primary key refuses a second, from this challenge or another of the event).
+ *
+ * On PostgreSQL the UPDATE passes over a challenge row that a concurrent redemption holds instead of
+ * waiting for its transaction: that redemption either commits (and this one would find the clear
+ * used) or rolls back (and the clear stays for a later re-verify). Waiting instead queued every
+ * concurrent re-verify of one clear behind the others' transactions and past verify's deadline.
+ */
+async function redeemClear(
+  rt: SqlRuntime,
+  trx: Kysely<Database>,
+  event: EventRecord,
+  r: ClearRedemption,
+): Promise<boolean> {
+  const redeemable = trx
+    .selectFrom("challenges")
+    .select("id")
     .where("tenant_id", "=", event.tenantId)
     .where("id", "=", r.challengeId)
+    .where("event_id", "=", r.eventId)
     .where("session", "=", r.session)
     .where("attempt", "=", r.attempt)
     .where("cleared_at", ">=", r.clearedSince)
-    .where("redeemed_at", "is", null)
+    .where("redeemed_at", "is", null);
+  const res = await trx
+    .updateTable("challenges")
+    .set({ redeemed_at: event.createdAt })
+    .where("id", "in", rt.skipsLockedRows ? redeemable.forUpdate().skipLocked() : redeemable)
     .executeTakeFirst();
-  return Number(res.numUpdatedRows) === 1;
+  if (Number(res.numUpdatedRows) !== 1) return false;
+  const claimed = await trx
+    .insertInto("event_clears")
+    .values({
+      tenant_id: event.tenantId,
+      event_id: r.eventId,
+      challenge_id: r.challengeId,
+      redeemed_at: event.createdAt,
+    })
+    .onConflict((oc) => oc.columns(["tenant_id", "event_id"]).doNothing())
+    .executeTakeFirst();
+  return Number(claimed.numInsertedOrUpdatedRows ?? 0) === 1;
 }

@@ -67,6 +67,7 @@ export async function openSqliteStore(opts: SqliteOptions): Promise<Store> {
     // Run as a write job: the batch's BEGIN IMMEDIATE must get the write lock.
     writeProbe: CompiledQuery.raw("select 1"),
     claimsInOneStatement: false,
+    skipsLockedRows: false,
     warmConnections: 1,
     close: async () => {
       await reader?.close();

@@ -3,12 +3,16 @@ import type { UserAgentSignal } from "./userAgent.js";
 
 export type HeaderMap = Readonly<Record<string, string>>;
 
-/** Header names lower-cased, multi-valued headers joined as HTTP does. */
+/**
+ * Header names lower-cased, multi-valued headers joined as HTTP does. The map has no prototype, so a
+ * header a request did not send is absent whatever its name: `headers.constructor` is undefined, not
+ * Object (every signal and the Web Bot Auth verifier look names up in it).
+ */
 export function normaliseHeaders(
   headers: Record<string, string | string[]> | undefined,
 ): HeaderMap | undefined {
   if (!headers) return undefined;
-  const out: Record<string, string> = {};
+  const out: Record<string, string> = Object.create(null);
   for (const [name, value] of Object.entries(headers)) {
     out[name.toLowerCase()] = Array.isArray(value) ? value.join(", ") : value;
   }

@@ -1,14 +1,17 @@
 import type { Finding } from "./findings.js";
 
-/** What a page's worker may read differently from the page (@warden/browser's scopeView.ts). */
-const SCOPE_FIELDS: Readonly<Record<string, string>> = Object.freeze({
-  userAgent: "user agent",
-  platform: "platform",
-  hardwareConcurrency: "processor count",
-  languages: "languages",
-  userAgentData: "client hints",
-  webgl: "graphics renderer",
-});
+/**
+ * What a page's worker may read differently from the page (@warden/browser's scopeView.ts), with its
+ * display name. A Map: a name the page sends finds only these, never an Object.prototype member.
+ */
+const SCOPE_FIELDS: ReadonlyMap<string, string> = new Map([
+  ["userAgent", "user agent"],
+  ["platform", "platform"],
+  ["hardwareConcurrency", "processor count"],
+  ["languages", "languages"],
+  ["userAgentData", "client hints"],
+  ["webgl", "graphics renderer"],
+]);
 
 /** "a", "a and b", "a, b and c". */
 const inWords = (items: string[]): string =>
@@ -51,12 +54,19 @@ export function browserSignalFindings(
   const differing =
     findings.length > 0 || !Array.isArray(mismatch)
       ? []
-      : [...new Set(mismatch.filter((f): f is string => typeof f === "string" && f in SCOPE_FIELDS))];
+      : [
+          ...new Set(
+            mismatch.flatMap((f) => {
+              const label = typeof f === "string" ? SCOPE_FIELDS.get(f) : undefined;
+              return label === undefined ? [] : [label];
+            }),
+          ),
+        ];
   if (differing.length > 0) {
     findings.push({
       id: "page_scope_mismatch",
       logOdds: weights.scopeMismatch,
-      reason: `The page and a worker it started read a different ${inWords(differing.map((f) => SCOPE_FIELDS[f] as string))} of the same browser: script in the page rewrote what it shows (a stealth automation setup, or an extension that disguises the browser).`,
+      reason: `The page and a worker it started read a different ${inWords(differing)} of the same browser: script in the page rewrote what it shows (a stealth automation setup, or an extension that disguises the browser).`,
     });
   }
   return findings;

@@ -78,13 +78,14 @@ function greaseProblem(brands: readonly Brand[], header: string): string | undef
   return undefined;
 }
 
-const PLATFORM_OS: Readonly<Record<string, readonly string[]>> = {
-  windows: ["Windows"],
-  macos: ["Mac OS"],
-  linux: ["Linux", "Ubuntu", "Fedora", "Debian"],
-  android: ["Android"],
-  "chrome os": ["Chrome OS", "Chromium OS"],
-};
+/** Sec-CH-UA-Platform's values and the OS names ua-parser-js reads; a Map, so the header's text finds nothing else. */
+const PLATFORM_OS: ReadonlyMap<string, readonly string[]> = new Map([
+  ["windows", ["Windows"]],
+  ["macos", ["Mac OS"]],
+  ["linux", ["Linux", "Ubuntu", "Fedora", "Debian"]],
+  ["android", ["Android"]],
+  ["chrome os", ["Chrome OS", "Chromium OS"]],
+]);
 
 export function readClientHints(ua: UserAgentSignal, headers: HeaderMap | undefined): ClientHintsSignal {
   const secChUa = headers?.["sec-ch-ua"];
@@ -121,7 +122,7 @@ export function readClientHints(ua: UserAgentSignal, headers: HeaderMap | undefi
     if (fullGrease) return { mismatch: fullGrease };
   }
   const platform = headers["sec-ch-ua-platform"]?.replace(/"/g, "").trim().toLowerCase();
-  const expected = platform === undefined ? undefined : PLATFORM_OS[platform];
+  const expected = platform === undefined ? undefined : PLATFORM_OS.get(platform);
   if (expected && ua.os && !expected.some((os) => ua.os?.startsWith(os))) {
     return { mismatch: `Sec-CH-UA-Platform says ${platform}, the user agent ${ua.os}` };
   }

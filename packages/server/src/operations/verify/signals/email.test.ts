@@ -42,6 +42,12 @@ describe("email signal", () => {
     }
   });
 
+  it("normalises a domain named after an Object.prototype member as itself", () => {
+    expect(normaliseEmail("ann@constructor")).toBe("ann@constructor");
+    expect(normaliseEmail("ann@__proto__")).toBe("ann@__proto__");
+    expect(normaliseEmail("a.nn+x@googlemail.com")).toBe("ann@gmail.com");
+  });
+
   it("with only emailSha256 there is a hash to count and nothing else to judge", () => {
     const sig = readEmail(undefined, "A".repeat(64));
     expect(sig).toMatchObject({

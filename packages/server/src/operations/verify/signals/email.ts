@@ -13,7 +13,7 @@ const FREE_MAIL: ReadonlySet<string> = new Set(
 
 /** Providers that ignore dots in the local part (Gmail); googlemail.com is the same mailbox. */
 const DOTS_IGNORED = new Set(["gmail.com", "googlemail.com"]);
-const DOMAIN_ALIAS: Readonly<Record<string, string>> = { "googlemail.com": "gmail.com" };
+const DOMAIN_ALIAS: ReadonlyMap<string, string> = new Map([["googlemail.com", "gmail.com"]]);
 
 export interface EmailSignal {
   /** SHA-256 hex of the trimmed, lower-cased address: the only form of the address stored. */
@@ -65,7 +65,7 @@ export function normaliseEmail(email: string): string | undefined {
   const plus = local.indexOf("+");
   if (plus > 0) local = local.slice(0, plus);
   if (DOTS_IGNORED.has(domain)) local = local.replaceAll(".", "");
-  domain = DOMAIN_ALIAS[domain] ?? domain;
+  domain = DOMAIN_ALIAS.get(domain) ?? domain;
   return `${local}@${domain}`;
 }
 

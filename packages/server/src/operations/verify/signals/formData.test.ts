@@ -34,4 +34,25 @@ describe("form data, read generically", () => {
     ]);
     expect(readFormData(undefined, undefined)).toMatchObject({ present: false, fields: 0, links: 0 });
   });
+
+  it("keeps each repeated text once: the same text twice, hashes differing in case, a text and its hash", () => {
+    const text = "x".repeat(40);
+    expect(readFormData({ a: text, b: ` ${text.toUpperCase()} ` }, undefined).repeatKeys).toHaveLength(1);
+    expect(readFormData(undefined, ["0123456789abcdef", "0123456789ABCDEF"]).repeatKeys).toEqual([
+      "0123456789abcdef",
+    ]);
+    const [hashed] = readFormData({ a: text }, undefined).repeatKeys;
+    expect(readFormData({ a: text }, [hashed?.toUpperCase()]).repeatKeys).toEqual([hashed]);
+  });
+
+  it("counts three distinct texts however often one of them repeats", () => {
+    const keys = readFormData(undefined, [
+      "a".repeat(16),
+      "A".repeat(16),
+      "a".repeat(16),
+      "b".repeat(16),
+      "c".repeat(16),
+    ]).repeatKeys;
+    expect(keys).toEqual(["a".repeat(16), "b".repeat(16), "c".repeat(16)]);
+  });
 });

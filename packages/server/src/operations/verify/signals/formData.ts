@@ -10,7 +10,7 @@ export interface FormDataSignal {
   present: boolean;
   fields: number;
   links: number;
-  /** Hashes of values (hashed here for formData; as given for formDataHashed) to count repeats of. */
+  /** Distinct hashes of values (hashed here for formData; as given, lower-cased, for formDataHashed) to count repeats of. */
   repeatKeys: string[];
 }
 
@@ -47,12 +47,16 @@ export function readFormData(formData: unknown, formDataHashed: unknown): FormDa
   values(formDataHashed, hashed);
   let links = 0;
   for (const v of raw) links += v.match(LINK)?.length ?? 0;
+  // Distinct texts: one request that repeats a text is one attempt with it (and its velocity key
+  // must be counted once), and repeats must not push other texts out of the first MAX_REPEAT_KEYS.
   const repeatKeys = [
-    ...raw
-      .map((v) => v.trim().toLowerCase().replace(/\s+/g, " "))
-      .filter((v) => v.length >= MIN_FREE_TEXT)
-      .map((v) => sha256Hex(v)),
-    ...hashed.filter((h) => h.length >= 16).map((h) => h.toLowerCase()),
+    ...new Set([
+      ...raw
+        .map((v) => v.trim().toLowerCase().replace(/\s+/g, " "))
+        .filter((v) => v.length >= MIN_FREE_TEXT)
+        .map((v) => sha256Hex(v)),
+      ...hashed.filter((h) => h.length >= 16).map((h) => h.toLowerCase()),
+    ]),
   ].slice(0, MAX_REPEAT_KEYS);
   return { present, fields: fieldCount(formData) + fieldCount(formDataHashed), links, repeatKeys };
 }

@@ -65,7 +65,18 @@ function parseNetwork(input: string): Network | undefined {
   return Object.freeze({ text: `${base.toString()}/${bits}`, addr: base, prefix: bits });
 }
 
-/** A full address as a one-address network (/32 or /128), for tenant lists; undefined when it does not parse. */
+/**
+ * Whether a read network is exactly Warden's truncation (/24 or /48): an address, or a network as
+ * narrow or narrower, read here; a wider network keeps its own, shorter prefix.
+ */
+export function fullyTruncated(network: Network): boolean {
+  return network.prefix === (network.addr.kind() === "ipv4" ? IPV4_PREFIX : IPV6_PREFIX);
+}
+
+/**
+ * A full address as a one-address network (/32 or /128), for tenant lists; undefined when it does not
+ * parse or is a network (a CIDR, even a /32).
+ */
 export function readAddress(input: string): Network | undefined {
   const text = input.trim();
   try {

@@ -213,6 +213,21 @@ describe("velocity", () => {
     expect(capped?.logOdds).toBe(4);
   });
 
+  it("hits a key given twice once: one attempt is one count", () => {
+    const twice = [
+      { kind: "form_value" as const, value: "a" },
+      { kind: "form_value" as const, value: "a" },
+      { kind: "form_value" as const, value: "b" },
+    ];
+    const checks = velocityChecks("t1", "quote", twice, { form_value: { perHour: 10, perDay: 50 } });
+    expect(checks.map((c) => [c.key.value, c.window.text])).toEqual([
+      ["a", "hour"],
+      ["a", "day"],
+      ["b", "hour"],
+      ["b", "day"],
+    ]);
+  });
+
   it("several keys of one kind over their limits make one finding, the worst", () => {
     const keys = [
       { kind: "form_value" as const, value: "a" },

@@ -56,12 +56,20 @@ function automationUserAgent(ua: string): boolean {
   });
 }
 
+/** The longest user agent verify reads, wherever it comes from (subject.userAgent or headers). */
+export const MAX_USER_AGENT = 2048;
+
 /**
  * Parsed user agents, least recently used dropped. Real traffic repeats a small set of user agents,
- * and parsing is most of the cost of reading a request's evidence.
+ * and parsing is most of the cost of reading a request's evidence. Only user agents within
+ * MAX_USER_AGENT are kept, so the cache holds at most CACHE_SIZE × 2,048 characters (about 16 MB)
+ * whatever callers send.
  */
 const CACHE_SIZE = 4096;
 const cache = new Map<string, UserAgentSignal>();
+
+/** How many parsed user agents the cache holds (tests). */
+export const cachedUserAgents = (): number => cache.size;
 
 export function readUserAgent(userAgent: string | undefined): UserAgentSignal {
   const ua = userAgent?.trim() ?? "";
@@ -77,6 +85,7 @@ export function readUserAgent(userAgent: string | undefined): UserAgentSignal {
       browser: browserOf(parser),
       os: parser.getOS().name,
     });
+    if (ua.length > MAX_USER_AGENT) return sig;
     if (cache.size >= CACHE_SIZE) cache.delete(cache.keys().next().value as string);
   }
   cache.set(ua, sig);

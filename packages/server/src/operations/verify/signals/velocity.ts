@@ -50,8 +50,9 @@ export interface VelocityCheck {
 }
 
 /**
- * The counters to hit for these keys: one per key and window that has a limit. Counter names are
- * hashes of tenant, action, kind and value, so the counters table holds nothing personal.
+ * The counters to hit for these keys: one per distinct key and window that has a limit (a key given
+ * twice is one attempt, counted once). Counter names are hashes of tenant, action, kind and value, so
+ * the counters table holds nothing personal.
  */
 export function velocityChecks(
   tenantId: string,
@@ -60,10 +61,13 @@ export function velocityChecks(
   limits: Readonly<Partial<Record<VelocityKind, VelocityLimits>>>,
 ): VelocityCheck[] {
   const out: VelocityCheck[] = [];
+  const seen = new Set<string>();
   for (const key of keys) {
     const kindLimits = limits[key.kind];
     if (!kindLimits) continue;
     const name = `v:${sha256Hex(`${tenantId}\n${action}\n${key.kind}\n${key.value}`)}`;
+    if (seen.has(name)) continue;
+    seen.add(name);
     for (const window of WINDOWS) {
       const limit = kindLimits[window.field];
       if (limit !== undefined) out.push({ key, limit, window, hit: { name, windowMs: window.ms } });
