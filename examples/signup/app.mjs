@@ -8,6 +8,9 @@ import express from "express";
 const here = path.dirname(fileURLToPath(import.meta.url));
 const browserDist = path.dirname(fileURLToPath(import.meta.resolve("@warden/browser")));
 
+/** A form field as text: strings as they are, anything else (arrays, objects, numbers) as empty. */
+const textOf = (value) => (typeof value === "string" ? value : "");
+
 /**
  * @param {{ wardenUrl: string, apiKey: string, tenantId: string, ticketSecret: string,
  *           tokenIssuer?: string, tokenAudience?: string, trustedProxies?: string[], verifyTimeoutMs?: number }} settings
@@ -39,8 +42,10 @@ export function createSignupApp(settings) {
       client,
       action: "signup",
       ticketSecret: settings.ticketSecret,
-      email: (body) => (typeof body.email === "string" ? body.email : undefined),
-      pending: (body) => ({ email: String(body.email ?? ""), name: String(body.name ?? "") }),
+      // The gate refuses an email that is not a string (400 invalid_email): the handler below reads the
+      // same string the gate scored, never a String() of an array.
+      email: (body) => body.email,
+      pending: (body) => ({ email: textOf(body.email), name: textOf(body.name) }),
       ...(settings.trustedProxies ? { trustedProxies: settings.trustedProxies } : {}),
     }),
     async (req, res) => {
@@ -64,9 +69,7 @@ export function createSignupApp(settings) {
       }
       // After a challenge the form comes back from the signed ticket, not from the re-submitted body.
       const form = pending ?? req.body;
-      const email = String(form.email ?? "")
-        .trim()
-        .toLowerCase();
+      const email = textOf(form.email).trim().toLowerCase();
       if (!email.includes("@")) {
         res
           .status(400)
@@ -75,7 +78,7 @@ export function createSignupApp(settings) {
       }
       accounts.set(email, {
         email,
-        name: String(form.name ?? ""),
+        name: textOf(form.name),
         eventId: verdict.eventId,
         createdAt: new Date().toISOString(),
       });

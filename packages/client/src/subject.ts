@@ -128,7 +128,7 @@ export function truncateAddress(address: string): string | undefined {
  */
 export async function subjectFromRequest(view: RequestView, opts: SubjectOptions = {}): Promise<Subject> {
   const subject: Subject = {};
-  if (opts.email !== undefined && opts.email.trim() !== "")
+  if (typeof opts.email === "string" && opts.email.trim() !== "")
     subject.emailSha256 = await sha256Hex(normalizeEmail(opts.email));
   const address = clientAddress(view, opts.trustedProxies);
   const network = address ? truncateAddress(address) : undefined;

@@ -26,18 +26,24 @@ export interface VerdictTokenExpectations {
   subject: string;
   /** The decisions you accept, e.g. ["allow"]. */
   decisions?: readonly ("allow" | "challenge" | "deny")[];
+  /**
+   * The action the verify was made for (its `action` claim). Set it wherever one session can carry
+   * verdicts of several actions, so that an allow for one action is not taken for another.
+   */
+  action?: string;
 }
 
 export interface VerdictClaims extends JWTPayload {
   tid: string;
   decision: "allow" | "challenge" | "deny";
+  action?: string;
 }
 
 export type TokenCheck = { ok: true; claims: VerdictClaims } | { ok: false; reason: string };
 
 /**
  * Checks a verdictToken as the spec asks: the ES256 signature against the published key set, then
- * iss, aud, exp, tid and sub, and the decision. Pair it with the verdict's enforcementMode (not a
+ * iss, aud, exp, tid and sub, and the decision (and the action, when expected). Pair it with the verdict's enforcementMode (not a
  * claim) before authorizing anything.
  */
 export async function verifyVerdictToken(
@@ -59,6 +65,8 @@ export async function verifyVerdictToken(
       return { ok: false, reason: "no decision claim" };
     if (expect.decisions && !expect.decisions.includes(decision))
       return { ok: false, reason: `decision ${decision} is not accepted here` };
+    if (expect.action !== undefined && payload.action !== expect.action)
+      return { ok: false, reason: "action does not name the action expected here" };
     return { ok: true, claims: payload as VerdictClaims };
   } catch (err) {
     return { ok: false, reason: err instanceof Error ? err.message : String(err) };

@@ -7,11 +7,18 @@ import { registerConsoleAssets } from "./console/assets.js";
 import { registerConsoleSession } from "./console/session.js";
 import type { Deps } from "./deps.js";
 import { authenticator, KnownCallers } from "./http/auth.js";
-import { clientErrorHandler, errorHandler, frameworkError, notFoundHandler } from "./http/errorHandler.js";
+import {
+  clientErrorHandler,
+  errorHandler,
+  expectationFailed,
+  frameworkError,
+  notFoundHandler,
+} from "./http/errorHandler.js";
 import { registerHealth } from "./http/healthRoutes.js";
 import { registerJsonBody } from "./http/jsonBody.js";
 import { createMetrics } from "./http/metrics.js";
 import { dropNullOptionals } from "./http/optionalNulls.js";
+import { refuseNulInQuery } from "./http/queryText.js";
 import { rateLimiter } from "./http/rateLimit.js";
 import { warmUp } from "./http/warmUp.js";
 import { registerChallenge } from "./operations/challenge/route.js";
@@ -88,11 +95,17 @@ export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<Fa
   registerJsonBody(app);
   app.addHook("preValidation", async (request) => {
     dropNullOptionals(request.routeOptions.schema?.body, request.body);
+    refuseNulInQuery(request.query, request.params);
   });
+  app.server.on("checkExpectation", expectationFailed);
   app.decorateRequest("caller", null);
   app.decorateRequest("storeFault", false);
   app.addHook("onSend", async (request, reply) => {
     reply.header("x-request-id", request.id);
+    // Verdicts, ledger and console data are per caller (a Bearer key or a console cookie, neither in
+    // the URL): no shared cache may keep them, nor a browser's for the next user of the machine.
+    if (request.url.startsWith("/v1/") && !reply.hasHeader("cache-control"))
+      reply.header("cache-control", "private, no-store");
   });
 
   await app.register(swagger, {

@@ -28,6 +28,10 @@ export const ERROR_CATALOGUE = {
   },
   invalid_url: { status: 400, message: "The URL's path is not valid percent-encoded UTF-8." },
   malformed_request: { status: 400, message: "The HTTP request is malformed." },
+  expectation_failed: {
+    status: 417,
+    message: "The request's Expect header asks for something other than 100-continue.",
+  },
   invalid_idempotency_key: {
     status: 400,
     message: "The idempotency key must be 1 to 255 printable characters.",
@@ -155,6 +159,7 @@ export const ERROR_LABELS: Readonly<Record<number, string>> = {
   414: "uri_too_long",
   415: "unsupported_media_type",
   416: "range_not_satisfiable",
+  417: "expectation_failed",
   429: "too_many_requests",
   431: "headers_too_large",
   500: "internal_error",

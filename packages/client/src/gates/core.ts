@@ -24,8 +24,12 @@ export interface GateOptions {
   action: string;
   /** Signs challenge tickets; at least 32 characters, kept on your server. */
   ticketSecret: string;
-  /** Reads the email from the parsed body (only its hash leaves your server). */
-  email?: (body: Record<string, unknown>) => string | undefined;
+  /**
+   * Reads the email from the parsed body (only its hash leaves your server). A value that is not a
+   * string (an array or object in the body) is refused with 400 `invalid_email`, never scored as no
+   * email; your handler should read the email the same way.
+   */
+  email?: (body: Record<string, unknown>) => unknown;
   /** What of the body to carry, signed, in the ticket and hand back after the challenge. */
   pending?: (body: Record<string, unknown>) => Record<string, unknown> | undefined;
   /** Proxies in front of the app (see subjectFromRequest). */
@@ -63,6 +67,12 @@ export type GateAnswer =
       status: 403;
       body: { error: "forbidden"; code: "warden_denied"; message: string };
       headers: Record<string, string>;
+    }
+  | {
+      kind: "invalid";
+      status: 400;
+      body: { error: "bad_request"; code: "invalid_email"; message: string };
+      headers: Record<string, string>;
     };
 
 const newSession = () => {
@@ -87,7 +97,18 @@ export async function runGate(
   const resumed =
     ticket && ticket.action === opts.action && typeof challengeId === "string" ? ticket : undefined;
   const session = resumed?.session ?? newSession();
-  const email = resumed ? undefined : opts.email?.(body);
+  const read: unknown = resumed ? undefined : opts.email?.(body);
+  // Whatever the reader returns is what Warden scores: a value that is not a string (an array or an
+  // object sent for `email`) would be scored as no email while your handler may still read one.
+  if (read !== undefined && read !== null && typeof read !== "string") {
+    return {
+      kind: "invalid",
+      status: 400,
+      headers: {},
+      body: { error: "bad_request", code: "invalid_email", message: "email must be a string." },
+    };
+  }
+  const email = read ?? undefined;
   const subject = await subjectFromRequest(view, {
     email,
     ...(opts.trustedProxies ? { trustedProxies: opts.trustedProxies } : {}),

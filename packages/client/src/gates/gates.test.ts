@@ -45,7 +45,7 @@ const gateOptions = (client: WardenClient): GateOptions => ({
   client,
   action: "signup",
   ticketSecret: SECRET,
-  email: (body) => (typeof body.email === "string" ? body.email : undefined),
+  email: (body) => body.email,
   pending: (body) => ({ email: body.email }),
   trustedProxies: ["127.0.0.1"],
 });
@@ -165,6 +165,13 @@ describe.each([
     });
   });
 
+  it("an email that is not a string is 400 invalid_email, never scored as no email", async () => {
+    for (const email of [["eve@example.org"], { a: "eve@example.org" }, 42]) {
+      const res = await post(`${app}/signup`, { email }, browser("81.2.14.7"));
+      expect(res).toMatchObject({ status: 400, json: { error: "bad_request", code: "invalid_email" } });
+    }
+  });
+
   it("deny: 403 warden_denied (the client network, read behind the trusted proxy, is on the tenant's deny list)", async () => {
     const res = await post(`${app}/signup`, { email: "eve@example.org" }, browser("198.51.100.9"));
     expect(res).toMatchObject({ status: 403, json: { error: "forbidden", code: "warden_denied" } });
@@ -226,12 +233,14 @@ describe("verifyVerdictToken", () => {
       ok: true,
       claims: { tid: "acme", sub: "sess-token-1", decision: verdict.decision },
     });
+    expect((await verifyVerdictToken(verdict.verdictToken, { ...expect_, action: "signup" })).ok).toBe(true);
     for (const [change, reason] of [
       [{ tenantId: "other" }, /tid/],
       [{ subject: "another-session" }, /sub/],
       [{ issuer: "https://elsewhere" }, /iss/],
       [{ audience: "someone-else" }, /aud/],
       [{ decisions: [verdict.decision === "allow" ? "deny" : "allow"] }, /not accepted/],
+      [{ action: "newsletter" }, /action/],
     ] as const) {
       const check = await verifyVerdictToken(verdict.verdictToken, { ...expect_, ...change });
       expect(check.ok).toBe(false);

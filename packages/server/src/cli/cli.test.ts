@@ -9,7 +9,9 @@ import { testEvent } from "../testing/harness.js";
 
 const { dir, env, warden } = cliSandbox();
 
-describe("warden CLI", () => {
+// Each test starts several `warden` processes (1–2 s each on a quiet machine): on a busy shared
+// machine the default 20 s is not enough for five of them.
+describe("warden CLI", { timeout: 90_000 }, () => {
   it("creates a tenant once and refuses a duplicate", async () => {
     expect(await warden("tenant", "create", "acme", "--raw-pii")).toMatchObject({
       code: 0,

@@ -67,6 +67,22 @@ describe("sign-in", () => {
 });
 
 describe("the session cookie", () => {
+  it("what it reads is never kept by a cache (the URL does not name the tenant)", async () => {
+    const cookie = cookieOf(await signIn(reader));
+    for (const url of [`/v1/events/${acmeEvent}`, "/v1/events?format=csv", "/v1/stats/decisions"]) {
+      const res = await t.app.inject({ method: "GET", url, headers: { cookie } });
+      expect(res.statusCode, url).toBe(200);
+      expect(res.headers["cache-control"], url).toBe("private, no-store");
+    }
+    const verdict = await t.app.inject({
+      method: "POST",
+      url: "/v1/verify",
+      headers: bearer(writer),
+      payload: { action: "signup", subject: {} },
+    });
+    expect(verdict.headers["cache-control"]).toBe("private, no-store");
+  });
+
   it("reads its own tenant's data on GET; another tenant's event is 404", async () => {
     const cookie = cookieOf(await signIn(reader));
     const own = await t.app.inject({ method: "GET", url: `/v1/events/${acmeEvent}`, headers: { cookie } });
@@ -194,6 +210,18 @@ describe("read API errors", () => {
     const res = await t.app.inject({ method: "GET", url: "/v1/events?format=csv", headers: bearer(reader) });
     expect(res.body).toContain(`"'=HYPERLINK(""http://evil"")"`);
     expect(res.body).toContain("'@SUM(1)");
+    // Where a spreadsheet splits on semicolons, an unquoted `x;=cmd…` would be a cell `=cmd…`.
+    await t.app.inject({
+      method: "POST",
+      url: "/v1/verify",
+      headers: bearer(writer),
+      payload: { action: "signup", subject: {}, session: "x;=cmd|' /C calc'!A0;", surface: "a\t=1+1" },
+    });
+    const split = (
+      await t.app.inject({ method: "GET", url: "/v1/events?format=csv", headers: bearer(reader) })
+    ).body;
+    expect(split).toContain(`"x;=cmd|' /C calc'!A0;"`);
+    expect(split).toContain(`"a\t=1+1"`);
   });
 });
 

@@ -1,4 +1,4 @@
-import { STATUS_CODES as REASON_PHRASES } from "node:http";
+import { type IncomingMessage, STATUS_CODES as REASON_PHRASES, type ServerResponse } from "node:http";
 import type { Socket } from "node:net";
 import type { FastifyError, FastifyReply, FastifyRequest } from "fastify";
 import { ApiError, ERROR_CATALOGUE, type ErrorCode, errorBody } from "../errors.js";
@@ -155,6 +155,20 @@ export function notFoundHandler(_request: FastifyRequest, reply: FastifyReply) {
 export function frameworkError(err: FastifyError, _request: FastifyRequest, reply: FastifyReply): void {
   const apiError = toApiError(err, undefined);
   void reply.code(apiError.status).headers(apiError.headers).send(apiError.toBody());
+}
+
+/**
+ * Node's `checkExpectation` event: an `Expect` header other than `100-continue` (which Node answers
+ * itself). RFC 9110 §10.1.1 makes it 417; Node's own answer has no body, this one the Error schema.
+ */
+export function expectationFailed(_request: IncomingMessage, response: ServerResponse): void {
+  const body = JSON.stringify(errorBody("expectation_failed"));
+  response.writeHead(417, {
+    "content-type": "application/json; charset=utf-8",
+    "content-length": Buffer.byteLength(body),
+    connection: "close",
+  });
+  response.end(body);
 }
 
 /** Node's parser errors (llhttp codes) with a status of their own; any other is a malformed request. */

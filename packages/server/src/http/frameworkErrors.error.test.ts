@@ -144,6 +144,14 @@ describe("requests Node's HTTP parser refuses, on a real socket", () => {
     expectRawError(await exchange(slowPort, "POST /v1/verify HTTP/1.1\r\nHo"), 408, "request_timeout");
   });
 
+  it("an Expect header other than 100-continue → 417 expectation_failed", async () => {
+    expectRawError(
+      await exchange(port, request("Expect: foo\r\nContent-Length: 2\r\nConnection: close\r\n", "{}")),
+      417,
+      "expectation_failed",
+    );
+  });
+
   it("a sound request on the same server is still answered", async () => {
     const answer = await exchange(
       port,

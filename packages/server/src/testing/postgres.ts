@@ -1,6 +1,8 @@
 import { randomBytes } from "node:crypto";
 import pg from "pg";
 import { afterAll } from "vitest";
+import type { Store } from "../store/interfaces.js";
+import { openPostgresStore } from "../store/postgres/postgresStore.js";
 import { skipLoudly } from "./skip.js";
 
 /** The local server every developer and CI machine runs; override with WARDEN_TEST_POSTGRES_URL. */
@@ -59,4 +61,20 @@ export async function postgresDatabaseOrSkip(suite: string, what: string): Promi
   const url = new URL(TEST_POSTGRES_URL);
   url.pathname = `/${name}`;
   return url.toString();
+}
+
+/**
+ * The stores a test of the service runs on, for `describe.each`: SQLite (the harness's own, so no
+ * opener) and, when `schema` was granted by postgresSchemaOrSkip, PostgreSQL in that schema.
+ */
+export function sqliteAndPostgres(
+  schema: string | undefined,
+): [string, (() => Promise<Store>) | undefined][] {
+  if (schema === undefined) return [["SQLite", undefined]];
+  const postgres = (): Promise<Store> =>
+    openPostgresStore({ url: TEST_POSTGRES_URL, statementTimeoutMs: 2000, poolSize: 10, poolMin: 2, schema });
+  return [
+    ["SQLite", undefined],
+    ["PostgreSQL", postgres],
+  ];
 }

@@ -2,11 +2,11 @@ import {
   type BareItem,
   type InnerList,
   isInnerList,
-  parseDictionary,
   serializeInnerList,
   serializeItem,
   Token,
 } from "structured-headers";
+import { parseDictionary } from "./structuredFields.js";
 
 /**
  * RFC 9421 HTTP Message Signatures, the part Web Bot Auth needs: reading Signature and
@@ -51,6 +51,13 @@ const intParam = (v: BareItem | undefined): number | undefined =>
  * Every signature of the request. Empty when neither header is present; an error when they do not
  * parse as dictionaries or do not pair up (RFC 9421 §4.1, §4.2).
  */
+/**
+ * Bounds on what one request may ask Warden to check: every signature and every component costs a
+ * signature base; real agents send one or two signatures over a handful of components.
+ */
+export const MAX_SIGNATURES = 8;
+export const MAX_COMPONENTS = 24;
+
 export function readSignatures(req: SignedRequest): ParseResult {
   const inputHeader = req.headers["signature-input"];
   const signatureHeader = req.headers.signature;
@@ -66,6 +73,9 @@ export function readSignatures(req: SignedRequest): ParseResult {
   } catch {
     return { ok: false, why: "Signature or Signature-Input is not a structured-field dictionary" };
   }
+  if (inputs.size > MAX_SIGNATURES) {
+    return { ok: false, why: `more than ${MAX_SIGNATURES} signatures (an agent sends one or two)` };
+  }
   const signatures: MessageSignature[] = [];
   for (const [label, member] of inputs) {
     const sig = sigs.get(label);
@@ -74,6 +84,9 @@ export function readSignatures(req: SignedRequest): ParseResult {
       return { ok: false, why: `no byte-sequence Signature for label ${label}` };
     }
     const [items, params] = member as InnerList;
+    if (items.length > MAX_COMPONENTS) {
+      return { ok: false, why: `signature ${label} covers more than ${MAX_COMPONENTS} components` };
+    }
     const components: MessageSignature["components"] = [];
     for (const item of items) {
       if (typeof item[0] !== "string") return { ok: false, why: `component of ${label} is not a string` };

@@ -1,14 +1,12 @@
 import {
   isInnerList,
-  parseDictionary,
-  parseItem,
-  parseList,
   serializeDictionary,
   serializeInnerList,
   serializeItem,
   serializeList,
 } from "structured-headers";
 import type { MessageSignature, SignedRequest } from "./messageSignature.js";
+import { parseDictionary, parseItem, parseList } from "./structuredFields.js";
 
 /**
  * The RFC 9421 signature base (§2.5) of one signature over a forwarded request. Built here rather than

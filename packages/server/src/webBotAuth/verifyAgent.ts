@@ -1,4 +1,4 @@
-import { isInnerList, parseDictionary, parseItem } from "structured-headers";
+import { isInnerList } from "structured-headers";
 import { type AgentHosts, hostListed, signedHost } from "./agentHosts.js";
 import { agentOrigin, type SignatureCheck } from "./agentKeys.js";
 import {
@@ -9,6 +9,7 @@ import {
   SUPPORTED_ALGORITHMS,
 } from "./messageSignature.js";
 import { signatureBase } from "./signatureBase.js";
+import { parseDictionary, parseItem } from "./structuredFields.js";
 
 /** The Web Bot Auth tag (draft-meunier-web-bot-auth-architecture). */
 export const WEB_BOT_AUTH_TAG = "web-bot-auth";

@@ -244,7 +244,11 @@ async function complete(
     if (c.method === "payment_preauth") {
       const secretKey = await deps.store.tenants.paymentKey(tenantId);
       if (!secretKey) {
-        return fail("payment_verification_unavailable", "No payment provider is configured for this tenant.");
+        // Removed since the challenge was issued: no retry can prove it (not a retryable 503).
+        return fail(
+          "payment_not_succeeded",
+          "No payment provider is configured for this tenant any more; this challenge cannot be proved. Issue a fresh one.",
+        );
       }
       proofRef = typeof proof.setupIntentId === "string" ? proof.setupIntentId : "";
       const check = await checkSetupIntent(secretKey, deps.payment, proofRef, c);

@@ -1,9 +1,7 @@
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { Store } from "../../store/interfaces.js";
-import { openPostgresStore } from "../../store/postgres/postgresStore.js";
 import { bearer, makeTestApp, type TestApp } from "../../testing/harness.js";
-import { postgresSchemaOrSkip, TEST_POSTGRES_URL } from "../../testing/postgres.js";
+import { postgresSchemaOrSkip, sqliteAndPostgres, TEST_POSTGRES_URL } from "../../testing/postgres.js";
 import { solvePow } from "./proofOfWork.js";
 
 const pgSchema = await postgresSchemaOrSkip(
@@ -11,24 +9,7 @@ const pgSchema = await postgresSchemaOrSkip(
   "the PostgreSQL half of the once-only clearing test",
 );
 
-const stores: [string, (() => Promise<Store>) | undefined][] = [
-  ["SQLite", undefined],
-  ...(pgSchema
-    ? [
-        [
-          "PostgreSQL",
-          () =>
-            openPostgresStore({
-              url: TEST_POSTGRES_URL,
-              statementTimeoutMs: 2000,
-              poolSize: 10,
-              poolMin: 2,
-              schema: pgSchema,
-            }),
-        ] as [string, () => Promise<Store>],
-      ]
-    : []),
-];
+const stores = sqliteAndPostgres(pgSchema);
 
 describe.each(stores)("clears on %s", (_name, open) => {
   let t: TestApp;
@@ -108,16 +89,34 @@ describe.each(stores)("clears on %s", (_name, open) => {
     expect(redemptions).toEqual([id]);
   });
 
+  it("of 20 concurrent re-verifies spread over four challenges of one event, one is honoured and one asks the store", async () => {
+    const session = fresh();
+    const eventId = await challenged(session);
+    const ids: string[] = [];
+    for (let i = 0; i < 4; i++) ids.push(await solvedOn(eventId, session));
+    redemptions.length = 0;
+    const answers = (
+      await Promise.all(Array.from({ length: 20 }, (_, i) => reverify(session, ids[i % 4] as string)))
+    ).map((a) => a.body);
+    expect(answers.filter((b) => b.degraded)).toHaveLength(0);
+    expect(answers.filter((b) => b.challengeCleared === true)).toHaveLength(1);
+    expect(redemptions).toHaveLength(1);
+  });
+
   // PostgreSQL only: SQLite's writers never hold a row for another to pass over (BEGIN IMMEDIATE).
   if (open !== undefined)
-    it("a redemption passes over a clear another transaction holds (another process redeeming it)", async () => {
+    it("a redemption passes over an event another transaction holds (another process redeeming a clear of it)", async () => {
       const session = fresh();
-      const id = await solvedOn(await challenged(session), session);
+      const eventId = await challenged(session);
+      const id = await solvedOn(eventId, session);
       const holder = new pg.Client({ connectionString: TEST_POSTGRES_URL });
       await holder.connect();
       try {
         await holder.query("begin");
-        await holder.query(`select id from ${pgSchema}.challenges where id = $1 for update`, [id]);
+        // What another process's redemption of the event holds (SqlRuntime.tryExclusive).
+        await holder.query("select pg_advisory_xact_lock(hashtextextended($1, 0))", [
+          `event-clear\nacme\n${eventId}`,
+        ]);
         const passed = (await reverify(session, id)).body;
         expect(passed).toMatchObject({ decision: "challenge", degraded: false });
         expect((passed.reasons as string[])[0]).toMatch(

@@ -5,6 +5,7 @@ import {
   verifyAuthenticationResponse,
   verifyRegistrationResponse,
 } from "@simplewebauthn/server";
+import { decodeAttestationObject } from "@simplewebauthn/server/helpers";
 import type { DeviceAttestationSettings } from "../../policy/tenantPolicy.js";
 import type { ChallengeRecord } from "../../store/interfaces.js";
 
@@ -97,6 +98,13 @@ export async function checkDeviceAttestation(
     const info = registered.registrationInfo;
     if (settings.attestation === "direct" && info.fmt === "none")
       return { ok: false, why: "the tenant requires an attestation statement and none was given" };
+    if (settings.attestation === "direct" && selfAttested(info.fmt, info.attestationObject)) {
+      // Packed self-attestation is signed by the credential's own key: any software key can make it.
+      return {
+        ok: false,
+        why: "the tenant requires an attestation key's statement; a self-attestation (no certificate) was given",
+      };
+    }
     const asserted = await verifyAuthenticationResponse({
       response: assertion,
       expectedChallenge: derive(seed, c.id, c.session, "get"),
@@ -109,6 +117,12 @@ export async function checkDeviceAttestation(
     // The library explains each refusal (challenge, origin, RP id, signature, counter) by throwing.
     return { ok: false, why: err instanceof Error ? err.message : String(err) };
   }
+}
+
+/** A packed statement without a certificate chain: signed by the credential key itself (WebAuthn §8.2). */
+function selfAttested(fmt: string, attestationObject: Uint8Array<ArrayBuffer>): boolean {
+  if (fmt !== "packed") return false;
+  return decodeAttestationObject(attestationObject).get("attStmt").get("x5c") === undefined;
 }
 
 function isCredential(v: unknown): v is { id: string; response: object } {

@@ -8,7 +8,7 @@ import { CHALLENGE_METADATA_KEY } from "./stripeSetupIntents.js";
 function fakeStripe() {
   const intents = new Map<string, Record<string, unknown>>();
   const seen: { path: string; authorization: string | undefined }[] = [];
-  let behaviour: "normal" | "error500" | "slow" = "normal";
+  let behaviour: "normal" | "error500" | "error400" | "slow" = "normal";
   const server = http.createServer((req, res) => {
     seen.push({ path: req.url ?? "", authorization: req.headers.authorization });
     const reply = (status: number, body: unknown) => {
@@ -17,6 +17,8 @@ function fakeStripe() {
     };
     if (behaviour === "error500")
       return reply(500, { error: { type: "api_error", message: "Something went wrong" } });
+    if (behaviour === "error400")
+      return reply(400, { error: { type: "invalid_request_error", message: "Invalid request" } });
     const answer = () => {
       const id = /^\/v1\/setup_intents\/([^/?]+)/.exec(req.url ?? "")?.[1];
       const intent = id ? intents.get(id) : undefined;
@@ -170,6 +172,31 @@ describe("payment_preauth", () => {
       "payment_not_succeeded",
     );
     expect(stripe.seen.length).toBe(before);
+  });
+
+  it("a request the provider refuses (400), or a provider removed since issue, is 400 payment_not_succeeded, not a retryable 503", async () => {
+    const c = await paymentChallenge("p-refused");
+    stripe.intents.set("seti_refused", intent("seti_refused", c.challengeId));
+    stripe.set("error400");
+    try {
+      expectError(await complete(c.challengeId, "p-refused", "seti_refused"), 400, "payment_not_succeeded");
+    } finally {
+      stripe.set("normal");
+    }
+    await t.tenant("removed");
+    await t.store.tenants.setPaymentKey("removed", TEST_KEY);
+    const removedKey = (await t.key("removed")).apiKey;
+    const r = await paymentChallenge("p-removed", removedKey);
+    await t.store.tenants.setPaymentKey("removed", null);
+    const res = await call(
+      {
+        challengeId: r.challengeId,
+        session: "p-removed",
+        proof: { method: "provider_setup_intent", setupIntentId: "seti_x" },
+      },
+      removedKey,
+    );
+    expectError(res, 400, "payment_not_succeeded");
   });
 
   it("a nonce is the wrong proof for a payment challenge", async () => {

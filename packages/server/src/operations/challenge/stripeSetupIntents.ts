@@ -58,10 +58,14 @@ export async function checkSetupIntent(
     intent = await clientFor(secretKey, settings).setupIntents.retrieve(setupIntentId);
   } catch (err) {
     const e = err as { type?: string; statusCode?: number };
-    // The client's mistake (no such SetupIntent): the payment did not succeed. Everything else
-    // (network, timeout, provider 5xx, a key the provider refuses) is the provider being unavailable.
+    // The proof's mistake (no such SetupIntent, or one the provider refuses to read for this request):
+    // the payment did not succeed, and retrying cannot change that. Everything else (network,
+    // timeout, provider 5xx, a key the provider refuses) is the provider being unavailable.
     if (e.type === "StripeInvalidRequestError" && e.statusCode === 404) {
       return { ok: false, code: "payment_not_succeeded", why: "no such SetupIntent" };
+    }
+    if (e.type === "StripeInvalidRequestError" && e.statusCode === 400) {
+      return { ok: false, code: "payment_not_succeeded", why: "the provider refused the request for it" };
     }
     return { ok: false, code: "payment_verification_unavailable", why: e.type ?? "provider error" };
   }

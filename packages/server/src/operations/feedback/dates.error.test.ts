@@ -6,7 +6,8 @@ import { postgresSchemaOrSkip, TEST_POSTGRES_URL } from "../../testing/postgres.
 /**
  * A date-time in the right form that names no instant Date can hold (a leap second: RFC 3339 and the
  * schema's format allow 23:59:60) is a 400 with the route's date code, on every store: never a 500
- * (SQLite) or a 503 store_unavailable (PostgreSQL).
+ * (SQLite) or a 503 store_unavailable (PostgreSQL). Likewise a NUL character in a query parameter
+ * or a path segment, which PostgreSQL cannot hold in text.
  */
 
 const LEAP = "2024-06-30T23:59:60Z";
@@ -62,6 +63,15 @@ function suite(name: string, open: () => Promise<TestApp>) {
         since: "2024-06-30T23:59:59.000Z",
         until: "2099-01-01T00:00:00.000Z",
       });
+    });
+
+    it.each([
+      ...READS.map((route) => `${route}?action=%00`),
+      "/v1/events?session=%00",
+      "/v1/events/evt_%00x",
+      `/v1/events?cursor=${Buffer.from(JSON.stringify([1, "\u0000"])).toString("base64url")}`,
+    ])("GET %s (a NUL) → 400 invalid_query, on every store", async (url) => {
+      expectError(await get(url), 400, "invalid_query");
     });
 
     it("an impossible calendar date (30 February) is refused by the format: 400 invalid_query", async () => {

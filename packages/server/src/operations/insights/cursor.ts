@@ -20,7 +20,8 @@ export function decodeCursor(text: string): Cursor {
       value.length === 2 &&
       Number.isSafeInteger(value[0]) &&
       typeof value[1] === "string" &&
-      value[1].length <= 128
+      // The ids this API gives (events' evt_…): anything else, a NUL included, is no cursor of ours.
+      /^[A-Za-z0-9_-]{1,128}$/.test(value[1])
     ) {
       return { at: value[0] as number, id: value[1] };
     }

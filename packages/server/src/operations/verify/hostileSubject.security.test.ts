@@ -291,3 +291,26 @@ describe("a user agent forwarded in headers has subject.userAgent's cap", () => 
     expectError(await verify({ action: "signup", subject: { userAgent: `${ua}z` } }), 400, "invalid_field");
   });
 });
+
+describe("many signatures over one large Signature-Agent are bounded work, never the degraded answer", () => {
+  const many = (n: number) => ({
+    "signature-input": Array.from(
+      { length: n },
+      (_, i) => `a${i}=("@authority" "signature-agent";key="z");created=1;expires=2;tag="web-bot-auth"`,
+    ).join(","),
+    signature: Array.from({ length: n }, (_, i) => `a${i}=::`).join(","),
+    "signature-agent": Array.from({ length: 560 }, (_, i) => `m${i}=:AAAA:`).join(", "),
+  });
+
+  it("more than 8 signatures is a signature Warden refuses to check: invalid, scored", async () => {
+    const v = await scored({ action: "signup", subject: { userAgent: "curl/8.5.0", headers: many(64) } });
+    expect(v.decision).not.toBe("allow");
+    expect(v.actorType).toBe("agent_abusive");
+    expect(v.reasons.join(" ")).toMatch(/more than 8 signatures/);
+  });
+
+  it("8 of them, each over the large Signature-Agent, are checked and scored", async () => {
+    const v = await scored({ action: "signup", subject: { userAgent: "curl/8.5.0", headers: many(8) } });
+    expect(v.decision).not.toBe("allow");
+  });
+});

@@ -1,8 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { EventStore, Store } from "../../store/interfaces.js";
-import { openPostgresStore } from "../../store/postgres/postgresStore.js";
 import { bearer, makeTestApp, type TestApp } from "../../testing/harness.js";
-import { postgresSchemaOrSkip, TEST_POSTGRES_URL } from "../../testing/postgres.js";
+import { postgresSchemaOrSkip, sqliteAndPostgres } from "../../testing/postgres.js";
 import type { Verdict } from "./schema.js";
 
 /**
@@ -32,24 +31,7 @@ function withSlowRecord(store: Store): Store {
   return { ...store, events };
 }
 
-const stores: [string, (() => Promise<Store>) | undefined][] = [
-  ["SQLite", undefined],
-  ...(pgSchema
-    ? [
-        [
-          "PostgreSQL",
-          () =>
-            openPostgresStore({
-              url: TEST_POSTGRES_URL,
-              statementTimeoutMs: 2000,
-              poolSize: 10,
-              poolMin: 2,
-              schema: pgSchema,
-            }),
-        ] as [string, () => Promise<Store>],
-      ]
-    : []),
-];
+const stores = sqliteAndPostgres(pgSchema);
 
 describe.each(stores)("idempotency under concurrency on %s", (_name, open) => {
   let t: TestApp;

@@ -179,7 +179,7 @@ async function scoreAndRecord(
     if (alone?.decision === "deny") {
       clearNote = clearNotHonored(DENY_NOT_CLEARED);
     } else if (denied === undefined) {
-      const cleared = await redeemOnce(deps, tenantId, clear.challenge.id, () =>
+      const cleared = await redeemOnce(deps, tenantId, clear.challenge.eventId, () =>
         recordCleared(
           deps,
           caller,
@@ -275,23 +275,24 @@ async function scoreAndRecord(
 }
 
 /**
- * Runs `redeem` unless a verify in this process is redeeming the same clear: then waits for it, and
- * when it was honoured answers null (used) without asking the store (clearsInFlight.ts).
+ * Runs `redeem` unless a verify in this process is redeeming a clear of the same event (one clear per
+ * attempt, whichever challenge earned it): then waits for it, and when it was honoured answers null
+ * (used) without asking the store (clearsInFlight.ts).
  */
 async function redeemOnce(
   deps: VerifyDeps,
   tenantId: string,
-  challengeId: string,
+  eventId: string,
   redeem: () => Promise<VerifyResult | null>,
 ): Promise<VerifyResult | null> {
-  for (let pending = deps.clearsInFlight.of(tenantId, challengeId); pending; ) {
+  for (let pending = deps.clearsInFlight.of(tenantId, eventId); pending; ) {
     if (await pending) return null;
-    pending = deps.clearsInFlight.of(tenantId, challengeId);
+    pending = deps.clearsInFlight.of(tenantId, eventId);
   }
   const attempt = redeem();
   deps.clearsInFlight.track(
     tenantId,
-    challengeId,
+    eventId,
     attempt.then(
       (r) => r?.ok === true,
       () => false,

@@ -119,6 +119,12 @@ export async function openPostgresStore(opts: PostgresOptions): Promise<Store> {
       return conn.executeQuery(query);
     },
     report: async (query) => (await db.executeQuery(query)).rows,
+    tryExclusive: async (trx, key) => {
+      const { rows } = await sql<{
+        held: boolean;
+      }>`select pg_try_advisory_xact_lock(hashtextextended(${key}, 0)) as held`.execute(trx);
+      return rows[0]?.held === true;
+    },
     serialize: async (trx, key) => {
       await sql`select pg_advisory_xact_lock(hashtextextended(${key}, 0))`.execute(trx);
     },
@@ -126,7 +132,6 @@ export async function openPostgresStore(opts: PostgresOptions): Promise<Store> {
       "insert into readiness_probe (id, probed_at) values (1, (extract(epoch from clock_timestamp()) * 1000)::bigint) on conflict (id) do update set probed_at = excluded.probed_at",
     ),
     claimsInOneStatement: true,
-    skipsLockedRows: true,
     // Two of each: while one batch is in the database the next gathers, and a slow statement does
     // not hold every verify behind it. The rest of the pools serve what is not batched.
     batchesInFlight: { events: Math.min(2, opts.poolSize), counters: 2 },

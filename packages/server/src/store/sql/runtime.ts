@@ -34,6 +34,12 @@ export interface SqlRuntime {
    */
   serialize(trx: Kysely<Database>, key: string): Promise<void>;
   /**
+   * Inside a write transaction: like `serialize`, but without waiting: false when another running
+   * transaction holds `key` (PostgreSQL's pg_try_advisory_xact_lock); SQLite's BEGIN IMMEDIATE has
+   * already made this transaction the only writer, so always true there.
+   */
+  tryExclusive(trx: Kysely<Database>, key: string): Promise<boolean>;
+  /**
    * Runs a long read (ledger aggregates) where it does not hold up requests: a worker thread for
    * SQLite, whose driver is synchronous; PostgreSQL's pool is asynchronous already.
    */
@@ -51,12 +57,6 @@ export interface SqlRuntime {
    * inside its group commit, where the statements cost no round trips.
    */
   readonly claimsInOneStatement: boolean;
-  /**
-   * Whether a write may pass over a row another transaction holds instead of waiting for it
-   * (PostgreSQL's `FOR UPDATE SKIP LOCKED`). SQLite's writers never wait on each other's rows: BEGIN
-   * IMMEDIATE serializes them.
-   */
-  readonly skipsLockedRows: boolean;
   /**
    * When set, verify's counter hits and plain event inserts from concurrent requests go to the
    * database in batches (verifyWriteBatches.ts), at most this many batches of each kind in flight:

@@ -164,10 +164,11 @@ class NotRedeemed extends Error {}
  * A redemption: one conditional UPDATE with every condition of the clear, then the event's one clear
  * (event_clears' primary key refuses a second, from this challenge or another of the event).
  *
- * On PostgreSQL the UPDATE passes over a challenge row that a concurrent redemption holds instead of
- * waiting for its transaction: that redemption either commits (and this one would find the clear
- * used) or rolls back (and the clear stays for a later re-verify). Waiting instead queued every
- * concurrent re-verify of one clear behind the others' transactions and past verify's deadline.
+ * A redemption first takes the event's clear lock (SqlRuntime.tryExclusive), and on PostgreSQL passes
+ * over it when a concurrent redemption of the same event (from this challenge or another of the
+ * event's) holds it, instead of waiting for that transaction: it either commits (and this one would find the clear used) or rolls back (and the
+ * clear stays for a later re-verify). Waiting instead queued every concurrent re-verify behind the
+ * others' transactions and past verify's deadline.
  */
 async function redeemClear(
   rt: SqlRuntime,
@@ -175,6 +176,7 @@ async function redeemClear(
   event: EventRecord,
   r: ClearRedemption,
 ): Promise<boolean> {
+  if (!(await rt.tryExclusive(trx, `event-clear\n${event.tenantId}\n${r.eventId}`))) return false;
   const redeemable = trx
     .selectFrom("challenges")
     .select("id")
@@ -188,7 +190,7 @@ async function redeemClear(
   const res = await trx
     .updateTable("challenges")
     .set({ redeemed_at: event.createdAt })
-    .where("id", "in", rt.skipsLockedRows ? redeemable.forUpdate().skipLocked() : redeemable)
+    .where("id", "in", redeemable)
     .executeTakeFirst();
   if (Number(res.numUpdatedRows) !== 1) return false;
   const claimed = await trx

@@ -55,6 +55,7 @@ export async function openSqliteStore(opts: SqliteOptions): Promise<Store> {
     db,
     writeTransaction: (fn) => group.run(fn, true),
     write: (fn, options) => group.run(fn, false, options?.early === true),
+    tryExclusive: async () => true,
     serialize: async () => {
       // Every write batch already holds SQLite's single write lock (BEGIN IMMEDIATE).
     },
@@ -67,7 +68,6 @@ export async function openSqliteStore(opts: SqliteOptions): Promise<Store> {
     // Run as a write job: the batch's BEGIN IMMEDIATE must get the write lock.
     writeProbe: CompiledQuery.raw("select 1"),
     claimsInOneStatement: false,
-    skipsLockedRows: false,
     warmConnections: 1,
     close: async () => {
       await reader?.close();
