@@ -49,6 +49,15 @@ async function issue(eventId: string, session: string) {
   return res.json<{ challengeId: string; method: string; instructions: Record<string, unknown> }>();
 }
 
+/** A tenant of its own with `policy`, and a caller with its key. */
+async function tenantWithPolicy(id: string, policy: Record<string, unknown>) {
+  await t.tenant(id);
+  const { apiKey: key } = await t.key(id);
+  await t.store.policies.put(id, JSON.stringify(policy), Date.now());
+  return (url: string, payload: Record<string, unknown>) =>
+    t.app.inject({ method: "POST", url, headers: bearer(key), payload });
+}
+
 describe("web_bot_auth_stepup", () => {
   it("is issued for a verified agent: a nonce and the key to sign with", async () => {
     const v = await verifyEvent({ userAgent: "ExampleAgent/1", headers: signed(0) }, "s-1");
@@ -127,15 +136,9 @@ describe("web_bot_auth_stepup", () => {
   });
 
   it("is issued for any signed attempt when the tenant's policy asks for step-up", async () => {
-    await t.tenant("stepup");
-    const { apiKey: key } = await t.key("stepup");
-    await t.store.policies.put(
-      "stepup",
-      JSON.stringify({ challenge: { webBotAuthStepUp: true, powDifficulty: { default: 5 } } }),
-      Date.now(),
-    );
-    const call = (url: string, payload: Record<string, unknown>) =>
-      t.app.inject({ method: "POST", url, headers: bearer(key), payload });
+    const call = await tenantWithPolicy("stepup", {
+      challenge: { webBotAuthStepUp: true, powDifficulty: { default: 5 } },
+    });
     const v = (
       await call("/v1/verify", {
         action: "signup",
@@ -160,15 +163,7 @@ describe("web_bot_auth_stepup", () => {
   });
 
   it("is not issued for a signature that names no key: there is no key to prove, proof of work instead", async () => {
-    await t.tenant("stepup-nokey");
-    const { apiKey: key } = await t.key("stepup-nokey");
-    await t.store.policies.put(
-      "stepup-nokey",
-      JSON.stringify({ challenge: { webBotAuthStepUp: true } }),
-      Date.now(),
-    );
-    const call = (url: string, payload: Record<string, unknown>) =>
-      t.app.inject({ method: "POST", url, headers: bearer(key), payload });
+    const call = await tenantWithPolicy("stepup-nokey", { challenge: { webBotAuthStepUp: true } });
     const v = (
       await call("/v1/verify", {
         action: "signup",

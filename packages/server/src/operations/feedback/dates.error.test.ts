@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openPostgresStore } from "../../store/postgres/postgresStore.js";
 import { bearer, expectError, makeTestApp, type TestApp } from "../../testing/harness.js";
 import { postgresSchemaOrSkip, TEST_POSTGRES_URL } from "../../testing/postgres.js";
+import { CONSOLE_READ_ROUTES } from "../../testing/readRoutes.js";
 
 /**
  * A date-time in the right form that names no instant Date can hold (a leap second: RFC 3339 and the
@@ -13,16 +14,7 @@ import { postgresSchemaOrSkip, TEST_POSTGRES_URL } from "../../testing/postgres.
 const LEAP = "2024-06-30T23:59:60Z";
 const LEAP_OFFSET = "2024-07-01T00:59:60+01:00";
 
-const READS = [
-  "/v1/ledger/summary",
-  "/v1/stats/decisions",
-  "/v1/stats/challenges",
-  "/v1/events",
-  "/v1/stats/outcomes",
-  "/v1/feedback/quarantined",
-  "/v1/stats/calibration",
-  "/v1/stats/what-if",
-];
+const READS = ["/v1/ledger/summary", ...CONSOLE_READ_ROUTES];
 
 function suite(name: string, open: () => Promise<TestApp>) {
   describe(name, () => {

@@ -1,6 +1,7 @@
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { bearer, makeTestApp, type TestApp } from "../../testing/harness.js";
+import { CONSOLE_READ_ROUTES } from "../../testing/readRoutes.js";
 import { QUERY_FIELDS } from "./readRoute.js";
 
 /**
@@ -25,15 +26,7 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
-const ROUTES = [
-  "/v1/stats/decisions",
-  "/v1/stats/challenges",
-  "/v1/events",
-  "/v1/stats/outcomes",
-  "/v1/feedback/quarantined",
-  "/v1/stats/calibration",
-  "/v1/stats/what-if",
-];
+const ROUTES = CONSOLE_READ_ROUTES;
 const NAMES = [...QUERY_FIELDS, "__proto__", "constructor"];
 const value = fc.oneof(
   fc.string({ maxLength: 40 }),

@@ -1,0 +1,13 @@
+/**
+ * The operator console's read routes (operations/insights), listed here rather than imported from the
+ * routes, so that a route that disappears fails the tests that walk them.
+ */
+export const CONSOLE_READ_ROUTES = [
+  "/v1/stats/decisions",
+  "/v1/stats/challenges",
+  "/v1/events",
+  "/v1/stats/outcomes",
+  "/v1/feedback/quarantined",
+  "/v1/stats/calibration",
+  "/v1/stats/what-if",
+] as const;
