@@ -1,4 +1,5 @@
 import { sha256Hex } from "../../lib/crypto.js";
+import { normaliseHeaders } from "./signals/browserHeaders.js";
 import { emailHash } from "./signals/email.js";
 import { readNetwork } from "./signals/ip.js";
 
@@ -28,19 +29,13 @@ export function attemptFingerprint(action: unknown, subject: unknown): string {
       text(action) ?? null,
       emailKey ?? null,
       networkKey ?? null,
-      text(s.userAgent) ?? headerUserAgent(s.headers) ?? null,
+      // The forwarded User-Agent as verify reads it (normaliseHeaders: any case, the last one wins).
+      text(s.userAgent) ??
+        text(normaliseHeaders(isRecord(s.headers) ? s.headers : undefined)?.["user-agent"]) ??
+        null,
     ]),
   );
 }
 
-/** The User-Agent among forwarded headers, read as verify reads it (names in any case, the last wins). */
-function headerUserAgent(headers: unknown): string | undefined {
-  if (typeof headers !== "object" || headers === null) return undefined;
-  let found: string | undefined;
-  for (const [name, value] of Object.entries(headers)) {
-    if (name.toLowerCase() !== "user-agent") continue;
-    if (typeof value === "string") found = value;
-    else if (Array.isArray(value) && value.every((v) => typeof v === "string")) found = value.join(", ");
-  }
-  return found;
-}
+const isRecord = (v: unknown): v is Record<string, string | string[]> =>
+  typeof v === "object" && v !== null && !Array.isArray(v);

@@ -174,27 +174,17 @@ async function scoreAndRecord(
     // beyond the attempt's fingerprint (headers, form data, page signals, an agent signature): when
     // that alone scores deny, the clear is not used (docs/security-model.md, "Clears").
     const [denied] = obs.lists.deny;
-    const alone =
-      denied === undefined ? decide(assessed(obs, [], tenantPolicy, req.action), costs, policy) : undefined;
-    if (alone?.decision === "deny") {
+    const earned = clear;
+    if (denied !== undefined) {
+      clearNote = clearNotHonored(`the tenant's deny list names ${denied}`);
+    } else if (decide(assessed(obs, [], tenantPolicy, req.action), costs, policy).decision === "deny") {
       clearNote = clearNotHonored(DENY_NOT_CLEARED);
-    } else if (denied === undefined) {
-      const cleared = await redeemOnce(deps, tenantId, clear.challenge.eventId, () =>
-        recordCleared(
-          deps,
-          caller,
-          req,
-          clear as Extract<ClearCheck, { ok: true }>,
-          tenantPolicy.version,
-          idem,
-          now,
-          signal,
-        ),
+    } else {
+      const cleared = await redeemOnce(deps, tenantId, earned.challenge.eventId, () =>
+        recordCleared(deps, caller, req, earned, tenantPolicy.version, idem, now, signal),
       );
       if (cleared) return withLimit(cleared, limit as RateLimitState);
       clearNote = clearNotHonored(ALREADY_USED);
-    } else {
-      clearNote = clearNotHonored(`the tenant's deny list names ${denied}`);
     }
     clear = undefined;
   }
