@@ -6,6 +6,7 @@ import { migrateToLatest } from "../migrations.js";
 import type { Database } from "../schema.js";
 import { createSqlStore } from "../sqlStore.js";
 import { NamedStatements } from "./namedStatements.js";
+import { reuseGuard } from "./reuseGuard.js";
 
 // Epoch milliseconds and counts are int8; they fit a JavaScript number, so parse them as numbers.
 pg.types.setTypeParser(pg.types.builtins.INT8, (v) => Number(v));
@@ -93,7 +94,9 @@ function pool(
  */
 export async function openPostgresStore(opts: PostgresOptions): Promise<Store> {
   // Migrations run without the request-path statement timeout, on their own short-lived pool.
-  const migrator = new Kysely<Database>({ dialect: new PostgresDialect({ pool: pool(opts, undefined) }) });
+  const migrator = new Kysely<Database>({
+    dialect: new PostgresDialect({ pool: reuseGuard(pool(opts, undefined)) }),
+  });
   try {
     await migrateToLatest(migrator as unknown as Kysely<unknown>, "postgres");
   } catch (err) {
@@ -103,10 +106,14 @@ export async function openPostgresStore(opts: PostgresOptions): Promise<Store> {
   }
   const named = opts.preparedStatements === false ? undefined : new NamedStatements();
   const db = new Kysely<Database>({
-    dialect: new PostgresDialect({ pool: pool(opts, opts.statementTimeoutMs, "requests", named) }),
+    dialect: new PostgresDialect({
+      pool: reuseGuard(pool(opts, opts.statementTimeoutMs, "requests", named)),
+    }),
   });
   const counters = new Kysely<Database>({
-    dialect: new PostgresDialect({ pool: pool(opts, opts.statementTimeoutMs, "counters", named) }),
+    dialect: new PostgresDialect({
+      pool: reuseGuard(pool(opts, opts.statementTimeoutMs, "counters", named)),
+    }),
   });
   return createSqlStore({
     db,
