@@ -1,7 +1,9 @@
+import type { X509Certificate } from "node:crypto";
 import { type Static, Type } from "@sinclair/typebox";
 import { TypeCompiler } from "@sinclair/typebox/compiler";
 import ipaddr from "ipaddr.js";
 import { type AgentHosts, compileAgentHosts } from "../webBotAuth/agentHosts.js";
+import { compileTrustAnchors } from "./trustAnchors.js";
 
 /**
  * A tenant's policy document: its allow and deny lists, per-action settings, velocity limits and
@@ -104,7 +106,14 @@ export const TenantPolicyDocument = Type.Object(
                 attestation: Type.Optional(
                   Type.Union([Type.Literal("none"), Type.Literal("direct")], {
                     description:
-                      "none (default): possession of an authenticator's key; direct: also a verified attestation statement.",
+                      "none (default): possession of an authenticator's key; direct: also an attestation statement whose certificate chain reaches one of trustAnchors.",
+                  }),
+                ),
+                trustAnchors: Type.Optional(
+                  Type.Array(Type.String({ minLength: 1, maxLength: 16_384 }), {
+                    maxItems: 64,
+                    description:
+                      "PEM certificates (roots or intermediates) an attestation chain must reach in direct mode.",
                   }),
                 ),
               },
@@ -161,6 +170,8 @@ export interface DeviceAttestationSettings {
   rpId: string;
   origins: readonly string[];
   attestation: "none" | "direct";
+  /** Absent: none configured, so direct mode refuses every registration (nothing to chain to). */
+  trustAnchors?: readonly X509Certificate[];
 }
 
 export type PolicyParse = { ok: true; policy: TenantPolicy } | { ok: false; errors: string[] };
@@ -260,6 +271,9 @@ export function compilePolicy(input: unknown, version: string): PolicyParse {
     if (perHour && perDay && perHour > perDay) errors.push(`velocity.${kind}: perHour exceeds perDay`);
   }
   const webauthn = doc.challenge?.deviceAttestation;
+  const anchors =
+    webauthn?.trustAnchors &&
+    compileTrustAnchors(webauthn.trustAnchors, "challenge.deviceAttestation.trustAnchors", errors);
   if (webauthn) {
     const rpId = webauthn.rpId.toLowerCase();
     if (!/^[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*$/.test(rpId))
@@ -304,6 +318,7 @@ export function compilePolicy(input: unknown, version: string): PolicyParse {
             rpId: webauthn.rpId.toLowerCase(),
             origins: Object.freeze([...webauthn.origins]),
             attestation: webauthn.attestation ?? "none",
+            ...(anchors && anchors.length > 0 ? { trustAnchors: anchors } : {}),
           })
         : undefined,
     }),

@@ -3,6 +3,7 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { SettingsService } from "@simplewebauthn/server";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { launchChromium } from "../../../../browser/tooling/chromium.mjs";
@@ -15,7 +16,8 @@ import { bearer, makeTestApp, type TestApp } from "../../testing/harness.js";
  * page runs @warden/browser's deviceAttestationProof (navigator.credentials.create, then .get) with
  * the issued options, and Warden verifies both ceremonies. A passing completion clears the session once; a replayed proof, a proof made for
  * another challenge, a proof made on an origin the tenant did not name, another session and another
- * method's proof are refused with the spec's codes.
+ * method's proof are refused with the spec's codes. With attestation "direct", the virtual
+ * authenticator's self-signed packed statement is refused (it chains to none of the tenant's anchors).
  */
 const SUITE = "device_attestation with a virtual authenticator in Chromium";
 
@@ -72,7 +74,16 @@ if (chromiumOrSkip(SUITE)) {
     await t.store.policies.put(
       "attested",
       JSON.stringify({
-        challenge: { deviceAttestation: { rpId: "localhost", origins: [origin], attestation: "direct" } },
+        challenge: {
+          // A real root (Apple's WebAuthn root, as @simplewebauthn/server ships it) that Chromium's
+          // virtual authenticator does not chain to.
+          deviceAttestation: {
+            rpId: "localhost",
+            origins: [origin],
+            attestation: "direct",
+            trustAnchors: SettingsService.getRootCertificates({ identifier: "apple" }),
+          },
+        },
       }),
       Date.now(),
     );
@@ -235,7 +246,7 @@ if (chromiumOrSkip(SUITE)) {
       expect(good.status).toBe(200);
     }, 60_000);
 
-    it("attestation direct: the registration must carry an attestation statement that verifies", async () => {
+    it("attestation direct: the registration must carry an attestation statement that chains to a trust anchor", async () => {
       const attestedKey = (await t.key("attested")).apiKey;
       const session = `s-da-${++n}`;
       const c = await issued(session, attestedKey);
@@ -257,11 +268,18 @@ if (chromiumOrSkip(SUITE)) {
         code: "invalid_challenge_proof",
       });
       expect(String(refused.body.message)).toMatch(/attestation statement/);
-      // The virtual authenticator's packed statement (signed with its attestation key) verifies.
+      // The virtual authenticator's packed statement verifies, but its certificate is self-signed (a
+      // "Batch Certificate" made afresh for each registration): software, vouched for by no one.
       const attested = await ceremonies(origin, c.instructions);
       expect(attestationFormat(attested)).toBe("packed");
-      const done = await completeAttested(c.challengeId, attested);
-      expect(done.status).toBe(200);
+      const selfSigned = await completeAttested(c.challengeId, attested);
+      expect({ status: selfSigned.status, code: selfSigned.body.code }).toEqual({
+        status: 400,
+        code: "invalid_challenge_proof",
+      });
+      expect(String(selfSigned.body.message)).toMatch(
+        /does not chain to a trust anchor in the tenant's policy/,
+      );
     }, 30_000);
 
     it("prefer selects device_attestation only for a tenant that named a relying party", async () => {

@@ -8,6 +8,7 @@ import {
 import { decodeAttestationObject } from "@simplewebauthn/server/helpers";
 import type { DeviceAttestationSettings } from "../../policy/tenantPolicy.js";
 import type { ChallengeRecord } from "../../store/interfaces.js";
+import { type ChainCheck, chainToAnchor } from "./attestationChain.js";
 
 /**
  * device_attestation on WebAuthn, in two ceremonies on the page: `navigator.credentials.create`
@@ -18,7 +19,12 @@ import type { ChallengeRecord } from "../../store/interfaces.js";
  * so a response made for one challenge or session proves nothing for another.
  * Verified with @simplewebauthn/server: type, challenge, origin (the tenant's list), RP id hash,
  * user presence, the attestation statement (when present), the assertion's signature and counter.
+ * With attestation "direct", the statement's certificate chain must also reach one of the tenant's
+ * trust anchors (attestationChain.ts): a statement that only verifies proves nothing about the device.
  */
+
+/** ES256, Ed25519, RS256 (COSE ids): offered at issue and the only ones accepted at completion. */
+const PUBLIC_KEY_ALGORITHMS = [-7, -8, -257] as const;
 
 const base64url = (b: Buffer) => b.toString("base64url");
 const derive = (seed: string, id: string, session: string, ceremony: "create" | "get") =>
@@ -45,11 +51,7 @@ export function deviceAttestationChallenge(
         rp: { id: settings.rpId, name: settings.rpId },
         // A throwaway user handle: the credential identifies no one (docs/api.md, device_attestation).
         user: { id: base64url(randomBytes(16)), name: `warden-${id}`, displayName: "Device check" },
-        pubKeyCredParams: [
-          { type: "public-key", alg: -7 },
-          { type: "public-key", alg: -8 },
-          { type: "public-key", alg: -257 },
-        ],
+        pubKeyCredParams: PUBLIC_KEY_ALGORITHMS.map((alg) => ({ type: "public-key", alg })),
         timeout: timeoutMs,
         attestation: settings.attestation,
         authenticatorSelection: { userVerification: "preferred", residentKey: "discouraged" },
@@ -92,18 +94,14 @@ export async function checkDeviceAttestation(
     const registered = await verifyRegistrationResponse({
       response: registration,
       expectedChallenge: derive(seed, c.id, c.session, "create"),
+      supportedAlgorithmIDs: [...PUBLIC_KEY_ALGORITHMS],
       ...expected,
     });
     if (!registered.verified) return { ok: false, why: "the registration was not verified" };
     const info = registered.registrationInfo;
-    if (settings.attestation === "direct" && info.fmt === "none")
-      return { ok: false, why: "the tenant requires an attestation statement and none was given" };
-    if (settings.attestation === "direct" && selfAttested(info.fmt, info.attestationObject)) {
-      // Packed self-attestation is signed by the credential's own key: any software key can make it.
-      return {
-        ok: false,
-        why: "the tenant requires an attestation key's statement; a self-attestation (no certificate) was given",
-      };
+    if (settings.attestation === "direct") {
+      const anchored = anchoredStatement(info.fmt, info.attestationObject, settings);
+      if (!anchored.ok) return anchored;
     }
     const asserted = await verifyAuthenticationResponse({
       response: assertion,
@@ -119,10 +117,35 @@ export async function checkDeviceAttestation(
   }
 }
 
-/** A packed statement without a certificate chain: signed by the credential key itself (WebAuthn §8.2). */
-function selfAttested(fmt: string, attestationObject: Uint8Array<ArrayBuffer>): boolean {
-  if (fmt !== "packed") return false;
-  return decodeAttestationObject(attestationObject).get("attStmt").get("x5c") === undefined;
+/**
+ * Direct mode, once the library verified the statement's signature: the statement must be made by an
+ * attestation key whose certificate chains to one of the tenant's anchors. Without that chain any
+ * software key can make one: packed self-attestation is signed by the credential key itself
+ * (WebAuthn §8.2), and a self-signed certificate in a packed or fido-u2f x5c verifies just as well.
+ */
+function anchoredStatement(
+  fmt: string,
+  attestationObject: Uint8Array<ArrayBuffer>,
+  settings: DeviceAttestationSettings,
+): ChainCheck {
+  if (fmt === "none")
+    return { ok: false, why: "the tenant requires an attestation statement and none was given" };
+  const x5c = decodeAttestationObject(attestationObject).get("attStmt").get("x5c");
+  if (x5c === undefined || x5c.length === 0) {
+    return {
+      ok: false,
+      why:
+        fmt === "packed"
+          ? "the tenant requires an attestation key's statement; a self-attestation (no certificate) was given"
+          : `the tenant requires a certificate chain and the ${fmt} statement carries none (x5c)`,
+    };
+  }
+  if (!settings.trustAnchors)
+    return {
+      ok: false,
+      why: "the tenant's policy names no trust anchors (challenge.deviceAttestation.trustAnchors), so no attestation chain can be verified",
+    };
+  return chainToAnchor(x5c, settings.trustAnchors, new Date());
 }
 
 function isCredential(v: unknown): v is { id: string; response: object } {
