@@ -111,6 +111,12 @@ const browser = (network: string) => ({
   "x-forwarded-for": network,
 });
 const script = (network: string) => ({ "user-agent": "curl/8.5.0", "x-forwarded-for": network });
+/**
+ * A client that sends an empty user agent (fetch would otherwise send its own): challenged without
+ * automation evidence, so its proof of work is the default tier's; an automation user agent's
+ * challenge is sealed severe (difficulty 6, tens of seconds for solvePow).
+ */
+const anonymous = (network: string) => ({ "user-agent": "", "x-forwarded-for": network });
 
 describe.each([
   ["Express", expressApp],
@@ -130,7 +136,7 @@ describe.each([
   });
 
   it("challenge: 428 with a ticket; the challenge routes issue and complete on it; the re-submitted form is allowed with the pending data", async () => {
-    const first = await post(`${app}/signup`, { email: "bob@example.org" }, script("81.2.11.7"));
+    const first = await post(`${app}/signup`, { email: "bob@example.org" }, anonymous("81.2.11.7"));
     expect(first).toMatchObject({
       status: 428,
       json: { error: "challenge_required", code: "warden_challenge" },
@@ -157,7 +163,7 @@ describe.each([
     const again = await post(
       `${app}/signup`,
       { wardenTicket: ticket, wardenChallengeId: challengeId },
-      script("81.2.11.7"),
+      anonymous("81.2.11.7"),
     );
     expect(again).toMatchObject({
       status: 200,

@@ -22,6 +22,7 @@ let key: string;
 const failing = new Set<string>();
 const DENIED_NET = "198.51.100.0/24";
 const BAD_EMAIL_HASH = emailHash("blocked@example.org");
+const FIREFOX_UA = "Mozilla/5.0 (X11; Linux x86_64; rv:128.0) Gecko/20100101 Firefox/128.0";
 
 beforeAll(async () => {
   t = await makeTestApp({
@@ -142,7 +143,7 @@ describe("a challenge is issued only on its event's own challenged attempt", () 
   });
 
   it("a cleared re-verify's own event cannot be challenged again", async () => {
-    const attempt = { action: "signup", session: "loop", subject: { userAgent: "curl/8.5.0" } };
+    const attempt = { action: "signup", session: "loop", subject: { ipTrunc: "192.0.2.0/24" } };
     const v = await verify(attempt);
     const challengeId = await clearFor(v.eventId, "loop");
     const re = await verify({ ...attempt, context: { challengeId } });
@@ -154,26 +155,33 @@ describe("a challenge is issued only on its event's own challenged attempt", () 
 });
 
 describe("a clear is honoured only on a re-verify of the same attempt", () => {
+  /**
+   * A browser's user agent, challenged without automation evidence (so its proof of work is the default
+   * tier's, not the severe one an automation user agent is sealed at): a hosting network, and headers
+   * without the Accept-Language every browser sends. Headers are not part of the attempt; they stay.
+   */
   const innocent = {
     action: "signup",
     session: "swap",
     subject: {
-      userAgent: "curl/8.5.0",
-      ipTrunc: "203.0.113.0/24",
+      userAgent: CHROME_UA,
+      headers: { accept: "text/html" },
+      ipTrunc: "5.9.0.0/24",
       emailSha256: emailHash("ann@example.org"),
     },
   };
 
   it("swapping in a deny-listed email hash, another network, another user agent or another action is scored, and the clear survives", async () => {
     const v = await verify(innocent);
-    expect(v.decision).toBe("challenge");
+    expect(v).toMatchObject({ decision: "challenge", actorType: "unknown" });
     const challengeId = await clearFor(v.eventId, "swap");
+    const { emailSha256: _, ...withoutEmail } = innocent.subject;
     const swaps: Json[] = [
       { ...innocent, subject: { ...innocent.subject, emailSha256: BAD_EMAIL_HASH } },
-      { ...innocent, subject: { ...innocent.subject, ipTrunc: "5.9.0.0/24" } },
-      { ...innocent, subject: { ...innocent.subject, userAgent: "python-requests/2.31.0" } },
+      { ...innocent, subject: { ...innocent.subject, ipTrunc: "3.5.140.0/24" } },
+      { ...innocent, subject: { ...innocent.subject, userAgent: FIREFOX_UA } },
       { ...innocent, action: "api_key" },
-      { ...innocent, subject: { userAgent: "curl/8.5.0", ipTrunc: "203.0.113.0/24" } },
+      { ...innocent, subject: withoutEmail },
     ];
     for (const swap of swaps) {
       const re = await verify({ ...swap, context: { challengeId } });
@@ -193,7 +201,8 @@ describe("a clear is honoured only on a re-verify of the same attempt", () => {
     const optinKey = (await t.key("optin")).apiKey;
     const call = async (url: string, payload: Json) =>
       (await t.app.inject({ method: "POST", url, headers: bearer(optinKey), payload })).json() as Json;
-    const attempt = { action: "signup", session: "raw-1", subject: { userAgent: "curl/8.5.0" } };
+    // No user agent: challenged on thin evidence, at the default tier's difficulty.
+    const attempt = { action: "signup", session: "raw-1", subject: {} };
     const v = await call("/v1/verify", {
       ...attempt,
       subject: { ...attempt.subject, email: " Ann@Example.org", ip: "203.0.113.9" },
@@ -221,7 +230,7 @@ describe("a clear is honoured only on a re-verify of the same attempt", () => {
     const attempt = {
       action: "signup",
       session: "pol-1",
-      subject: { userAgent: "curl/8.5.0", ipTrunc: "192.0.2.0/24" },
+      subject: { ipTrunc: "192.0.2.0/24" },
     };
     const v = await call("/v1/verify", attempt);
     const issued = await call("/v1/challenge", { eventId: v.eventId, session: "pol-1" });

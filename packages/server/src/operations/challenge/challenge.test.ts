@@ -36,9 +36,16 @@ async function verify(payload: Record<string, unknown>, apiKey = key) {
 const challengeCall = (payload: Record<string, unknown>, apiKey = key) =>
   t.app.inject({ method: "POST", url: "/v1/challenge", headers: bearer(apiKey), payload });
 
+/**
+ * The attempt these tests challenge: no user agent, nothing else (thin evidence, actorType unknown, risk
+ * under 0.75), so the tier sealed at issue is the caller's: an automation user agent would be sealed
+ * severe (difficulty 6, tens of seconds for solvePow). sealedTier.test.ts covers the event's own tier.
+ */
+const THIN = {};
+
 async function issued(session: string, extra: Record<string, unknown> = {}) {
-  const event = await verify({ action: "signup", session, subject: { userAgent: "curl/8.5.0" } });
-  expect(event.decision).toBe("challenge");
+  const event = await verify({ action: "signup", session, subject: THIN });
+  expect(event).toMatchObject({ decision: "challenge", actorType: "unknown", degraded: false });
   const res = await challengeCall({ eventId: event.eventId, session, ...extra });
   expect(res.statusCode).toBe(200);
   return { eventId: event.eventId as string, challenge: res.json() };
@@ -91,7 +98,7 @@ describe("issue mode", () => {
     const v = await verify({
       action: "signup",
       session: "s-noclear",
-      subject: { userAgent: "curl/8.5.0" },
+      subject: THIN,
       context: { challengeId: challenge.challengeId },
     });
     expect(v).not.toHaveProperty("challengeCleared");
@@ -293,7 +300,7 @@ describe("re-verify with context.challengeId", () => {
     verify({
       action: "signup",
       ...(session ? { session } : {}),
-      subject: { userAgent: "curl/8.5.0" },
+      subject: THIN,
       context: { challengeId },
     });
 
@@ -346,8 +353,8 @@ describe("re-verify with context.challengeId", () => {
 
   it("a clear is not a standing allow: the same session without the challengeId is scored on its evidence", async () => {
     await solved("s-mine");
-    const next = await verify({ action: "signup", session: "s-mine", subject: { userAgent: "curl/8.5.0" } });
-    expect(next).toMatchObject({ decision: "challenge", actorType: "agent_abusive" });
+    const next = await verify({ action: "signup", session: "s-mine", subject: THIN });
+    expect(next).toMatchObject({ decision: "challenge", actorType: "unknown", degraded: false });
     expect(next).not.toHaveProperty("challengeCleared");
     // …and a browser on another session is decided on its own evidence too.
     const other = await verify({ action: "signup", session: "s-theirs", subject: { userAgent: CHROME_UA } });

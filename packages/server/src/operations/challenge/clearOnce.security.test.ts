@@ -47,10 +47,11 @@ describe.each(stores)("clears on %s", (_name, open) => {
     if (!networks.has(session)) networks.set(session, `198.18.${networks.size}.0/24`);
     return networks.get(session) as string;
   };
+  /** No user agent: challenged without automation evidence, so at the default tier's difficulty. */
   const attempt = (session: string) => ({
     action: "signup",
     session,
-    subject: { userAgent: "curl/8.5.0", ipTrunc: network(session) },
+    subject: { ipTrunc: network(session) },
   });
   async function solvedOn(eventId: string, session: string): Promise<string> {
     const issued = await post("/v1/challenge", { eventId, session });

@@ -30,16 +30,18 @@ interface SubjectCase {
 /**
  * The subjects of one run. The innocent ones get a network of their own per run, so that velocity
  * counted in earlier runs does not turn them into denies (which would make the property vacuous).
+ * The challenged innocent ones send no user agent: an automation one would seal their challenges
+ * severe (difficulty 6, tens of seconds per solve), and the property needs clears it can afford.
  */
 const subjectsFor = (run: number): readonly SubjectCase[] => {
   const own = `100.64.${run % 256}.0/24`;
   return [
     { subject: { ipTrunc: DENIED_NET, userAgent: CHROME_UA, headers: CHROME_HEADERS }, denied: true },
-    { subject: { emailSha256: BAD_HASH, userAgent: "curl/8.5.0", ipTrunc: own }, denied: true },
+    { subject: { emailSha256: BAD_HASH, ipTrunc: own }, denied: true },
     { subject: { ipTrunc: DENIED_NET, userAgent: "python-requests/2.31.0" }, denied: true },
-    { subject: { userAgent: "curl/8.5.0", ipTrunc: own }, denied: false },
+    { subject: { ipTrunc: own }, denied: false },
     { subject: { userAgent: CHROME_UA, headers: CHROME_HEADERS, ipTrunc: own }, denied: false },
-    { subject: { userAgent: "curl/8.5.0", emailSha256: emailHash(`r${run}@example.org`) }, denied: false },
+    { subject: { emailSha256: emailHash(`r${run}@example.org`) }, denied: false },
   ];
 };
 const SUBJECT_COUNT = 6;

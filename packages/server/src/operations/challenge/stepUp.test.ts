@@ -137,7 +137,7 @@ describe("web_bot_auth_stepup", () => {
 
   it("is issued for any signed attempt when the tenant's policy asks for step-up", async () => {
     const call = await tenantWithPolicy("stepup", {
-      challenge: { webBotAuthStepUp: true, powDifficulty: { default: 5 } },
+      challenge: { webBotAuthStepUp: true, powDifficulty: { default: 5, severe: 7 } },
     });
     const v = (
       await call("/v1/verify", {
@@ -146,7 +146,8 @@ describe("web_bot_auth_stepup", () => {
         subject: { headers: signed(0, "n", "unknown-key") },
       })
     ).json<Verdict>();
-    expect(v.decision).toBe("challenge");
+    // A signature with a key nobody published is automation evidence: its challenges are sealed severe.
+    expect(v).toMatchObject({ decision: "challenge", actorType: "agent_abusive" });
     const c = (
       await call("/v1/challenge", { eventId: v.eventId, session: "s-5", prefer: ["web_bot_auth_stepup"] })
     ).json<{
@@ -155,11 +156,11 @@ describe("web_bot_auth_stepup", () => {
     }>();
     expect(c.method).toBe("web_bot_auth_stepup");
     expect(c.instructions.keyid).toBe("unknown-key");
-    // The same tenant's proof of work uses its raised difficulty.
+    // The same tenant's proof of work uses its raised difficulty (severe's, for this event).
     const pow = (await call("/v1/challenge", { eventId: v.eventId, session: "s-5" })).json<{
       instructions: { difficulty: number };
     }>();
-    expect(pow.instructions.difficulty).toBe(5);
+    expect(pow.instructions.difficulty).toBe(7);
   });
 
   it("is not issued for a signature that names no key: there is no key to prove, proof of work instead", async () => {

@@ -50,7 +50,8 @@ if (schema) {
         const attempt = {
           action: "signup",
           session: "pg-1",
-          subject: { userAgent: "curl/8.5.0", ipTrunc: "203.0.113.0/24" },
+          // No user agent: challenged without automation evidence, at the default tier's difficulty.
+          subject: { ipTrunc: "203.0.113.0/24" },
         };
         // As `warden serve` does before listening: without it a cold process's first verify (modules
         // compiled lazily, first PostgreSQL statements) can exceed the 45 ms deadline and degrade.
