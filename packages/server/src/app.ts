@@ -24,6 +24,7 @@ import { warmUp } from "./http/warmUp.js";
 import { registerChallenge } from "./operations/challenge/route.js";
 import { registerFeedback } from "./operations/feedback/route.js";
 import { registerInsights } from "./operations/insights/route.js";
+import { registerPageTokens } from "./operations/page/route.js";
 import { ClearsInFlight } from "./operations/verify/clearsInFlight.js";
 import { KeysInFlight } from "./operations/verify/keysInFlight.js";
 import { rehearsalDeps } from "./operations/verify/rehearsal.js";
@@ -195,6 +196,13 @@ export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<Fa
       signatureSkewSeconds: policy.signatureSkewSeconds,
     },
     { onRequest },
+  );
+  // Page tokens cost an HMAC and no store write: authenticated like verify, from memory when the key
+  // was seen, and not counted against the key's rate limit (a page load is not an attempt).
+  registerPageTokens(
+    app,
+    { keyring, clock, ttlMs: policy.pageTokenTtlMs },
+    { onRequest: [authenticator(store, callers, { fromMemory: true })] },
   );
   registerFeedback(app, { store, clock, idempotencyTtlMs: verifyDeps.idempotencyTtlMs }, { onRequest });
   registerInsights(app, { store, clock, tokens: verifyDeps.tokens, model: policy }, { onRequest });

@@ -132,6 +132,10 @@ export const ERROR_CATALOGUE = {
     status: 503,
     message: "The payment provider could not be reached to verify the proof; retry with backoff.",
   },
+  page_token_unavailable: {
+    status: 503,
+    message: "A page token could not be issued (the API key could not be checked); retry with backoff.",
+  },
   feedback_lookup_failed: {
     status: 503,
     message: "The ledger could not look up the event; retry with backoff.",

@@ -62,6 +62,9 @@ async function main(): Promise<void> {
         hosting,
         agentKeys: (id) => keys.get(id),
         nowSeconds: now,
+        nowMs: now * 1000,
+        tenantId: "bench",
+        pageKey: () => undefined,
       });
       const checks = velocityChecks("bench", req.action, obs.velocityKeys, limits);
       const readings = checks.map(() => ({ current: 1, previous: 0, elapsed: 0.5 }));

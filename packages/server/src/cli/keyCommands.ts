@@ -1,3 +1,4 @@
+import { DEFAULT_MODEL } from "../operations/verify/decisionModel.js";
 import { issueApiKey, parseScopes } from "../admin/apiKeys.js";
 import { keepPublishedMs, newSigningKey } from "../tokens/signingKeys.js";
 import { type Command, requireTenant, str, UsageError } from "./command.js";
@@ -96,7 +97,11 @@ export const KEY_COMMANDS: Record<string, Command> = {
       await ctx.withStore((store) =>
         store.signingKeys.rotate(
           next,
-          keepPublishedMs(config.tokenTtlSeconds, config.signingKeyRefreshSeconds),
+          // Published as long as a verdict token or a page token it signed may still be presented.
+          keepPublishedMs(
+            Math.max(config.tokenTtlSeconds, DEFAULT_MODEL.pageTokenTtlMs / 1000),
+            config.signingKeyRefreshSeconds,
+          ),
         ),
       );
       ctx.io.out(

@@ -41,6 +41,7 @@ const ActionSettings = Type.Object(
   {
     verifiedAgents: Type.Optional(Type.Union(VERIFIED_AGENT_RULES.map((r) => Type.Literal(r)))),
     decisionCosts: Type.Optional(DecisionCostsSetting),
+    requirePage: Type.Optional(Type.Boolean()),
   },
   { additionalProperties: false },
 );
@@ -58,6 +59,7 @@ export const VELOCITY_KINDS = [
   "email_domain",
   "session",
   "form_value",
+  "page_token",
 ] as const;
 export type VelocityKind = (typeof VELOCITY_KINDS)[number];
 
@@ -68,6 +70,12 @@ export const TenantPolicyDocument = Type.Object(
     allow: Type.Optional(Lists),
     deny: Type.Optional(Lists),
     decisionCosts: Type.Optional(DecisionCostsSetting),
+    requirePage: Type.Optional(
+      Type.Boolean({
+        description:
+          "Every action's attempts must carry page evidence (subject.page.token); an action's own requirePage overrides it.",
+      }),
+    ),
     webBotAuthHosts: Type.Optional(
       Type.Array(Type.String({ minLength: 1, maxLength: 255 }), { minItems: 1, maxItems: 1_000 }),
     ),
@@ -81,6 +89,7 @@ export const TenantPolicyDocument = Type.Object(
           email_domain: Type.Optional(VelocityLimits),
           session: Type.Optional(VelocityLimits),
           form_value: Type.Optional(VelocityLimits),
+          page_token: Type.Optional(VelocityLimits),
         },
         { additionalProperties: false },
       ),
@@ -157,6 +166,8 @@ export interface TenantPolicy {
   verifiedAgents(action: string): VerifiedAgentRule;
   /** The tenant's default weights for an action: the action's fields over the tenant's. */
   decisionCosts(action: string): DecisionCostsSetting;
+  /** Whether attempts at an action must carry page evidence (subject.page). */
+  requirePage(action: string): boolean;
   velocity: NonNullable<TenantPolicyDocument["velocity"]>;
   powDifficulty: Readonly<Record<RiskTier, number>>;
   /** The hosts a Web Bot Auth signature must have been made for; undefined: any host (not bound). */
@@ -309,6 +320,7 @@ export function compilePolicy(input: unknown, version: string): PolicyParse {
       deny,
       verifiedAgents: (action: string) => actions[action]?.verifiedAgents ?? "score",
       decisionCosts: (action: string) => ({ ...doc.decisionCosts, ...actions[action]?.decisionCosts }),
+      requirePage: (action: string) => actions[action]?.requirePage ?? doc.requirePage ?? false,
       velocity: doc.velocity ?? {},
       powDifficulty: Object.freeze(pow),
       webBotAuthHosts: hosts?.hosts,

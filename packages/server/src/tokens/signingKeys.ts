@@ -2,6 +2,7 @@ import { createPrivateKey, type JsonWebKey, type KeyObject } from "node:crypto";
 import { exportJWK, generateKeyPair, type JWK } from "jose";
 import { randomId } from "../lib/crypto.js";
 import type { SigningKeyRecord, Store } from "../store/interfaces.js";
+import { derivePageKey } from "./pageToken.js";
 
 export interface ActiveSigner {
   kid: string;
@@ -50,6 +51,8 @@ export function keepPublishedMs(tokenTtlSeconds: number, refreshSeconds: number)
 export class SigningKeyring {
   private signer: ActiveSigner | undefined;
   private published: PublishedKeySet = { keys: [] };
+  /** Page-token keys (pageToken.ts) of every published signing key, by kid. */
+  private pageKeys: ReadonlyMap<string, Buffer> = new Map();
   private timer: NodeJS.Timeout | undefined;
 
   constructor(
@@ -85,6 +88,17 @@ export class SigningKeyring {
       this.signer = { kid: active.kid, key: signerKey(active.privateJwk) };
     }
     this.published = { keys: records.map((r) => JSON.parse(r.publicJwk) as JWK) };
+    const pageKeys = new Map<string, Buffer>();
+    for (const r of records) {
+      const known = this.pageKeys.get(r.kid);
+      pageKeys.set(r.kid, known ?? derivePageKey(String((JSON.parse(r.privateJwk) as JWK).d), r.kid));
+    }
+    this.pageKeys = pageKeys;
+  }
+
+  /** The page-token key of a published signing key (any process that loaded it derives the same). */
+  pageKey(kid: string): Buffer | undefined {
+    return this.pageKeys.get(kid);
   }
 
   activeSigner(): ActiveSigner {

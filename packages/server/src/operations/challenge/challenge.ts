@@ -6,6 +6,7 @@ import { RISK_TIERS, type RiskTier, type TenantPolicy } from "../../policy/tenan
 import {
   type ChallengeMethod,
   type ChallengeRecord,
+  type EventRecord,
   type Store,
   StoreUnavailableError,
 } from "../../store/interfaces.js";
@@ -77,8 +78,8 @@ async function issue(
 ): Promise<ChallengeResult> {
   if (req.eventId === undefined)
     return fail("missing_required_field", "eventId is required to issue a challenge.");
-  const tier = (req.context?.riskTier ?? "default") as RiskTier;
-  if (!RISK_TIERS.includes(tier)) return fail("invalid_risk_tier");
+  const asked = (req.context?.riskTier ?? "default") as RiskTier;
+  if (!RISK_TIERS.includes(asked)) return fail("invalid_risk_tier");
   const tenantId = caller.tenant.id;
   try {
     const event = await deps.store.events.get(tenantId, req.eventId);
@@ -95,6 +96,8 @@ async function issue(
     // event could never be honoured (store: event_clears), so it is refused here, plainly.
     if (await deps.store.challenges.eventClearUsed(tenantId, event.id)) return fail("event_already_cleared");
     const policy = await deps.tenantPolicies.get(tenantId);
+    // The caller's tier or the event's own, whichever costs more (spec: a higher tier never lowers cost).
+    const tier = higherTier(asked, eventTier(event));
     const issuable = new Set<ChallengeMethod>(["proof_of_work"]);
     // Only look the provider key up when the caller would take a payment challenge.
     if (req.prefer?.includes("payment_preauth") && (await deps.store.tenants.paymentKey(tenantId))) {
@@ -140,6 +143,21 @@ async function issue(
     throw err;
   }
 }
+
+/**
+ * The tier an event's own evidence calls for, sealed even when the caller asks for less (integrations
+ * rarely pass riskTier): automation evidence (agent_abusive) is severe, since a proof of work that any
+ * browser or script solves in a fraction of a second is no friction to a program; an abuse estimate of
+ * three in four or more is elevated. A degraded event was never scored: its tier is the caller's.
+ */
+export function eventTier(event: Pick<EventRecord, "actorType" | "risk">): RiskTier {
+  if (event.actorType === "agent_abusive") return "severe";
+  if (event.risk && event.risk.estimate >= 0.75) return "elevated";
+  return "default";
+}
+
+const higherTier = (a: RiskTier, b: RiskTier): RiskTier =>
+  RISK_TIERS.indexOf(a) >= RISK_TIERS.indexOf(b) ? a : b;
 
 /** The agent identity recorded with the event by verify (signals.agent), if the attempt was signed. */
 function recordedAgent(

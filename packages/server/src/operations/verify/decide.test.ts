@@ -183,6 +183,39 @@ describe("the cost-weighted three-way rule", () => {
   });
 });
 
+describe("friction priced by the actor it faces", () => {
+  const at = (logOdds: number, automation: boolean) =>
+    decide(
+      ev({ findings: [{ id: "x", logOdds, reason: "x", automation }], channels: 3 }),
+      DEFAULT_COSTS,
+      DEFAULT_MODEL,
+    );
+
+  it("the same risk is challenged without automation evidence and denied with it: a proof of work does not stop a program", () => {
+    expect(at(5, false).decision).toBe("challenge");
+    expect(at(5, true).decision).toBe("deny");
+    expect(at(5, true).actorType).toBe("agent_abusive");
+  });
+
+  it("a weak challenge never turns a challenge into an allow, and thin automation evidence is still challenged", () => {
+    for (const logOdds of [0.5, 1, 2, 3, 3.5]) {
+      expect(at(logOdds, true).decision).toBe(at(logOdds, false).decision === "allow" ? "allow" : "challenge");
+    }
+  });
+
+  it("with automation evidence, a decision is never more lenient than without it", () => {
+    fc.assert(
+      fc.property(fc.double({ min: -3, max: 12, noNaN: true }), costsArb, (logOdds, costs) => {
+        const evidence = (automation: boolean) =>
+          ev({ findings: [{ id: "x", logOdds, reason: "x", automation }], channels: 3 });
+        const plain = decide(evidence(false), costs, DEFAULT_MODEL).decision;
+        const automated = decide(evidence(true), costs, DEFAULT_MODEL).decision;
+        expect(SEVERITY[automated]).toBeGreaterThanOrEqual(SEVERITY[plain]);
+      }),
+    );
+  });
+});
+
 describe("actor classification", () => {
   it("automation evidence makes agent_abusive; consistent low-risk browser evidence makes human; otherwise unknown", () => {
     const base = { channels: 2, browserConsistent: false };

@@ -148,11 +148,35 @@ function tenantRule(evidence: Evidence): { decision: Decision; rule: string } | 
  * prior, is at worst challenged, however high falseAllow is (spec: a higher falseAllow challenges
  * earlier; deny is for abuse the evidence shows). Only a tenant rule denies such an attempt.
  */
-function modelDecision(cost: Record<Decision, number>, actorType: ActorType, raised: boolean): Decision {
+function cheapestAllowed(cost: Record<Decision, number>, actorType: ActorType, raised: boolean): Decision {
   const best = cheapest(cost);
   if (best !== "deny") return best;
   if (actorType !== "human" && raised) return best;
   return cost.allow < cost.challenge ? "allow" : "challenge";
+}
+
+/**
+ * The model's decision and the costs it weighed. A challenge is priced by how many abusers it lets
+ * through: `challengeLeak` in general, `challengeLeakAutomated` for an attempt with automation
+ * evidence (agent_abusive), whom a proof of work does not stop. The second price only moves the
+ * boundary between challenge and deny: an attempt the general price would challenge is denied when
+ * its challenge is worth less than refusing it; nothing is allowed because its challenge is weak.
+ */
+function modelDecision(
+  risk: Risk,
+  costs: DecisionCosts,
+  policy: DecisionModel,
+  actorType: ActorType,
+  raised: boolean,
+): { decision: Decision; cost: Record<Decision, number> } {
+  const general = expectedCosts(risk, costs, policy.challengeLeak);
+  const decision = cheapestAllowed(general, actorType, raised);
+  if (actorType !== "agent_abusive") return { decision, cost: general };
+  const automated = expectedCosts(risk, costs, policy.challengeLeakAutomated);
+  if (decision === "challenge" && raised && automated.deny < automated.challenge) {
+    return { decision: "deny", cost: automated };
+  }
+  return { decision, cost: automated };
 }
 
 /** Whether a finding raised the risk above the prior (what the model needs before it may deny). */
@@ -168,21 +192,21 @@ export function replayDecision(
   costs: DecisionCosts,
   policy: DecisionModel,
 ): Decision {
-  return modelDecision(expectedCosts(risk, costs, policy.challengeLeak), actorType, risk.raised);
+  return modelDecision(risk, costs, policy, actorType, risk.raised).decision;
 }
 
 /** The pure decision: evidence, costs and policy in; decision, actor type and its grounds out. */
 export function decide(evidence: Evidence, costs: DecisionCosts, policy: DecisionModel): Assessment {
   const risk = estimateRisk(evidence, policy);
-  const expectedCost = expectedCosts(risk, costs, policy.challengeLeak);
   const rule = tenantRule(evidence);
   const actorType = classify(evidence, risk, policy);
+  const model = modelDecision(risk, costs, policy, actorType, raisesRisk(evidence.findings));
   return {
-    decision: rule?.decision ?? modelDecision(expectedCost, actorType, raisesRisk(evidence.findings)),
+    decision: rule?.decision ?? model.decision,
     rule: rule?.rule,
     actorType,
     risk,
-    expectedCost,
+    expectedCost: model.cost,
     findings: [...evidence.findings].sort((a, b) => Math.abs(b.logOdds) - Math.abs(a.logOdds)),
   };
 }

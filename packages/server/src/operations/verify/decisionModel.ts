@@ -1,3 +1,4 @@
+import type { PageEvidenceWeights } from "./signals/pageEvidence.js";
 import type { VelocityKind, VelocityLimits, VelocityWeights } from "./signals/velocity.js";
 
 /**
@@ -10,6 +11,12 @@ export interface DecisionModel {
   prior: number;
   /** Share of abusive attempts that get through a challenge anyway. */
   challengeLeak: number;
+  /**
+   * The same share for an attempt with automation evidence (a program, or a browser it drives): a
+   * proof of work is solved by any browser in a fraction of a second and by a script in Node, so it
+   * stops almost none of them. The deny-or-challenge choice for such attempts is priced with this.
+   */
+  challengeLeakAutomated: number;
   /** Half-width of the uncertainty band in log-odds, by how many evidence channels were present (0..5+). */
   spreadByChannels: readonly number[];
   weights: {
@@ -29,6 +36,7 @@ export interface DecisionModel {
     agentVerified: number;
     agentInvalid: number;
     agentUnverified: number;
+    page: PageEvidenceWeights;
     /** Per kind: how strongly a count over its limit counts. */
     velocity: Readonly<Record<VelocityKind, VelocityWeights>>;
   };
@@ -37,11 +45,16 @@ export interface DecisionModel {
   humanMaxRisk: number;
   /** Tolerated clock difference for Web Bot Auth created/expires, in seconds. */
   signatureSkewSeconds: number;
+  /** The least time from page load to submit a person takes (page tokens' age). */
+  pageMinFillMs: number;
+  /** How long a page token is accepted. */
+  pageTokenTtlMs: number;
 }
 
 export const DEFAULT_MODEL: DecisionModel = Object.freeze({
   prior: 0.08,
   challengeLeak: 0.3,
+  challengeLeakAutomated: 0.95,
   spreadByChannels: [1.5, 1.2, 0.9, 0.75, 0.6, 0.5],
   weights: {
     uaMissing: 2.5,
@@ -60,6 +73,17 @@ export const DEFAULT_MODEL: DecisionModel = Object.freeze({
     agentVerified: -1.5,
     agentInvalid: 5.0,
     agentUnverified: 1.0,
+    page: {
+      missing: 4.0,
+      invalid: 5.0,
+      fast: 4.0,
+      expired: 1.0,
+      otherNetwork: 1.5,
+      otherUserAgent: 3.0,
+      inputWithoutKeys: 3.0,
+      pointerTeleported: 2.5,
+      syntheticEvents: 1.5,
+    },
     velocity: {
       ip_network: { overLimit: 1.5, perDoubling: 1.0, cap: 4.0 },
       email_hash: { overLimit: 1.5, perDoubling: 1.0, cap: 4.0 },
@@ -70,6 +94,8 @@ export const DEFAULT_MODEL: DecisionModel = Object.freeze({
       session: { overLimit: 1.5, perDoubling: 1.0, cap: 3.0 },
       // People reuse stock phrases: repeated text is weak evidence on its own.
       form_value: { overLimit: 1.0, perDoubling: 0.5, cap: 2.0 },
+      // A page token serves one attempt and its retries: many attempts on one are a replay.
+      page_token: { overLimit: 4.0, perDoubling: 1.0, cap: 6.0 },
     },
   },
   velocity: {
@@ -81,7 +107,10 @@ export const DEFAULT_MODEL: DecisionModel = Object.freeze({
     email_domain: { perHour: 50, perDay: 300 },
     session: { perHour: 20 },
     form_value: { perHour: 10, perDay: 50 },
+    page_token: { perHour: 4 },
   },
   humanMaxRisk: 0.2,
   signatureSkewSeconds: 60,
+  pageMinFillMs: 1_500,
+  pageTokenTtlMs: 12 * 3_600_000,
 });

@@ -19,6 +19,12 @@ import {
   readAddress,
   readNetwork,
 } from "./signals/ip.js";
+import {
+  type PageKeyLookup,
+  pageBinding,
+  pageEvidenceFindings,
+  readPageToken,
+} from "./signals/pageEvidence.js";
 import { MAX_USER_AGENT, readUserAgent, userAgentFindings } from "./signals/userAgent.js";
 import type { VelocityKey } from "./signals/velocity.js";
 
@@ -30,6 +36,11 @@ export interface ObserveContext {
   agentKeys: KeyLookup;
   /** Unix seconds, for signature times. */
   nowSeconds: number;
+  /** Unix milliseconds, for page tokens' age. */
+  nowMs: number;
+  tenantId: string;
+  /** The page-token key of a published signing key (tokens/pageToken.ts). */
+  pageKey: PageKeyLookup;
 }
 
 /** The tenant's list entries a request matched, as display text. */
@@ -159,11 +170,25 @@ export function observe(req: VerifyRequest, ctx: ObserveContext): Observation {
     headless: w.uaAutomation,
   });
   const headerOrder = headerOrderFindings(languageOverridden(ua, headers), w.headerOrderOverride);
+  const pageToken = readPageToken(subject.page, ctx.pageKey, ctx.tenantId, ctx.nowMs);
+  const page = pageEvidenceFindings(
+    pageToken,
+    subject.page?.behaviour,
+    pageBinding(network?.text, subject.userAgent ?? headers?.["user-agent"]),
+    {
+      required: ctx.tenant.requirePage(req.action),
+      minFillMs: ctx.model.pageMinFillMs,
+      ttlMs: ctx.model.pageTokenTtlMs,
+    },
+    w.page,
+  );
   // Consistent headers show a real browser, not a person at it: next to evidence that automation
   // drives it (the page's own report, client hints that contradict it, a DevTools override's header
-  // order) they take nothing off the risk.
+  // order, a page that never ran or was not filled in by a person) they take nothing off the risk.
   const browserEvidence =
-    pageReports.length > 0 || hints.length > 0 || headerOrder.length > 0 ? undefined : browserHeaders;
+    pageReports.length > 0 || hints.length > 0 || headerOrder.length > 0 || page.some((f) => f.automation)
+      ? undefined
+      : browserHeaders;
   const findings: Finding[] = [
     ...agentSignatureFindings(agent, {
       verified: w.agentVerified,
@@ -178,6 +203,7 @@ export function observe(req: VerifyRequest, ctx: ObserveContext): Observation {
     ...hints,
     ...headerOrder,
     ...pageReports,
+    ...(declared ? [] : page),
     ...emailFindings(email, {
       disposable: w.emailDisposable,
       invalid: w.emailInvalid,
@@ -213,6 +239,7 @@ export function observe(req: VerifyRequest, ctx: ObserveContext): Observation {
   if (businessDomain) velocityKeys.push({ kind: "email_domain", value: businessDomain });
   if (req.session !== undefined) velocityKeys.push({ kind: "session", value: req.session });
   for (const value of form.repeatKeys) velocityKeys.push({ kind: "form_value", value });
+  if (pageToken.state === "valid") velocityKeys.push({ kind: "page_token", value: pageToken.claims.nonce });
 
   return {
     findings,
@@ -232,6 +259,7 @@ export function observe(req: VerifyRequest, ctx: ObserveContext): Observation {
       headerNames: headers ? Object.keys(headers).sort() : [],
       browser: ua.browser ?? null,
       formFields: form.fields,
+      page: pageToken.state === "valid" ? { ageMs: pageToken.ageMs } : pageToken.state,
       agent: agentRecord(agent),
     },
   };

@@ -1,6 +1,7 @@
 import { type Static, Type } from "@sinclair/typebox";
 import { literalUnion } from "../../lib/literalUnion.js";
 import { ACTOR_TYPES, DECISIONS, ENFORCEMENT_MODES } from "../../store/interfaces.js";
+import { MAX_PAGE_TOKEN } from "../../tokens/pageToken.js";
 import { MAX_USER_AGENT } from "./signals/userAgent.js";
 
 /**
@@ -16,6 +17,9 @@ const HeaderValue = Type.Union([
 /** RFC 9110 field names (tchar), or the request line as HTTP/2 pseudo-headers (`:path`). */
 const HEADER_NAME = "^:?[!#$%&'*+.^_`|~0-9A-Za-z-]{1,128}$";
 export const MAX_SUBJECT_HEADERS = 64;
+
+/** A count of page events (or milliseconds): a whole number, bounded so that no sum overflows. */
+const Count = Type.Optional(Type.Integer({ minimum: 0, maximum: 1_000_000_000 }));
 
 export const Subject = Type.Object(
   {
@@ -80,6 +84,44 @@ export const Subject = Type.Object(
           additionalProperties: true,
           description:
             "What the page observed of its browser, forwarded by your server. It can only add suspicion: a page can lie, so a clean report proves nothing.",
+        },
+      ),
+    ),
+    page: Type.Optional(
+      Type.Object(
+        {
+          token: Type.Optional(
+            Type.String({
+              maxLength: MAX_PAGE_TOKEN,
+              description:
+                "The page token the form's page obtained when it loaded (POST /v1/page-tokens through your server; @warden/browser watchPage).",
+            }),
+          ),
+          behaviour: Type.Optional(
+            Type.Object(
+              {
+                elapsedMs: Count,
+                keys: Count,
+                inserted: Count,
+                pasted: Count,
+                autofilled: Count,
+                pointerMoves: Count,
+                clicks: Count,
+                touches: Count,
+                untrusted: Count,
+              },
+              {
+                additionalProperties: true,
+                description:
+                  "What the page counted between load and submit (@warden/browser watchPage): trusted key presses, text inserted without a key press, pastes, autofills, pointer moves and presses, touches, and script-dispatched events. Only counts that incriminate are read.",
+              },
+            ),
+          ),
+        },
+        {
+          additionalProperties: true,
+          description:
+            "Evidence that the form's page ran. With the tenant's requirePage, an attempt without it is a program that never ran the page.",
         },
       ),
     ),

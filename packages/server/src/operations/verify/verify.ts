@@ -165,6 +165,9 @@ async function scoreAndRecord(
     hosting: deps.hosting,
     agentKeys: deps.agentKeys,
     nowSeconds: Math.floor(now / 1000),
+    nowMs: now,
+    tenantId,
+    pageKey: (kid) => deps.keyring.pageKey(kid),
   });
   const costs = resolveCosts(req.context?.decisionCosts, tenantPolicy.decisionCosts(req.action));
   if (clear && !clear.challenge.eventDegraded) {

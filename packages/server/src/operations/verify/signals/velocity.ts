@@ -39,6 +39,7 @@ const LABEL: Record<VelocityKind, string> = {
   email_domain: "This email domain",
   session: "This session",
   form_value: "The same form text",
+  page_token: "One page token",
 };
 
 /** One counter to hit: which key, over which window, with which limit. */

@@ -1,0 +1,234 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { bearer, makeTestApp, type TestApp } from "../../testing/harness.js";
+import { keepPublishedMs, newSigningKey } from "../../tokens/signingKeys.js";
+
+/**
+ * Page evidence (docs/api.md, "Page evidence"): POST /v1/page-tokens issues a token when a form's page
+ * loads; verify reads subject.page.token (Warden's, this tenant's, how long ago, from where) and the
+ * page's behaviour counts. A tenant's requirePage makes an attempt without it a program.
+ */
+const CHROME_UA =
+  "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0.0.0 Safari/537.36";
+const NET = "198.51.100.0/24";
+/** A person's behaviour report: typed, moved the pointer about, pressed once. */
+const PERSON = {
+  elapsedMs: 9000,
+  keys: 31,
+  inserted: 0,
+  pasted: 0,
+  pointerMoves: 84,
+  clicks: 2,
+  untrusted: 0,
+};
+
+let t: TestApp;
+let now = Date.now();
+let apiKey: string;
+let otherKey: string;
+let plainKey: string;
+
+beforeAll(async () => {
+  t = await makeTestApp({ clock: () => now });
+  for (const [id, policy] of [
+    ["pages", { requirePage: true }],
+    ["pages-other", { requirePage: true }],
+    ["pages-optional", {}],
+  ] as const) {
+    await t.tenant(id);
+    await t.store.policies.put(id, JSON.stringify(policy), now);
+  }
+  apiKey = (await t.key("pages")).apiKey;
+  otherKey = (await t.key("pages-other")).apiKey;
+  plainKey = (await t.key("pages-optional")).apiKey;
+});
+afterAll(async () => {
+  await t?.close();
+});
+
+async function pageToken(
+  key = apiKey,
+  subject: Record<string, unknown> = { userAgent: CHROME_UA, ipTrunc: NET },
+) {
+  const res = await t.app.inject({
+    method: "POST",
+    url: "/v1/page-tokens",
+    headers: bearer(key),
+    payload: { subject },
+  });
+  expect(res.statusCode).toBe(200);
+  return res.json() as { pageToken: string; expiresAt: string };
+}
+
+let sessions = 0;
+async function verify(page: unknown, opts: { key?: string; subject?: Record<string, unknown> } = {}) {
+  const res = await t.app.inject({
+    method: "POST",
+    url: "/v1/verify",
+    headers: bearer(opts.key ?? apiKey),
+    payload: {
+      action: "signup",
+      session: `page-${++sessions}`,
+      subject: {
+        userAgent: CHROME_UA,
+        ipTrunc: NET,
+        ...opts.subject,
+        ...(page === undefined ? {} : { page }),
+      },
+    },
+  });
+  expect(res.statusCode).toBe(200);
+  const verdict = res.json() as { decision: string; actorType: string; eventId: string; reasons: string[] };
+  const event = await t.store.events.get(
+    opts.key === otherKey ? "pages-other" : opts.key === plainKey ? "pages-optional" : "pages",
+    verdict.eventId,
+  );
+  const findings = ((event?.signals.findings ?? []) as { id: string }[]).map((f) => f.id);
+  return { ...verdict, findings };
+}
+
+describe("POST /v1/page-tokens", () => {
+  it("issues a token and its expiry to a verify:write key", async () => {
+    const { pageToken: token, expiresAt } = await pageToken();
+    expect(token).toMatch(/^wpt1\./);
+    expect(Date.parse(expiresAt)).toBe(now + 12 * 3_600_000);
+  });
+
+  it("needs verify:write (403 insufficient_scope) and a key (401 invalid_api_key)", async () => {
+    const { apiKey: reader } = await t.key("pages", { scopes: ["ledger:read"] });
+    const refused = await t.app.inject({
+      method: "POST",
+      url: "/v1/page-tokens",
+      headers: bearer(reader),
+      payload: {},
+    });
+    expect(refused.statusCode).toBe(403);
+    expect(refused.json().code).toBe("insufficient_scope");
+    const anonymous = await t.app.inject({ method: "POST", url: "/v1/page-tokens", payload: {} });
+    expect(anonymous.statusCode).toBe(401);
+    expect(anonymous.json().code).toBe("invalid_api_key");
+  });
+
+  it("refuses a raw subject.ip without the tenant's opt-in, and an address that is not one (400)", async () => {
+    const raw = await t.app.inject({
+      method: "POST",
+      url: "/v1/page-tokens",
+      headers: bearer(apiKey),
+      payload: { subject: { ip: "198.51.100.7" } },
+    });
+    expect(raw.statusCode).toBe(403);
+    expect(raw.json().code).toBe("raw_pii_not_enabled");
+    const bad = await t.app.inject({
+      method: "POST",
+      url: "/v1/page-tokens",
+      headers: bearer(apiKey),
+      payload: { subject: { ipTrunc: "not-a-network" } },
+    });
+    expect(bad.statusCode).toBe(400);
+    expect(bad.json().code).toBe("invalid_field");
+  });
+});
+
+describe("verify reads page evidence", () => {
+  it("requirePage: an attempt without a page token is a program (page_evidence_missing, agent_abusive, not allowed)", async () => {
+    const v = await verify(undefined);
+    expect(v.findings).toContain("page_evidence_missing");
+    expect(v.actorType).toBe("agent_abusive");
+    expect(v.decision).not.toBe("allow");
+  });
+
+  it("without requirePage a missing page token is no evidence either way", async () => {
+    const v = await verify(undefined, { key: plainKey });
+    expect(v.findings).not.toContain("page_evidence_missing");
+    expect(v.decision).toBe("allow");
+  });
+
+  it("a page token used after a person's fill-in time, with a person's behaviour, adds no finding", async () => {
+    const { pageToken: token } = await pageToken();
+    now += 8_000;
+    const v = await verify({ token, behaviour: PERSON });
+    expect(v.findings.filter((f) => f.startsWith("page_"))).toEqual([]);
+    expect(v.decision).toBe("allow");
+  });
+
+  it("a form sent faster than a person fills it in is automation (page_submitted_fast), from the token's own issue time", async () => {
+    const { pageToken: token } = await pageToken();
+    now += 400;
+    // The page claims it took 9 s: the server's clock decides.
+    const v = await verify({ token, behaviour: PERSON });
+    expect(v.findings).toContain("page_submitted_fast");
+    expect(v.actorType).toBe("agent_abusive");
+  });
+
+  it("an altered token, another tenant's token and a made-up one are page_token_invalid", async () => {
+    const { pageToken: token } = await pageToken();
+    const { pageToken: foreign } = await pageToken(otherKey);
+    now += 8_000;
+    const last = token.at(-2) === "A" ? "B" : "A";
+    const altered = `${token.slice(0, -2)}${last}${token.at(-1)}`;
+    for (const bad of [altered, foreign, "wpt1.sig_x.eyJ0IjoicGFnZXMifQ.AAAA", "anything"]) {
+      const v = await verify({ token: bad, behaviour: PERSON });
+      expect(v.findings).toContain("page_token_invalid");
+      expect(v.actorType).toBe("agent_abusive");
+    }
+    // The other tenant's token is valid for the other tenant.
+    const own = await verify({ token: foreign, behaviour: PERSON }, { key: otherKey });
+    expect(own.findings).not.toContain("page_token_invalid");
+  });
+
+  it("a token issued to another user agent or network says so", async () => {
+    const { pageToken: token } = await pageToken(apiKey, {
+      userAgent: `${CHROME_UA} Edg/124.0`,
+      ipTrunc: "203.0.113.0/24",
+    });
+    now += 8_000;
+    const v = await verify({ token, behaviour: PERSON });
+    expect(v.findings).toEqual(expect.arrayContaining(["page_other_user_agent", "page_other_network"]));
+  });
+
+  it("one token across many attempts is a replay (velocity_page_token)", async () => {
+    const { pageToken: token } = await pageToken();
+    now += 8_000;
+    const seen: string[][] = [];
+    for (let i = 0; i < 6; i++) seen.push((await verify({ token, behaviour: PERSON })).findings);
+    expect(seen[0]).not.toContain("velocity_page_token");
+    expect(seen[5]).toContain("velocity_page_token");
+  });
+
+  it("text inserted without a key press, a pointer that teleports to its clicks, and script-made events are read from the report", async () => {
+    const { pageToken: token } = await pageToken();
+    now += 8_000;
+    const filled = await verify({ token, behaviour: { ...PERSON, keys: 0, inserted: 2 } });
+    expect(filled.findings).toContain("page_input_without_keys");
+    expect(filled.actorType).toBe("agent_abusive");
+    const clicked = await verify({ token, behaviour: { ...PERSON, pointerMoves: 1, clicks: 1 } });
+    expect(clicked.findings).toContain("page_pointer_teleported");
+    const synthetic = await verify({ token, behaviour: { ...PERSON, untrusted: 3 } });
+    expect(synthetic.findings).toContain("page_synthetic_events");
+    // Autofill and a touch screen are people: no finding.
+    const autofill = await verify({ token, behaviour: { ...PERSON, keys: 0, inserted: 0, autofilled: 2 } });
+    const touch = await verify({ token, behaviour: { ...PERSON, pointerMoves: 0, clicks: 1, touches: 6 } });
+    for (const v of [autofill, touch]) expect(v.findings.filter((f) => f.startsWith("page_"))).toEqual([]);
+  });
+
+  it("behaviour counts must be whole numbers (400 invalid_field)", async () => {
+    const res = await t.app.inject({
+      method: "POST",
+      url: "/v1/verify",
+      headers: bearer(apiKey),
+      payload: { action: "signup", subject: { page: { token: "x", behaviour: { keys: -1 } } } },
+    });
+    expect(res.statusCode).toBe(400);
+    expect(res.json().code).toBe("invalid_field");
+  });
+
+  it("a token outlives a signing-key rotation (the retired key stays published)", async () => {
+    const { pageToken: token } = await pageToken();
+    const before = t.deps.keyring.activeSigner().kid;
+    await t.store.signingKeys.rotate(await newSigningKey(now), keepPublishedMs(300, 10));
+    await t.deps.keyring.reload();
+    expect(t.deps.keyring.activeSigner().kid).not.toBe(before);
+    now += 8_000;
+    const v = await verify({ token, behaviour: PERSON });
+    expect(v.findings).not.toContain("page_token_invalid");
+  });
+});
