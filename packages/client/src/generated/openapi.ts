@@ -156,6 +156,27 @@ export type paths = {
                             } & {
                                 [key: string]: unknown;
                             };
+                            /** @description Evidence that the form's page ran. With the tenant's requirePage, an attempt without it is a program that never ran the page. */
+                            page?: {
+                                /** @description The page token the form's page obtained when it loaded (POST /v1/page-tokens through your server; @warden/browser watchPage). */
+                                token?: string;
+                                /** @description What the page counted between load and submit (@warden/browser watchPage): trusted key presses, text inserted without a key press, pastes, autofills, pointer moves and presses, touches, and script-dispatched events. Only counts that incriminate are read. */
+                                behaviour?: {
+                                    elapsedMs?: number;
+                                    keys?: number;
+                                    inserted?: number;
+                                    pasted?: number;
+                                    autofilled?: number;
+                                    pointerMoves?: number;
+                                    clicks?: number;
+                                    touches?: number;
+                                    untrusted?: number;
+                                } & {
+                                    [key: string]: unknown;
+                                };
+                            } & {
+                                [key: string]: unknown;
+                            };
                         } & {
                             [key: string]: unknown;
                         };
@@ -305,6 +326,101 @@ export type paths = {
                             ok?: boolean;
                             /** Format: date-time */
                             clearedAt?: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Stable label per HTTP status. */
+                            error: string;
+                            /** @description Human-readable; never handle on it. */
+                            message: string;
+                            /** @description Machine discriminator; handle on this. */
+                            code: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Stable label per HTTP status. */
+                            error: string;
+                            /** @description Human-readable; never handle on it. */
+                            message: string;
+                            /** @description Machine discriminator; handle on this. */
+                            code: string;
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/page-tokens": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Issue a page token for a form's page as it loads */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description The page request's network and user agent, read as verify reads them (the SDK's subjectFromRequest); the token is bound to short hashes of both. */
+                        subject?: {
+                            /** @description Raw IP: one address, no prefix; needs the tenant's raw-PII opt-in. */
+                            ip?: string;
+                            /** @description Truncated network, e.g. 203.0.113.0/24 (preferred over ip): an address or a network of /24 or narrower (IPv4), /48 or narrower (IPv6); Warden truncates it to /24 or /48. */
+                            ipTrunc?: string;
+                            /** @description At most 2,048 characters; a user-agent in headers has the same cap. */
+                            userAgent?: string;
+                            /** @description The end user's request headers, as received and in the order received: at most 64, names of 1 to 128 token characters (or :pseudo-headers), values up to 8,192 characters. */
+                            headers?: {
+                                [key: string]: string | string[];
+                            };
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Hand it to the page; the form sends it back as subject.page.token. */
+                            pageToken: string;
+                            /** Format: date-time */
+                            expiresAt: string;
                         };
                     };
                 };

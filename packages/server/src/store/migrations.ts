@@ -282,7 +282,18 @@ const migrationsFor = (dialect: Dialect): Record<string, Migration> => ({
 /** Brings the schema up to date. Safe when several processes start at once (Kysely's migration lock). */
 export async function migrateToLatest(db: Kysely<unknown>, dialect: Dialect): Promise<void> {
   const provider: MigrationProvider = { getMigrations: async () => migrationsFor(dialect) };
-  const { error, results } = await new Migrator({ db, provider }).migrateToLatest();
+  // Kysely looks for its migration tables by name in every schema: another schema's (another Kysely
+  // application in the same database, or another Warden's) would pass for Warden's own, and its
+  // lock would then be missing where the connection works. Name the schema the connection writes to.
+  const schema =
+    dialect === "postgres"
+      ? (await sql<{ schema: string }>`select current_schema() as schema`.execute(db)).rows[0]?.schema
+      : undefined;
+  const { error, results } = await new Migrator({
+    db,
+    provider,
+    ...(schema ? { migrationTableSchema: schema } : {}),
+  }).migrateToLatest();
   if (error) {
     const failed = results?.find((r) => r.status === "Error")?.migrationName ?? "unknown";
     throw new Error(`migration ${failed} failed: ${error instanceof Error ? error.message : String(error)}`, {
