@@ -130,7 +130,7 @@ describe("web_bot_auth_stepup", () => {
     const unsigned = await verifyEvent({ userAgent: "curl/8.5.0" }, "s-3");
     expect(unsigned.decision).toBe("challenge");
     expect((await issue(unsigned.eventId, "s-3")).method).toBe("proof_of_work");
-    const unknownKey = await verifyEvent({ userAgent: "X/1", headers: signed(0, "n", "unknown-key") }, "s-4");
+    const unknownKey = await verifyEvent({ headers: signed(0, "n", "unknown-key") }, "s-4");
     expect(unknownKey.decision).toBe("challenge");
     expect((await issue(unknownKey.eventId, "s-4")).method).toBe("proof_of_work");
   });
@@ -170,7 +170,6 @@ describe("web_bot_auth_stepup", () => {
         action: "signup",
         session: "s-nokey",
         subject: {
-          userAgent: "X/1",
           headers: { signature: "sig1=:AAAA:", "signature-input": 'sig1=();tag="other"' },
         },
       })
