@@ -35,7 +35,13 @@ export function createSignupApp(settings) {
   app.use(express.static(path.join(here, "public")));
   app.use("/warden", express.static(browserDist));
   app.use(express.json({ limit: "16kb" }));
-  app.use(wardenChallengeRoutes({ client, ticketSecret: settings.ticketSecret }));
+  app.use(
+    wardenChallengeRoutes({
+      client,
+      ticketSecret: settings.ticketSecret,
+      ...(settings.trustedProxies ? { trustedProxies: settings.trustedProxies } : {}),
+    }),
+  );
   app.post(
     "/signup",
     wardenGate({

@@ -1,18 +1,24 @@
 // The page's half: send the form; on 428 show <warden-challenge> with the ticket; when it clears,
 // it fills wardenTicket and wardenChallengeId and submits the form again.
-import { collectSignals } from "/warden/warden.js";
+import { collectSignals, watchPage } from "/warden/warden.js";
 
 const form = document.getElementById("signup");
 const result = document.getElementById("result");
 const slot = document.getElementById("challenge");
-// What the page sees of its browser, read once while the person fills the form in.
+// What the page sees of its browser, read once while the person fills the form in; and evidence that
+// this page ran (a page token from Warden) with counts of how the form was filled in.
 const signals = collectSignals();
+const page = watchPage();
 
 form.addEventListener("submit", async (event) => {
   event.preventDefault();
   result.textContent = "";
   // What the page sees of its browser goes along; the server forwards it to Warden.
-  const body = { ...Object.fromEntries(new FormData(form)), wardenSignals: await signals };
+  const body = {
+    ...Object.fromEntries(new FormData(form)),
+    wardenSignals: await signals,
+    wardenPage: await page.report(),
+  };
   const res = await fetch("/signup", {
     method: "POST",
     headers: { "content-type": "application/json" },

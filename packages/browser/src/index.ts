@@ -2,6 +2,13 @@ import { defineWardenChallenge } from "./element.js";
 import { setDefaultWorkerUrl } from "./solver.js";
 
 export { defineWardenChallenge, WardenChallengeElement } from "./element.js";
+export {
+  type PageBehaviour,
+  type PageReport,
+  type PageWatch,
+  type PageWatchOptions,
+  watchPage,
+} from "./pageWatch.js";
 export type { ScopeField } from "./scopeView.js";
 export { type BrowserSignals, collectSignals, type SignalOptions } from "./signals.js";
 export {

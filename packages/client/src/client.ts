@@ -16,6 +16,8 @@ import type {
   FeedbackRequest,
   LedgerQuery,
   LedgerSummary,
+  PageToken,
+  PageTokenRequest,
   Verdict,
   VerifyRequest,
   WardenErrorBody,
@@ -134,6 +136,11 @@ export class WardenClient {
       return { ...outcome.body, local: false };
     }
     return localVerdict(outcome);
+  }
+
+  /** POST /v1/page-tokens: a page token for a form's page as it loads ({ subject: { ipTrunc, userAgent } }). */
+  pageToken(request: PageTokenRequest): Promise<ApiResult<PageToken>> {
+    return this.call<PageToken>("POST", "/v1/page-tokens", request, undefined);
   }
 
   readonly challenge = {

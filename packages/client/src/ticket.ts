@@ -13,6 +13,8 @@ export interface TicketClaims {
   session: string;
   action: string;
   emailSha256?: string;
+  /** The address itself, for a gate with `rawEmail` (the person who typed it reads the ticket). */
+  email?: string;
   pending?: Record<string, unknown>;
 }
 
@@ -45,6 +47,7 @@ export async function readTicket(secret: string, ticket: unknown): Promise<Ticke
       action: payload.action,
     };
     if (typeof payload.emailSha256 === "string") claims.emailSha256 = payload.emailSha256;
+    if (typeof payload.email === "string") claims.email = payload.email;
     if (typeof payload.pending === "object" && payload.pending !== null)
       claims.pending = payload.pending as Record<string, unknown>;
     return claims;

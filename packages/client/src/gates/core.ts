@@ -1,8 +1,8 @@
 import type { ServerVerdict, WardenClient } from "../client.js";
-import { type RequestView, subjectFromRequest } from "../subject.js";
+import { normalizeEmail, type RequestView, subjectFromRequest } from "../subject.js";
 import { readTicket, signTicket } from "../ticket.js";
 import type { Challenge, VerifyRequest } from "../types.js";
-import { browserSignalsOf } from "./pageSignals.js";
+import { browserSignalsOf, pageReportOf } from "./pageSignals.js";
 
 /** A parsed request body as an object (anything else is gated like an empty body). */
 export const bodyObject = (value: unknown): Record<string, unknown> =>
@@ -13,6 +13,7 @@ export const FORM_FIELDS = Object.freeze({
   ticket: "wardenTicket",
   challengeId: "wardenChallengeId",
   signals: "wardenSignals",
+  page: "wardenPage",
 });
 
 /** Seconds the page waits before trying again when Warden could not be asked at all. */
@@ -30,6 +31,12 @@ export interface GateOptions {
    * email; your handler should read the email the same way.
    */
   email?: (body: Record<string, unknown>) => unknown;
+  /**
+   * Send the address itself (subject.email) instead of its SHA-256, so that Warden's email-domain and
+   * disposable-address rules apply. Only for a tenant that opted in to raw PII (`warden tenant create
+   * --raw-pii`); otherwise every verify is refused with 403 raw_pii_not_enabled.
+   */
+  rawEmail?: boolean;
   /** What of the body to carry, signed, in the ticket and hand back after the challenge. */
   pending?: (body: Record<string, unknown>) => Record<string, unknown> | undefined;
   /** Proxies in front of the app (see subjectFromRequest). */
@@ -113,9 +120,16 @@ export async function runGate(
     email,
     ...(opts.trustedProxies ? { trustedProxies: opts.trustedProxies } : {}),
   });
+  if (opts.rawEmail && email !== undefined && email.trim() !== "") {
+    delete subject.emailSha256;
+    subject.email = normalizeEmail(email);
+  }
   if (resumed?.emailSha256) subject.emailSha256 = resumed.emailSha256;
+  if (resumed?.email) subject.email = resumed.email;
   const signals = browserSignalsOf(body[FORM_FIELDS.signals]);
   if (signals) subject.browserSignals = signals;
+  const page = pageReportOf(body[FORM_FIELDS.page]);
+  if (page) subject.page = page;
   const request: VerifyRequest = { action: opts.action, subject, session };
   if (opts.surface !== undefined) request.surface = opts.surface;
   const context: NonNullable<VerifyRequest["context"]> = {};
@@ -154,6 +168,7 @@ export async function runGate(
       session,
       action: opts.action,
       ...(subject.emailSha256 ? { emailSha256: subject.emailSha256 } : {}),
+      ...(subject.email ? { email: subject.email } : {}),
       ...(pending ? { pending } : {}),
     },
     opts.ticketTtlSeconds,
@@ -175,6 +190,8 @@ export async function runGate(
 export interface ChallengeRouteOptions {
   client: WardenClient;
   ticketSecret: string;
+  /** Proxies in front of the app, as for the gate: the page token is bound to the client's network. */
+  trustedProxies?: readonly string[];
   /** Methods to ask for, in order (the floor is proof_of_work). */
   prefer?: NonNullable<Parameters<WardenClient["challenge"]["issue"]>[0]["prefer"]>;
 }
@@ -211,6 +228,29 @@ export function challengeRoutes(opts: ChallengeRouteOptions) {
           },
         };
   return {
+    /**
+     * A page token for the page that just loaded (@warden/browser's watchPage asks for it): Warden
+     * binds it to this request's network and user agent; the form sends it back as `wardenPage`.
+     */
+    async page(view: RequestView): Promise<RouteAnswer> {
+      const { ipTrunc, userAgent } = await subjectFromRequest(view, {
+        ...(opts.trustedProxies ? { trustedProxies: opts.trustedProxies } : {}),
+        headers: [],
+      });
+      const result = await opts.client.pageToken({
+        subject: { ...(ipTrunc ? { ipTrunc } : {}), ...(userAgent ? { userAgent } : {}) },
+      });
+      return result.ok
+        ? { status: 200, body: { pageToken: result.value.pageToken } }
+        : {
+            status: result.status === 0 ? 503 : result.status,
+            body: result.error ?? {
+              error: "service_unavailable",
+              code: "page_token_unavailable",
+              message: "The page token service could not be reached.",
+            },
+          };
+    },
     async issue(body: Record<string, unknown>): Promise<RouteAnswer> {
       const ticket = await readTicket(opts.ticketSecret, body[FORM_FIELDS.ticket] ?? body.ticket);
       if (!ticket) return invalidTicket;

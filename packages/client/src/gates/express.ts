@@ -1,4 +1,5 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
+import type { RequestView } from "../subject.js";
 import {
   bodyObject,
   type ChallengeRouteOptions,
@@ -25,6 +26,14 @@ type Next = (err?: unknown) => void;
 
 const bodyOf = (req: ExpressRequest): Record<string, unknown> => bodyObject(req.body);
 
+const viewOf = (req: ExpressRequest): RequestView => ({
+  method: req.method ?? "GET",
+  url: req.originalUrl ?? req.url ?? "/",
+  headers: req.headers,
+  remoteAddress: req.socket.remoteAddress,
+  scheme: req.secure ? "https" : "http",
+});
+
 /**
  * Express middleware for a gated route (mount it after a body parser: express.json() or
  * express.urlencoded()). Allow: `req.warden` holds the verdict, then `next()`. Challenge: 428 JSON
@@ -32,17 +41,7 @@ const bodyOf = (req: ExpressRequest): Record<string, unknown> => bodyObject(req.
  */
 export function wardenGate(opts: GateOptions) {
   return (req: ExpressRequest, res: ExpressResponse, next: Next): void => {
-    runGate(
-      opts,
-      {
-        method: req.method ?? "GET",
-        url: req.originalUrl ?? req.url ?? "/",
-        headers: req.headers,
-        remoteAddress: req.socket.remoteAddress,
-        scheme: req.secure ? "https" : "http",
-      },
-      bodyOf(req),
-    ).then((answer) => {
+    runGate(opts, viewOf(req), bodyOf(req)).then((answer) => {
       if (answer.kind === "allow") {
         req.warden = { verdict: answer.verdict, session: answer.session, pending: answer.pending };
         next();
@@ -51,23 +50,30 @@ export function wardenGate(opts: GateOptions) {
   };
 }
 
-/** Express middleware answering POST `${base}/issue` and `${base}/complete` for the browser element. */
+/**
+ * Express middleware answering POST `${base}/page` (a page token for @warden/browser's watchPage),
+ * `${base}/issue` and `${base}/complete` for the browser element.
+ */
 export function wardenChallengeRoutes(opts: ChallengeRouteOptions & { base?: string }) {
   const routes = challengeRoutes(opts);
   const base = opts.base ?? "/warden/challenge";
   return (req: ExpressRequest, res: ExpressResponse, next: Next): void => {
     const path = req.path ?? req.url ?? "";
     const handler =
-      req.method === "POST" && path === `${base}/issue`
-        ? routes.issue
-        : req.method === "POST" && path === `${base}/complete`
-          ? routes.complete
-          : undefined;
+      req.method !== "POST"
+        ? undefined
+        : path === `${base}/page`
+          ? () => routes.page(viewOf(req))
+          : path === `${base}/issue`
+            ? () => routes.issue(bodyOf(req))
+            : path === `${base}/complete`
+              ? () => routes.complete(bodyOf(req))
+              : undefined;
     if (!handler) {
       next();
       return;
     }
-    handler(bodyOf(req)).then((answer) => {
+    handler().then((answer) => {
       res.status(answer.status).json(answer.body);
     }, next);
   };

@@ -1,4 +1,5 @@
 import type { IncomingMessage } from "node:http";
+import type { RequestView } from "../subject.js";
 import {
   bodyObject,
   type ChallengeRouteOptions,
@@ -32,20 +33,18 @@ interface FastifyLike {
 
 const bodyOf = (req: FastifyRequestLike): Record<string, unknown> => bodyObject(req.body);
 
+const viewOf = (request: FastifyRequestLike): RequestView => ({
+  method: request.method,
+  url: request.url,
+  headers: request.headers,
+  remoteAddress: request.raw.socket.remoteAddress,
+  scheme: request.protocol ?? "http",
+});
+
 /** A preHandler for a gated route: allow sets `request.warden`; challenge answers 428; deny 403. */
 export function wardenPreHandler(opts: GateOptions) {
   return async (request: FastifyRequestLike, reply: FastifyReplyLike): Promise<void> => {
-    const answer = await runGate(
-      opts,
-      {
-        method: request.method,
-        url: request.url,
-        headers: request.headers,
-        remoteAddress: request.raw.socket.remoteAddress,
-        scheme: request.protocol ?? "http",
-      },
-      bodyOf(request),
-    );
+    const answer = await runGate(opts, viewOf(request), bodyOf(request));
     if (answer.kind === "allow") {
       request.warden = { verdict: answer.verdict, session: answer.session, pending: answer.pending };
       return;
@@ -54,7 +53,7 @@ export function wardenPreHandler(opts: GateOptions) {
   };
 }
 
-/** Registers POST `${base}/issue` and `${base}/complete` for the browser element. */
+/** Registers POST `${base}/page`, `${base}/issue` and `${base}/complete` for the browser element. */
 export function registerWardenChallengeRoutes(
   app: FastifyLike,
   opts: ChallengeRouteOptions & { base?: string },
@@ -62,11 +61,12 @@ export function registerWardenChallengeRoutes(
   const routes = challengeRoutes(opts);
   const base = opts.base ?? "/warden/challenge";
   for (const [name, handler] of [
-    ["issue", routes.issue],
-    ["complete", routes.complete],
+    ["page", (req: FastifyRequestLike) => routes.page(viewOf(req))],
+    ["issue", (req: FastifyRequestLike) => routes.issue(bodyOf(req))],
+    ["complete", (req: FastifyRequestLike) => routes.complete(bodyOf(req))],
   ] as const) {
     app.post(`${base}/${name}`, async (req, reply) => {
-      const answer = await handler(bodyOf(req));
+      const answer = await handler(req);
       return reply.code(answer.status).send(answer.body);
     });
   }

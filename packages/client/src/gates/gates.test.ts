@@ -58,7 +58,7 @@ const answerOf = (warden: GateVerdict | undefined) => ({
 async function expressApp(client: WardenClient): Promise<string> {
   const app = express();
   app.use(express.json());
-  app.use(wardenChallengeRoutes({ client, ticketSecret: SECRET }));
+  app.use(wardenChallengeRoutes({ client, ticketSecret: SECRET, trustedProxies: ["127.0.0.1"] }));
   app.post("/signup", wardenGate(gateOptions(client)), (req, res) => {
     res.json(answerOf((req as unknown as { warden?: GateVerdict }).warden));
   });
@@ -71,7 +71,11 @@ async function expressApp(client: WardenClient): Promise<string> {
 async function fastifyApp(client: WardenClient): Promise<string> {
   const app = Fastify();
   app.decorateRequest("warden", undefined);
-  registerWardenChallengeRoutes(app as never, { client, ticketSecret: SECRET });
+  registerWardenChallengeRoutes(app as never, {
+    client,
+    ticketSecret: SECRET,
+    trustedProxies: ["127.0.0.1"],
+  });
   app.post("/signup", { preHandler: wardenPreHandler(gateOptions(client)) as never }, async (req) =>
     answerOf((req as unknown as { warden?: GateVerdict }).warden),
   );
@@ -81,7 +85,8 @@ async function fastifyApp(client: WardenClient): Promise<string> {
 
 async function honoApp(client: WardenClient): Promise<string> {
   const app = new Hono<{ Variables: { warden: GateVerdict } }>();
-  const handlers = wardenChallengeHandlers({ client, ticketSecret: SECRET });
+  const handlers = wardenChallengeHandlers({ client, ticketSecret: SECRET, trustedProxies: ["127.0.0.1"] });
+  app.post("/warden/challenge/page", handlers.page as never);
   app.post("/warden/challenge/issue", handlers.issue as never);
   app.post("/warden/challenge/complete", handlers.complete as never);
   app.post("/signup", wardenMiddleware(gateOptions(client)) as never, (c) =>
@@ -171,6 +176,35 @@ describe.each([
     });
   });
 
+  it("page evidence: the page route hands out a page token bound to the client; the gate forwards the form's report as subject.page", async () => {
+    const tokenRes = await post(`${app}/warden/challenge/page`, {}, browser("81.2.11.7"));
+    expect(tokenRes.status).toBe(200);
+    const token = tokenRes.json.pageToken as string;
+    expect(token).toMatch(/^wpt1\./);
+    // A form sent at once with the token: Warden reads it (fast), so the gate forwarded it.
+    const res = await post(
+      `${app}/signup`,
+      {
+        email: "page@example.org",
+        wardenPage: { token, behaviour: { keys: 0, inserted: 2, pointerMoves: 1, clicks: 1, bogus: "x" } },
+      },
+      browser("81.2.11.7"),
+    );
+    expect(res.status).toBe(403);
+    const [event] = await warden.store.insights.listEvents("acme", { since: 0, until: Date.now() + 1 }, 1);
+    const findings = ((event?.signals.findings ?? []) as { id: string }[]).map((f) => f.id);
+    expect(findings).toEqual(
+      expect.arrayContaining(["page_submitted_fast", "page_input_without_keys", "page_pointer_teleported"]),
+    );
+    // A report the gate cannot read is dropped, not sent (Warden would refuse the whole verify).
+    const odd = await post(
+      `${app}/signup`,
+      { email: "odd@example.org", wardenPage: { token: 7, behaviour: { keys: -1 } } },
+      browser("81.2.12.7"),
+    );
+    expect(odd.json).toMatchObject({ decision: "allow" });
+  });
+
   it("an email that is not a string is 400 invalid_email, never scored as no email", async () => {
     for (const email of [["eve@example.org"], { a: "eve@example.org" }, 42]) {
       const res = await post(`${app}/signup`, { email }, browser("81.2.14.7"));
@@ -196,6 +230,34 @@ describe.each([
       script("81.2.12.7"),
     );
     expect(res).toMatchObject({ status: 428, json: { code: "warden_challenge" } });
+  });
+});
+
+describe("a gate with rawEmail, for a tenant that opted in to raw PII", () => {
+  it("sends the address itself, so the disposable-address rule applies; the hash alone cannot show the domain", async () => {
+    await warden.tenant("rawpii", { rawPii: true });
+    const { apiKey: rawKey } = await warden.key("rawpii");
+    const client = new WardenClient({ baseUrl, apiKey: rawKey, verifyTimeoutMs: 5000 });
+    const findingsFor = async (rawEmail: boolean, network: string) => {
+      const app = express();
+      app.use(express.json());
+      app.post("/signup", wardenGate({ ...gateOptions(client), rawEmail }), (_req, res) => {
+        res.json({});
+      });
+      const server = app.listen(0, "127.0.0.1");
+      await new Promise((r) => server.once("listening", r));
+      servers.push(server);
+      const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+      await post(`${url}/signup`, { email: "Bot@Mailinator.com" }, browser(network));
+      const [event] = await warden.store.insights.listEvents(
+        "rawpii",
+        { since: 0, until: Date.now() + 1 },
+        1,
+      );
+      return ((event?.signals.findings ?? []) as { id: string }[]).map((f) => f.id);
+    };
+    expect(await findingsFor(false, "81.2.20.7")).not.toContain("email_disposable");
+    expect(await findingsFor(true, "81.2.21.7")).toContain("email_disposable");
   });
 });
 

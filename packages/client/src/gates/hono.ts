@@ -1,3 +1,4 @@
+import type { RequestView } from "../subject.js";
 import {
   bodyObject,
   type ChallengeRouteOptions,
@@ -42,23 +43,23 @@ async function bodyOf(c: HonoContextLike): Promise<Record<string, unknown>> {
   return {};
 }
 
+function viewOf(c: HonoContextLike, remoteAddress: PeerReader | undefined): RequestView {
+  const url = new URL(c.req.url);
+  return {
+    method: c.req.method,
+    url: url.pathname + url.search,
+    headers: Object.fromEntries(Object.entries(c.req.header()).map(([k, v]) => [k.toLowerCase(), v])),
+    remoteAddress: (remoteAddress ?? nodePeer)(c),
+    scheme: url.protocol === "https:" ? "https" : "http",
+  };
+}
+
+type PeerReader = (c: HonoContextLike) => string | undefined;
+
 /** Hono middleware for a gated route: allow sets `c.get("warden")`; challenge answers 428; deny 403. */
-export function wardenMiddleware(
-  opts: GateOptions & { remoteAddress?: (c: HonoContextLike) => string | undefined },
-) {
+export function wardenMiddleware(opts: GateOptions & { remoteAddress?: PeerReader }) {
   return async (c: HonoContextLike, next: Next): Promise<Response | undefined> => {
-    const url = new URL(c.req.url);
-    const answer = await runGate(
-      opts,
-      {
-        method: c.req.method,
-        url: url.pathname + url.search,
-        headers: Object.fromEntries(Object.entries(c.req.header()).map(([k, v]) => [k.toLowerCase(), v])),
-        remoteAddress: (opts.remoteAddress ?? nodePeer)(c),
-        scheme: url.protocol === "https:" ? "https" : "http",
-      },
-      await bodyOf(c),
-    );
+    const answer = await runGate(opts, viewOf(c, opts.remoteAddress), await bodyOf(c));
     if (answer.kind === "allow") {
       c.set("warden", { verdict: answer.verdict, session: answer.session, pending: answer.pending });
       await next();
@@ -68,12 +69,19 @@ export function wardenMiddleware(
   };
 }
 
-/** Handlers for `app.post(base + "/issue", …)` and `app.post(base + "/complete", …)`. */
-export function wardenChallengeHandlers(opts: ChallengeRouteOptions) {
+/** Handlers for `app.post(base + "/page", …)`, `app.post(base + "/issue", …)` and `app.post(base + "/complete", …)`. */
+export function wardenChallengeHandlers(opts: ChallengeRouteOptions & { remoteAddress?: PeerReader }) {
   const routes = challengeRoutes(opts);
   const wrap = (handler: typeof routes.issue) => async (c: HonoContextLike) => {
     const answer = await handler(await bodyOf(c));
     return c.json(answer.body, answer.status);
   };
-  return { issue: wrap(routes.issue), complete: wrap(routes.complete) };
+  return {
+    page: async (c: HonoContextLike) => {
+      const answer = await routes.page(viewOf(c, opts.remoteAddress));
+      return c.json(answer.body, answer.status);
+    },
+    issue: wrap(routes.issue),
+    complete: wrap(routes.complete),
+  };
 }

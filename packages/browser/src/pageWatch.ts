@@ -1,0 +1,150 @@
+/**
+ * Evidence that a form's page ran and what happened on it, for the form to carry to your server
+ * (field `wardenPage`), which forwards it to Warden as `subject.page`:
+ * - a page token, asked for once when the watch starts (your server's `${base}/page` route, which
+ *   calls Warden): Warden knows from it, without trusting this page, how long ago the page loaded;
+ * - counts of trusted events between then and the submit: key presses, text inserted without a key
+ *   press (what an automation tool's fill does), pastes, autofills, pointer moves and presses,
+ *   touches, and events a script dispatched itself.
+ * Nothing the person types is read or sent: only counts. Watching costs a few listeners (passive,
+ * in the capture phase) and one request that does not delay the page.
+ */
+export interface PageBehaviour {
+  elapsedMs: number;
+  keys: number;
+  inserted: number;
+  pasted: number;
+  autofilled: number;
+  pointerMoves: number;
+  clicks: number;
+  touches: number;
+  untrusted: number;
+}
+
+export interface PageReport {
+  /** Absent when Warden could not be asked (the verify then meets the tenant's rule for it). */
+  token?: string;
+  behaviour: PageBehaviour;
+}
+
+export interface PageWatchOptions {
+  /** Where your server answers POST with `{ pageToken }`; default "/warden/challenge/page". */
+  tokenUrl?: string;
+  /** The document to watch; default the page's. */
+  root?: Document;
+}
+
+export interface PageWatch {
+  /** The report to send with the form, as it stands now. */
+  report(): Promise<PageReport>;
+  stop(): void;
+}
+
+const PASTE_TYPES = new Set([
+  "insertFromPaste",
+  "insertFromDrop",
+  "insertFromPasteAsQuotation",
+  "insertFromYank",
+]);
+/** Typing (and deleting) that a key press precedes, on a keyboard or an IME. */
+const TYPED_TYPES = new Set(["insertText", "insertCompositionText", "insertLineBreak", "insertParagraph"]);
+
+/**
+ * The token, asked for now and, after a failure, again in the background (1, 2, 4, 8 s later): a token
+ * asked for only at submit would show Warden a form sent the moment its page loaded.
+ */
+async function tokenWithRetries(url: string): Promise<string | undefined> {
+  for (let attempt = 0; ; attempt++) {
+    const token = await fetchToken(url);
+    if (token !== undefined || attempt === 4) return token;
+    await new Promise((r) => setTimeout(r, 1000 * 2 ** attempt));
+  }
+}
+
+async function fetchToken(url: string): Promise<string | undefined> {
+  try {
+    const res = await fetch(url, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: "{}",
+      credentials: "same-origin",
+    });
+    if (!res.ok) return undefined;
+    const body = (await res.json()) as { pageToken?: unknown };
+    return typeof body.pageToken === "string" ? body.pageToken : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Starts watching the page: call it as the page loads, and `report()` when the form is sent. */
+export function watchPage(opts: PageWatchOptions = {}): PageWatch {
+  const root = opts.root ?? document;
+  const url = opts.tokenUrl ?? "/warden/challenge/page";
+  const started = performance.now();
+  /** Settled with the token, or undefined while it has not arrived (never awaited past the submit). */
+  let token: string | undefined;
+  void tokenWithRetries(url).then((t) => {
+    token = t;
+  });
+  const counts = {
+    keys: 0,
+    inserted: 0,
+    pasted: 0,
+    autofilled: 0,
+    pointerMoves: 0,
+    clicks: 0,
+    touches: 0,
+    untrusted: 0,
+  };
+  /** A trusted key press since the last input: the next text input was typed. */
+  let keyPending = false;
+
+  const onKey = (e: Event) => {
+    if (!e.isTrusted) {
+      counts.untrusted++;
+      return;
+    }
+    counts.keys++;
+    keyPending = true;
+  };
+  const onInput = (e: Event) => {
+    if (!e.isTrusted) {
+      counts.untrusted++;
+      return;
+    }
+    const type = (e as InputEvent).inputType ?? "";
+    if (PASTE_TYPES.has(type)) counts.pasted++;
+    else if (TYPED_TYPES.has(type) || type.startsWith("delete")) {
+      if (!keyPending) counts.inserted++;
+    } else counts.autofilled++;
+    keyPending = false;
+  };
+  const onMove = (e: Event) => {
+    const p = e as PointerEvent;
+    if (p.isTrusted && p.pointerType !== "touch") counts.pointerMoves++;
+  };
+  const onDown = (e: Event) => {
+    const p = e as PointerEvent;
+    if (!p.isTrusted) counts.untrusted++;
+    else if (p.pointerType === "touch") counts.touches++;
+    else counts.clicks++;
+  };
+  const listeners: [string, (e: Event) => void][] = [
+    ["keydown", onKey],
+    ["input", onInput],
+    ["pointermove", onMove],
+    ["pointerdown", onDown],
+  ];
+  for (const [type, fn] of listeners) root.addEventListener(type, fn, { capture: true, passive: true });
+
+  return {
+    async report(): Promise<PageReport> {
+      const behaviour = { elapsedMs: Math.round(performance.now() - started), ...counts };
+      return token === undefined ? { behaviour } : { token, behaviour };
+    },
+    stop() {
+      for (const [type, fn] of listeners) root.removeEventListener(type, fn, { capture: true });
+    },
+  };
+}
