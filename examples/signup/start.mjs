@@ -37,6 +37,12 @@ if (!fs.existsSync(settingsFile)) {
       { env },
     ).toString(),
   );
+  // The page runs watchPage(), so a signup that never ran it is a program (docs/api.md, page evidence).
+  const policyFile = path.join(dataDir, "policy.json");
+  fs.writeFileSync(policyFile, JSON.stringify({ actions: { signup: { requirePage: true } } }));
+  execFileSync(process.execPath, [warden, "policy", "set", "--tenant", "example", "--file", policyFile], {
+    env,
+  });
   const settings = { apiKey: key.apiKey, ticketSecret: randomBytes(32).toString("base64url") };
   fs.writeFileSync(settingsFile, JSON.stringify(settings), { mode: 0o600 });
 }
