@@ -2,4 +2,9 @@
 // Thin launcher: the CLI is compiled TypeScript (built by `npm install` through the root `prepare` script).
 import { runCli } from "../dist/cli/main.js";
 
-process.exitCode = await runCli(process.argv.slice(2));
+const code = await runCli(process.argv.slice(2));
+process.exitCode = code;
+// A command that failed exits even if something it opened still holds the event loop (a pool that
+// never connected, a timer): a `warden serve` that cannot start must not stay alive without
+// listening, where a supervisor would never restart it.
+if (code !== 0) setTimeout(() => process.exit(code), 1000).unref();

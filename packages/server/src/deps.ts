@@ -3,7 +3,7 @@ import { DEFAULT_MODEL, type DecisionModel } from "./operations/verify/decisionM
 import { PendingEvents } from "./operations/verify/pendingEvents.js";
 import { HostingNetworks } from "./operations/verify/signals/hostingNetworks.js";
 import { TenantPolicies } from "./policy/tenantPolicies.js";
-import type { Store } from "./store/interfaces.js";
+import { type Store, StoreUnavailableError } from "./store/interfaces.js";
 import { openPostgresStore } from "./store/postgres/postgresStore.js";
 import { openRedisCounters, withRedisCounters } from "./store/redis/redisCounters.js";
 import { openSqliteStore, sqliteFileFromUrl } from "./store/sqlite/sqliteStore.js";
@@ -59,6 +59,26 @@ export async function withConfiguredCounters(
   return withRedisCounters(store, counters);
 }
 
+/** How long start-up reads may keep retrying a store that times out (many processes starting at once). */
+const STARTUP_PATIENCE_MS = 15_000;
+
+/**
+ * Runs a start-up read, retrying while the store answers StoreUnavailableError: these statements run
+ * under the request path's short statement timeout, which concurrent cold starts on one database
+ * overrun. Past STARTUP_PATIENCE_MS the last error stands and the start fails.
+ */
+async function duringStartup<T>(fn: () => Promise<T>): Promise<T> {
+  const until = Date.now() + STARTUP_PATIENCE_MS;
+  for (let wait = 50; ; wait = Math.min(wait * 2, 1000)) {
+    try {
+      return await fn();
+    } catch (err) {
+      if (!(err instanceof StoreUnavailableError) || Date.now() + wait > until) throw err;
+      await new Promise((r) => setTimeout(r, wait));
+    }
+  }
+}
+
 export async function buildDeps(
   config: Config,
   store?: Store,
@@ -66,7 +86,7 @@ export async function buildDeps(
 ): Promise<Deps> {
   const opened = store ?? (await openStore(config));
   const keyring = new SigningKeyring(opened, config.signingKeyRefreshSeconds, clock);
-  await keyring.start();
+  await duringStartup(() => keyring.start());
   const agents = new AgentRegistry(
     opened,
     config.policyRefreshSeconds,
@@ -83,7 +103,7 @@ export async function buildDeps(
     { maxValiditySeconds: config.agentSignatureMaxValiditySeconds },
     clock,
   );
-  await agents.start();
+  await duringStartup(() => agents.start());
   const tenantPolicies = new TenantPolicies(opened, config.policyRefreshSeconds * 1000, clock);
   tenantPolicies.start();
   return {

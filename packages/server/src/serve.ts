@@ -64,6 +64,16 @@ export interface RunningServer {
 
 export async function startServer(config: Config, print: (line: string) => void): Promise<RunningServer> {
   const deps = await buildDeps(config);
+  try {
+    return await listening(config, deps, print);
+  } catch (err) {
+    // Nothing of a failed start stays open (the caller exits non-zero).
+    await closeDeps(deps).catch(() => undefined);
+    throw err;
+  }
+}
+
+async function listening(config: Config, deps: Deps, print: (line: string) => void): Promise<RunningServer> {
   const demo = await bootstrapDemoTenant(deps.store, deps.clock());
   const app = await buildApp(deps);
   await app.ready();

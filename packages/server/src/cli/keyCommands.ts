@@ -1,5 +1,5 @@
-import { DEFAULT_MODEL } from "../operations/verify/decisionModel.js";
 import { issueApiKey, parseScopes } from "../admin/apiKeys.js";
+import { DEFAULT_MODEL } from "../operations/verify/decisionModel.js";
 import { keepPublishedMs, newSigningKey } from "../tokens/signingKeys.js";
 import { type Command, requireTenant, str, UsageError } from "./command.js";
 

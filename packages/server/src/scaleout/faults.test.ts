@@ -106,8 +106,11 @@ function client(app: () => FastifyInstance, apiKey: () => string) {
       session: `s-${randomBytes(4).toString("hex")}`,
       subject: { ...BROWSER, ipTrunc: someNetwork() },
     });
-  const ready = async () => (await app().inject({ method: "GET", url: "/readyz" })).statusCode;
-  return { post, verify, ready };
+  /** The store's own readiness (503 while it cannot take writes). */
+  const ready = async () => (await app().inject({ method: "GET", url: "/readyz/store" })).statusCode;
+  /** What a load balancer checks: the process still takes traffic during a store outage. */
+  const takesTraffic = async () => (await app().inject({ method: "GET", url: "/readyz" })).statusCode;
+  return { post, verify, ready, takesTraffic };
 }
 
 afterAll(() => {
@@ -181,7 +184,7 @@ if (prefix && schema) {
       await redisProxy?.stop();
     });
 
-    const { post, verify, ready } = client(
+    const { post, verify, ready, takesTraffic } = client(
       () => app,
       () => apiKey,
     );
@@ -216,7 +219,10 @@ if (prefix && schema) {
           { "idempotency-key": key },
         );
       const firstTry = await Promise.all(keys.map((k, i) => feedback(k, i)));
-      if (outage) expect(await ready()).toBe(503);
+      if (outage) {
+        expect(await ready()).toBe(503);
+        expect(await takesTraffic()).toBe(200);
+      }
 
       proxy.set("pass");
       const deadline = Date.now() + 10_000;
@@ -434,7 +440,7 @@ describe("faults of the embedded SQLite store", () => {
     try {
       await t.tenant("acme");
       const { apiKey } = await t.key("acme");
-      const { post, verify, ready } = client(
+      const { post, verify, ready, takesTraffic } = client(
         () => t.app,
         () => apiKey,
       );
@@ -464,6 +470,7 @@ describe("faults of the embedded SQLite store", () => {
         tally.challengeStatuses.push(`${issued.status} ${String(issued.json.code)}`);
         for (let i = 0; i < 3; i++) firstTry.push(await feedback(i));
         expect(await ready()).toBe(503);
+        expect(await takesTraffic()).toBe(200);
       } finally {
         other.exec("ROLLBACK");
         other.close();

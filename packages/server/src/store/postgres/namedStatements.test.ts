@@ -31,10 +31,24 @@ if (schema) {
         const { rows } = await client.query<{ name: string; statement: string }>(
           "select name, statement from pg_prepared_statements order by name",
         );
-        expect(rows).toEqual([{ name: "warden_hot_0", statement: hot }]);
+        expect(rows).toEqual([{ name: named.nameOf(hot), statement: hot }]);
       } finally {
         await client.end();
       }
+    });
+
+    it("names a statement by its text: two processes that met their statements in another order agree", () => {
+      const [a, b] = ["select 1 as one", "select 2 as two"];
+      const first = new NamedStatements();
+      first.register(a);
+      first.register(b);
+      const second = new NamedStatements();
+      second.register(b);
+      second.register(a);
+      expect(first.nameOf(a)).toBe(second.nameOf(a));
+      expect(first.nameOf(b)).toBe(second.nameOf(b));
+      expect(first.nameOf(a)).not.toBe(first.nameOf(b));
+      expect(first.nameOf(a)).toMatch(/^warden_[0-9a-f]{24}$/);
     });
 
     for (const preparedStatements of [true, false]) {

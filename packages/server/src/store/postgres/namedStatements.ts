@@ -1,4 +1,5 @@
 import pg from "pg";
+import { sha256Hex } from "../../lib/crypto.js";
 
 /**
  * The verify hot path's statements as named prepared statements. Sent unnamed, PostgreSQL parses and
@@ -13,9 +14,20 @@ import pg from "pg";
 export class NamedStatements {
   readonly #names = new Map<string, string>();
 
-  /** Registers `text` as a hot statement (idempotent). */
+  /**
+   * Registers `text` as a hot statement (idempotent). Its name is a hash of its text, so every process
+   * gives one statement one name whatever order it met its statements in: behind a pooler that
+   * shares server connections between processes (PgBouncer in transaction mode with
+   * max_prepared_statements), numbering them in order named different statements alike ("prepared
+   * statement warden_hot_3 already exists").
+   */
   register(text: string): void {
-    if (!this.#names.has(text)) this.#names.set(text, `warden_hot_${this.#names.size}`);
+    if (!this.#names.has(text)) this.#names.set(text, `warden_${sha256Hex(text).slice(0, 24)}`);
+  }
+
+  /** The name a registered text runs under (tests). */
+  nameOf(text: string): string | undefined {
+    return this.#names.get(text);
   }
 
   /** The pg.Client class a pool uses so that registered texts run as their named statements. */

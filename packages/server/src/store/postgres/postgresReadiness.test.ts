@@ -5,7 +5,7 @@ import { postgresDatabaseOrSkip } from "../../testing/postgres.js";
 import { openPostgresStore } from "./postgresStore.js";
 
 /**
- * GET /readyz on PostgreSQL answers 503 while the database takes reads but refuses writes (a server
+ * GET /readyz/store on PostgreSQL answers 503 while the database takes reads but refuses writes (a server
  * put in read-only mode, or a standby after a failover), and 200 once writes are accepted again.
  */
 const SUITE = "readiness on a read-only PostgreSQL";
@@ -54,7 +54,7 @@ if (databaseUrl) {
   async function readyzBecomes(status: number): Promise<unknown> {
     let last: { statusCode: number; json(): unknown } | undefined;
     for (let i = 0; i < 20; i++) {
-      last = await t.app.inject({ method: "GET", url: "/readyz" });
+      last = await t.app.inject({ method: "GET", url: "/readyz/store" });
       if (last.statusCode === status) return last.json();
       await new Promise((r) => setTimeout(r, 100));
     }
@@ -69,7 +69,7 @@ if (databaseUrl) {
         // Reads work once the pool has reconnected: a read probe would answer 200 from here on.
         await readsWork();
         for (let i = 0; i < 3; i++) {
-          const res = await t.app.inject({ method: "GET", url: "/readyz" });
+          const res = await t.app.inject({ method: "GET", url: "/readyz/store" });
           expect({ status: res.statusCode, body: res.json() }).toEqual({
             status: 503,
             body: { ok: false, store: "down" },

@@ -30,7 +30,12 @@ describe("verify with Redis unreachable", () => {
     expect(Date.now() - started).toBeLessThan(500);
     expect(res.statusCode).toBe(200);
     expect(res.json()).toMatchObject({ decision: "challenge", degraded: true });
-    expect((await t.app.inject({ method: "GET", url: "/readyz" })).statusCode).toBe(503);
+    expect((await t.app.inject({ method: "GET", url: "/readyz/store" })).statusCode).toBe(503);
+    const ready = await t.app.inject({ method: "GET", url: "/readyz" });
+    expect({ status: ready.statusCode, body: ready.json() }).toEqual({
+      status: 200,
+      body: { ok: true, store: "down" },
+    });
   });
 });
 
@@ -73,7 +78,7 @@ if (prefix) {
           );
         }
         expect(statuses).toEqual([200, 200, 200, 200, 429, 429]);
-        expect((await one.app.inject({ method: "GET", url: "/readyz" })).statusCode).toBe(200);
+        expect((await one.app.inject({ method: "GET", url: "/readyz/store" })).statusCode).toBe(200);
       } finally {
         await one.close();
         await two.close();
