@@ -94,7 +94,13 @@ export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<Fa
   // Only JSON bodies are accepted: everything else is 415 unsupported_media_type (spec, Errors).
   app.removeContentTypeParser(["text/plain"]);
   registerJsonBody(app);
+  app.decorateRequest("bodyFrom", 0);
+  app.decorateRequest("bodyWaitMs", 0);
+  app.addHook("preParsing", async (request) => {
+    request.bodyFrom = performance.now();
+  });
   app.addHook("preValidation", async (request) => {
+    if (request.bodyFrom > 0) request.bodyWaitMs = performance.now() - request.bodyFrom;
     dropNullOptionals(request.routeOptions.schema?.body, request.body);
     refuseNulInQuery(request.query, request.params);
   });

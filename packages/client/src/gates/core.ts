@@ -77,10 +77,33 @@ export type GateAnswer =
     }
   | {
       kind: "invalid";
-      status: 400;
-      body: { error: "bad_request"; code: "invalid_email"; message: string };
+      status: 400 | 415;
+      body:
+        | { error: "bad_request"; code: "invalid_email"; message: string }
+        | { error: "unsupported_media_type"; code: "unsupported_media_type"; message: string };
       headers: Record<string, string>;
     };
+
+/**
+ * A body the gate could not read as an object (a text/plain or unparsed body, a JSON array or
+ * string): refused, because the handler behind the gate may still read it its own way, and would then
+ * act on what Warden never scored (a deny-listed email sent as text/plain was created).
+ */
+function unreadable(view: RequestView, parsed: unknown): GateAnswer | undefined {
+  const length = Number(view.headers["content-length"] ?? 0);
+  const hasBody = length > 0 || view.headers["transfer-encoding"] !== undefined;
+  if (!hasBody || (typeof parsed === "object" && parsed !== null && !Array.isArray(parsed))) return undefined;
+  return {
+    kind: "invalid",
+    status: 415,
+    headers: {},
+    body: {
+      error: "unsupported_media_type",
+      code: "unsupported_media_type",
+      message: "Send the form as a JSON object (application/json) or as form data.",
+    },
+  };
+}
 
 const newSession = () => {
   const bytes = globalThis.crypto.getRandomValues(new Uint8Array(18));
@@ -94,11 +117,10 @@ const newSession = () => {
  * then allow, 428 with a ticket, or 403. Fails closed: a verify Warden did not answer is a 428 that
  * asks the page to try again (there is no event to challenge); it never allows.
  */
-export async function runGate(
-  opts: GateOptions,
-  view: RequestView,
-  body: Record<string, unknown>,
-): Promise<GateAnswer> {
+export async function runGate(opts: GateOptions, view: RequestView, parsed: unknown): Promise<GateAnswer> {
+  const refused = unreadable(view, parsed);
+  if (refused) return refused;
+  const body = bodyObject(parsed);
   const ticket = await readTicket(opts.ticketSecret, body[FORM_FIELDS.ticket]);
   const challengeId = body[FORM_FIELDS.challengeId];
   const resumed =

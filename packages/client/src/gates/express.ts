@@ -41,7 +41,7 @@ const viewOf = (req: ExpressRequest): RequestView => ({
  */
 export function wardenGate(opts: GateOptions) {
   return (req: ExpressRequest, res: ExpressResponse, next: Next): void => {
-    runGate(opts, viewOf(req), bodyOf(req)).then((answer) => {
+    runGate(opts, viewOf(req), req.body).then((answer) => {
       if (answer.kind === "allow") {
         req.warden = { verdict: answer.verdict, session: answer.session, pending: answer.pending };
         next();

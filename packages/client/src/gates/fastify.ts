@@ -44,7 +44,7 @@ const viewOf = (request: FastifyRequestLike): RequestView => ({
 /** A preHandler for a gated route: allow sets `request.warden`; challenge answers 428; deny 403. */
 export function wardenPreHandler(opts: GateOptions) {
   return async (request: FastifyRequestLike, reply: FastifyReplyLike): Promise<void> => {
-    const answer = await runGate(opts, viewOf(request), bodyOf(request));
+    const answer = await runGate(opts, viewOf(request), request.body);
     if (answer.kind === "allow") {
       request.warden = { verdict: answer.verdict, session: answer.session, pending: answer.pending };
       return;

@@ -205,6 +205,20 @@ describe.each([
     expect(odd.json).toMatchObject({ decision: "allow" });
   });
 
+  it("a body the gate cannot read as an object is refused (415), never gated as empty while the handler reads it", async () => {
+    for (const [type, text] of [
+      ["text/plain", JSON.stringify({ email: "bot@example.org" })],
+      ["application/json", JSON.stringify([{ email: "bot@example.org" }])],
+    ] as const) {
+      const res = await fetch(`${app}/signup`, {
+        method: "POST",
+        headers: { "content-type": type, ...browser("81.2.30.7") },
+        body: text,
+      });
+      expect(res.status).toBe(415);
+    }
+  });
+
   it("an email that is not a string is 400 invalid_email, never scored as no email", async () => {
     for (const email of [["eve@example.org"], { a: "eve@example.org" }, 42]) {
       const res = await post(`${app}/signup`, { email }, browser("81.2.14.7"));

@@ -30,18 +30,21 @@ function nodePeer(c: HonoContextLike): string | undefined {
   return env?.incoming?.socket?.remoteAddress;
 }
 
-async function bodyOf(c: HonoContextLike): Promise<Record<string, unknown>> {
+/** The parsed body, or undefined when it is not JSON or form data, or does not parse. */
+async function parsedBody(c: HonoContextLike): Promise<unknown> {
   const type = c.req.raw.headers.get("content-type") ?? "";
   try {
-    if (type.includes("application/json")) {
-      return bodyObject(await c.req.json());
-    }
+    if (type.includes("application/json")) return await c.req.json();
     if (type.includes("form")) return await c.req.parseBody();
   } catch {
-    // an unreadable body is gated like an empty one
+    // unreadable: the gate refuses it (runGate)
   }
-  return {};
+  return undefined;
 }
+
+/** For the challenge routes: an unreadable body is an empty one (they refuse it as a missing ticket). */
+const bodyOf = async (c: HonoContextLike): Promise<Record<string, unknown>> =>
+  bodyObject(await parsedBody(c));
 
 function viewOf(c: HonoContextLike, remoteAddress: PeerReader | undefined): RequestView {
   const url = new URL(c.req.url);
@@ -59,7 +62,7 @@ type PeerReader = (c: HonoContextLike) => string | undefined;
 /** Hono middleware for a gated route: allow sets `c.get("warden")`; challenge answers 428; deny 403. */
 export function wardenMiddleware(opts: GateOptions & { remoteAddress?: PeerReader }) {
   return async (c: HonoContextLike, next: Next): Promise<Response | undefined> => {
-    const answer = await runGate(opts, viewOf(c, opts.remoteAddress), await bodyOf(c));
+    const answer = await runGate(opts, viewOf(c, opts.remoteAddress), await parsedBody(c));
     if (answer.kind === "allow") {
       c.set("warden", { verdict: answer.verdict, session: answer.session, pending: answer.pending });
       await next();

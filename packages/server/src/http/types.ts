@@ -30,6 +30,13 @@ declare module "fastify" {
     caller: Caller | null;
     /** Authentication could not reach the store (verify only; other routes answer 503). */
     storeFault: boolean;
+    /** When the body started to be read (after the onRequest hooks), performance.now(). */
+    bodyFrom: number;
+    /**
+     * Milliseconds spent waiting for the caller's body: the caller's pace, which verify's deadline
+     * does not count (a body sent slowly must not turn into the degraded answer).
+     */
+    bodyWaitMs: number;
   }
   interface FastifyContextConfig {
     warden?: RouteSettings;

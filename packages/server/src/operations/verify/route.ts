@@ -52,8 +52,10 @@ export function registerVerify(
         hooks.onVerdict(degraded);
         return degraded;
       }
-      // The deadline runs from the request's arrival: the hooks have used part of it.
-      const result = await verify(d, caller, request.body, idempotencyKey, d.deadlineMs - reply.elapsedTime);
+      // The deadline runs from the request's arrival, less the time its body took to arrive (the
+      // caller's pace, not Warden's work): the hooks have used part of it.
+      const spent = reply.elapsedTime - request.bodyWaitMs;
+      const result = await verify(d, caller, request.body, idempotencyKey, d.deadlineMs - spent);
       if (!result.ok && result.code === "invalid_api_key") hooks.onKeyRevoked(caller.key.id);
       if (result.rateLimit) applyRateLimit(reply, result.rateLimit);
       if (!result.ok) throw new ApiError(result.code, result.message);
