@@ -212,7 +212,12 @@ export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<Fa
   );
   registerFeedback(app, { store, clock, idempotencyTtlMs: verifyDeps.idempotencyTtlMs }, { onRequest });
   registerInsights(app, { store, clock, tokens: verifyDeps.tokens, model: policy }, { onRequest });
-  registerConsoleSession(app, { store, clock, sessionHours: config.consoleSessionHours });
+  registerConsoleSession(app, {
+    store,
+    clock,
+    sessionHours: config.consoleSessionHours,
+    signInsPerMinute: config.consoleSignInsPerMinute,
+  });
   await registerConsoleAssets(app);
   app.get("/openapi.json", { schema: { hide: true } }, async () => app.swagger());
   app.get(

@@ -40,6 +40,8 @@ export interface Config {
   readonly challengeTtlSeconds: number;
   /** How long an operator console sign-in lasts. */
   readonly consoleSessionHours: number;
+  /** Console sign-ins per client address and minute, wrong keys included. */
+  readonly consoleSignInsPerMinute: number;
   /** How long after a clear a re-verify may redeem it. */
   readonly clearWindowSeconds: number;
   /** Base URL of the payment provider's API (Stripe); tests point it at a local server. */
@@ -201,6 +203,7 @@ export function loadConfig(env: Env = process.env): Config {
     signingKeyRefreshSeconds: integer(env, "WARDEN_SIGNING_KEY_REFRESH_SECONDS", 10, 1, 3600),
     challengeTtlSeconds: integer(env, "WARDEN_CHALLENGE_TTL_SECONDS", 300, 10, 86_400),
     consoleSessionHours: integer(env, "WARDEN_CONSOLE_SESSION_HOURS", 8, 1, 720),
+    consoleSignInsPerMinute: integer(env, "WARDEN_CONSOLE_SIGNINS_PER_MINUTE", 10, 1, 100_000),
     clearWindowSeconds: integer(env, "WARDEN_CLEAR_WINDOW_SECONDS", 600, 10, 86_400),
     paymentApiBase: url(env, "WARDEN_STRIPE_API_BASE", "https://api.stripe.com"),
     paymentTimeoutMs: integer(env, "WARDEN_STRIPE_TIMEOUT_MS", 3000, 100, 30_000),

@@ -12,12 +12,19 @@ let writer: string;
 let other: string;
 let acmeEvent: string;
 
-const signIn = (apiKey: string, headers: Record<string, string> = {}) =>
+let signIns = 0;
+/** A sign-in from an address of its own (sign-ins are limited per address; one test floods one). */
+const signIn = (
+  apiKey: string,
+  headers: Record<string, string> = {},
+  remoteAddress = `192.0.2.${++signIns}`,
+) =>
   t.app.inject({
     method: "POST",
     url: "/console/session",
     headers: { "content-type": "application/json", host: "warden.test", ...headers },
     payload: { apiKey },
+    remoteAddress,
   });
 const cookieOf = (res: { headers: Record<string, unknown> }): string =>
   String(res.headers["set-cookie"]).split(";")[0] as string;
@@ -57,6 +64,19 @@ describe("sign-in", () => {
     const unknown = await signIn(`${reader.slice(0, -4)}AAAA`);
     expect(unknown.statusCode).toBe(401);
     expect(unknown.json().code).toBe("invalid_api_key");
+  });
+
+  it("sign-ins are rate limited per client address, wrong keys included: the 11th in a minute is 429 with Retry-After", async () => {
+    const from = "198.51.100.77";
+    for (let i = 0; i < 10; i++) {
+      expect((await signIn(`wdn_${"A".repeat(43)}`, {}, from)).statusCode).toBe(401);
+    }
+    const limited = await signIn(reader, {}, from);
+    expect(limited.statusCode).toBe(429);
+    expect(limited.json().code).toBe("rate_limited");
+    expect(Number(limited.headers["retry-after"])).toBeGreaterThanOrEqual(1);
+    // Another address signs in as usual.
+    expect((await signIn(reader, {}, "198.51.100.78")).statusCode).toBe(200);
   });
 
   it("refuses a sign-in posted from another site (Origin) — login CSRF", async () => {

@@ -4,7 +4,10 @@ import { Type } from "@sinclair/typebox";
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import { hashApiKey, isWellFormedApiKey } from "../admin/apiKeys.js";
 import { ApiError, ErrorResponse } from "../errors.js";
+import { applyRateLimit } from "../http/rateLimit.js";
+import { sha256Hex } from "../lib/crypto.js";
 import type { Caller } from "../operations/caller.js";
+import { rateLimitHit, rateLimitState } from "../operations/rateLimitWindow.js";
 import type { Scope, Store } from "../store/interfaces.js";
 
 /**
@@ -72,9 +75,10 @@ function sameOrigin(request: FastifyRequest): boolean {
 
 export function registerConsoleSession(
   app: FastifyInstance,
-  deps: { store: Store; clock: () => number; sessionHours: number },
+  deps: { store: Store; clock: () => number; sessionHours: number; signInsPerMinute: number },
 ): void {
   const { store, clock } = deps;
+  const signInLimit = { max: deps.signInsPerMinute, windowSeconds: 60 };
   const settings = { scope: CONSOLE_SCOPE, operation: "console", onStoreFault: "store_unavailable" as const };
   const cookieOptions = (request: FastifyRequest) => ({
     path: "/",
@@ -104,6 +108,14 @@ export function registerConsoleSession(
     },
     async (request, reply) => {
       refuseCrossSite(request);
+      // Counted before the key is read, per client address: guesses and session floods from one
+      // place stop at WARDEN_CONSOLE_SIGNINS_PER_MINUTE, whether the keys are good or not.
+      const now = clock();
+      const [reading] = await store.counters.hit(
+        [rateLimitHit(signInLimit, `console:${sha256Hex(request.ip)}`, "sign_in")],
+        now,
+      );
+      applyRateLimit(reply, rateLimitState(signInLimit, reading, now));
       const { apiKey } = request.body;
       if (!isWellFormedApiKey(apiKey)) throw new ApiError("invalid_api_key");
       const found = await store.apiKeys.findByHash(hashApiKey(apiKey));
@@ -111,7 +123,6 @@ export function registerConsoleSession(
       if (!found.key.scopes.includes(CONSOLE_SCOPE)) {
         throw new ApiError("insufficient_scope", `This API key lacks the ${CONSOLE_SCOPE} scope.`);
       }
-      const now = clock();
       const secret = randomBytes(32).toString("base64url");
       const session = {
         idHash: sessionHash(secret),
