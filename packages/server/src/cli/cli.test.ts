@@ -84,7 +84,7 @@ describe("warden CLI", { timeout: 90_000 }, () => {
     await store.close();
     expect(published).toHaveLength(2);
     expect(published.filter((k) => k.retiredAt === null)).toHaveLength(1);
-    expect(published[0]?.kid).toBe(/new signing key (sig_\S+);/.exec(second.stdout)?.[1]);
+    expect(published[0]?.kid).toBe(/new signing key (sig_[^\s:]+):/.exec(second.stdout)?.[1]);
   });
 
   it("ledger summary prints the tenant's totals as text or JSON and validates its dates", async () => {

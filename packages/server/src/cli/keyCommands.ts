@@ -1,6 +1,6 @@
 import { issueApiKey, parseScopes } from "../admin/apiKeys.js";
 import { DEFAULT_MODEL } from "../operations/verify/decisionModel.js";
-import { keepPublishedMs, newSigningKey } from "../tokens/signingKeys.js";
+import { activationDelayMs, keepPublishedMs, newSigningKey } from "../tokens/signingKeys.js";
 import { type Command, requireTenant, str, UsageError } from "./command.js";
 
 /** `warden key …` and `warden signing-key rotate`: API keys and the keys that sign verdict tokens. */
@@ -93,7 +93,8 @@ export const KEY_COMMANDS: Record<string, Command> = {
     positionals: 0,
     run: async (_args, ctx) => {
       const config = ctx.config();
-      const next = await newSigningKey(Date.now());
+      // Published at once, signing only once every process has published it (activationDelayMs).
+      const next = await newSigningKey(Date.now() + activationDelayMs(config.signingKeyRefreshSeconds));
       await ctx.withStore((store) =>
         store.signingKeys.rotate(
           next,
@@ -105,7 +106,7 @@ export const KEY_COMMANDS: Record<string, Command> = {
         ),
       );
       ctx.io.out(
-        `new signing key ${next.kid}; running servers pick it up within ${config.signingKeyRefreshSeconds} s`,
+        `new signing key ${next.kid}: published by every running server within ${config.signingKeyRefreshSeconds} s, signing from ${new Date(next.createdAt).toISOString()}`,
       );
       return 0;
     },

@@ -1,7 +1,7 @@
 import { createLocalJWKSet, jwtVerify } from "jose";
 import { afterEach, describe, expect, it } from "vitest";
 import { bearer, makeTestApp, type TestApp } from "../testing/harness.js";
-import { keepPublishedMs, newSigningKey } from "./signingKeys.js";
+import { activationDelayMs, keepPublishedMs, newSigningKey, SigningKeyring } from "./signingKeys.js";
 
 let t: TestApp | undefined;
 afterEach(async () => {
@@ -65,5 +65,38 @@ describe("signing keys", () => {
     now += keep + 1;
     await t.deps.keyring.reload();
     expect((await jwks()).keys.map((k) => k.kid)).toEqual([newKid]);
+  });
+
+  it("a rotation's key is published by every process before any process signs with it", async () => {
+    let now = Date.now();
+    t = await makeTestApp({ clock: () => now });
+    // A second process on the same store: its own keyring, reloaded on its own schedule.
+    const other = new SigningKeyring(t.store, t.deps.config.signingKeyRefreshSeconds, () => now);
+    await other.start();
+    other.stop();
+    const oldKid = t.deps.keyring.activeSigner().kid;
+    const delay = activationDelayMs(t.deps.config.signingKeyRefreshSeconds);
+    expect(delay).toBeGreaterThan(2 * t.deps.config.signingKeyRefreshSeconds * 1000);
+    const next = await newSigningKey(now + delay);
+    await t.store.signingKeys.rotate(next, keepPublishedMs(300, 10));
+
+    // One process reloads at once: it publishes the new key and keeps signing with the old one.
+    await t.deps.keyring.reload();
+    expect(
+      t.deps.keyring
+        .keySet()
+        .keys.map((k) => k.kid)
+        .sort(),
+    ).toEqual([oldKid, next.kid].sort());
+    expect(t.deps.keyring.activeSigner().kid).toBe(oldKid);
+    // The other reloads within its refresh interval, still before the activation.
+    now += t.deps.config.signingKeyRefreshSeconds * 1000;
+    await other.reload();
+    expect(other.keySet().keys.map((k) => k.kid)).toContain(next.kid);
+    expect(other.activeSigner().kid).toBe(oldKid);
+    // At the activation both sign with the new key, without another reload.
+    now = next.createdAt;
+    expect(t.deps.keyring.activeSigner().kid).toBe(next.kid);
+    expect(other.activeSigner().kid).toBe(next.kid);
   });
 });

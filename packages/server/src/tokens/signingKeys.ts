@@ -48,8 +48,25 @@ export function keepPublishedMs(tokenTtlSeconds: number, refreshSeconds: number)
  * Reloaded every `refreshSeconds`; if the store is unreachable the last loaded view stays in use,
  * so degraded verdicts are still signed.
  */
+/**
+ * How long after a rotation the new key starts signing: every process reloads its keys at least once
+ * in a refresh interval and publishes the new key then, so by twice that plus a margin every
+ * process's JWKS has it before any process signs with it (a receiver that fetched one process's JWKS
+ * can check a token another process signed).
+ */
+export function activationDelayMs(refreshSeconds: number): number {
+  return (2 * refreshSeconds + 5) * 1000;
+}
+
+/** A stored key that may sign: from `from` (its createdAt, its activation) until `until` (its retirement). */
+interface SignerWindow extends ActiveSigner {
+  from: number;
+  until: number | null;
+}
+
 export class SigningKeyring {
-  private signer: ActiveSigner | undefined;
+  /** Keys that sign now or will (a rotation's next key waits for its activation), newest first. */
+  private signers: SignerWindow[] = [];
   private published: PublishedKeySet = { keys: [] };
   /** Page-token keys (pageToken.ts) of every published signing key, by kid. */
   private pageKeys: ReadonlyMap<string, Buffer> = new Map();
@@ -81,12 +98,20 @@ export class SigningKeyring {
   }
 
   async reload(): Promise<void> {
-    const records = await this.store.signingKeys.listPublished(this.clock());
-    const active = records.find((r) => r.retiredAt === null);
-    if (!active) throw new Error("no active signing key in the store");
-    if (this.signer?.kid !== active.kid) {
-      this.signer = { kid: active.kid, key: signerKey(active.privateJwk) };
-    }
+    const now = this.clock();
+    const records = await this.store.signingKeys.listPublished(now);
+    const known = new Map(this.signers.map((w) => [w.kid, w]));
+    const signers = records
+      .filter((r) => r.retiredAt === null || r.retiredAt > now)
+      .map((r) => ({
+        kid: r.kid,
+        key: known.get(r.kid)?.key ?? signerKey(r.privateJwk),
+        from: r.createdAt,
+        until: r.retiredAt,
+      }))
+      .sort((a, b) => b.from - a.from);
+    if (signers.length === 0) throw new Error("no active signing key in the store");
+    this.signers = signers;
     this.published = { keys: records.map((r) => JSON.parse(r.publicJwk) as JWK) };
     const pageKeys = new Map<string, Buffer>();
     for (const r of records) {
@@ -101,9 +126,18 @@ export class SigningKeyring {
     return this.pageKeys.get(kid);
   }
 
+  /**
+   * The key that signs now: the newest whose activation has come and whose retirement has not (read
+   * on every call, so a rotation takes effect at its activation time in every process, between
+   * reloads). Should clocks disagree so that none qualifies, the oldest loaded key signs: it is
+   * published everywhere.
+   */
   activeSigner(): ActiveSigner {
-    if (!this.signer) throw new Error("signing keyring not started");
-    return this.signer;
+    const now = this.clock();
+    const current =
+      this.signers.find((w) => w.from <= now && (w.until === null || w.until > now)) ?? this.signers.at(-1);
+    if (!current) throw new Error("signing keyring not started");
+    return current;
   }
 
   keySet(): PublishedKeySet {
