@@ -199,7 +199,9 @@ describe("friction priced by the actor it faces", () => {
 
   it("a weak challenge never turns a challenge into an allow, and thin automation evidence is still challenged", () => {
     for (const logOdds of [0.5, 1, 2, 3, 3.5]) {
-      expect(at(logOdds, true).decision).toBe(at(logOdds, false).decision === "allow" ? "allow" : "challenge");
+      expect(at(logOdds, true).decision).toBe(
+        at(logOdds, false).decision === "allow" ? "allow" : "challenge",
+      );
     }
   });
 
