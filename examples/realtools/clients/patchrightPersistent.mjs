@@ -1,0 +1,39 @@
+// 8. patchright as its authors recommend it: headful (Xvfb), a persistent profile
+// (launchPersistentContext), no viewport override, no user agent of its own. A new tab per signup.
+import fs from "node:fs";
+import path from "node:path";
+import { chromium } from "patchright";
+import { pageSignup } from "../lib/browserFlow.mjs";
+import { playwrightLaunch } from "../lib/browsers.mjs";
+import { removeDir } from "../lib/time.mjs";
+
+/** @type {import("./types.mjs").ClientClass[]} */
+export const clients = [
+  {
+    id: "patchright-headful-persistent",
+    label: "patchright headful (Xvfb), persistent profile",
+    group: "bots",
+    needs: ["chromium", "display"],
+    async start(ctx) {
+      const profile = fs.mkdtempSync(path.join(ctx.tempRoot, "patchright-profile-"));
+      const context = await chromium.launchPersistentContext(profile, {
+        ...playwrightLaunch({ mode: "headful", displayEnv: ctx.displayEnv }),
+        viewport: null,
+      });
+      return {
+        async signup(door, identity) {
+          const page = await context.newPage();
+          try {
+            return await pageSignup(page, `${door.url}/`, identity);
+          } finally {
+            await page.close();
+          }
+        },
+        async close() {
+          await context.close();
+          await removeDir(profile);
+        },
+      };
+    },
+  },
+];

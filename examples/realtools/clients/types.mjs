@@ -1,0 +1,27 @@
+// The shape every client class module exports (JSDoc only).
+
+/**
+ * @typedef {{ url: string, address: string, paths: string[] }} Door
+ *   One signup's own entrance: a proxy that appends X-Forwarded-For with the signup's address.
+ * @typedef {{ email: string, name: string }} Identity
+ * @typedef {{
+ *   tempRoot: string,
+ *   appUrl: string,
+ *   displayEnv: NodeJS.ProcessEnv | undefined,
+ *   pageModel: { personPageFields: Function, forgedPageFields: Function },
+ *   chromiumHeaders: () => Promise<{ navigate: [string, string][], fetch: [string, string][] }>,
+ *   answersFor: (address: string) => { path: string, status: number, code?: string }[],
+ *   log: (line: string) => void,
+ * }} RunContext
+ * @typedef {{ signup(door: Door, identity: Identity): Promise<unknown>, close(): Promise<void> }} RunningClient
+ * @typedef {{
+ *   id: string,
+ *   label: string,
+ *   group: "bots" | "people",
+ *   model?: boolean,
+ *   needs: ("chromium" | "display" | "xdotool")[],
+ *   start(ctx: RunContext): Promise<RunningClient>,
+ * }} ClientClass
+ */
+
+export {};

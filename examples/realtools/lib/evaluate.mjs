@@ -1,0 +1,153 @@
+// Runs client classes against one Warden + example app, N signups each, every signup from its own
+// residential /24, and tallies each signup's outcome as the app recorded it.
+import { CLIENTS } from "../clients/index.mjs";
+import { residentialAddresses } from "./addresses.mjs";
+import { captureChromiumHeaders } from "./capture.mjs";
+import { missingTools, startDisplay } from "./display.mjs";
+import { identities } from "./identities.mjs";
+import { loadPageModel } from "./pageEvidence.mjs";
+import { newTempRoot, startStack, ticketEventId } from "./stack.mjs";
+import { removeDir } from "./time.mjs";
+
+/**
+ * @typedef {{
+ *   id: string, label: string, group: "bots" | "people", model: boolean,
+ *   n: number, allowed: number, challenged: number, denied: number, other: number, created: number,
+ *   everDenied: number, degraded: number, humanFirst: number, ms: number, errors: string[],
+ *   reasons: Map<string, number>,
+ *   skipped?: string,
+ * }} Row
+ */
+
+/** Does `id` match one of the --only selectors (exact id, or a prefix such as "playwright" or "person")? */
+const selected = (id, only) => only.length === 0 || only.some((o) => id === o || id.startsWith(o));
+
+/**
+ * @param {{
+ *   signups: number | ((client: import("../clients/types.mjs").ClientClass) => number),
+ *   only?: string[], pageModel?: string, policy?: unknown, log?: (line: string) => void, reasons?: boolean,
+ * }} opts signups: per client class, the same for all or chosen per class
+ * @returns {Promise<{ rows: Row[], seconds: number }>}
+ */
+export async function evaluate({ signups, only = [], pageModel, policy, log = () => {}, reasons = true }) {
+  const started = Date.now();
+  const classes = CLIENTS.filter((c) => selected(c.id, only));
+  if (classes.length === 0) throw new Error(`no client class matches ${only.join(", ")}`);
+  const missing = missingTools();
+  const tempRoot = newTempRoot();
+  const stack = await startStack({ tempRoot, policy, log });
+  const needsDisplay = classes.some((c) => c.needs.includes("display"));
+  const display = needsDisplay && !missing.includes("Xvfb") ? await startDisplay() : undefined;
+  const model = await loadPageModel(pageModel);
+  let captured;
+  /** @type {import("../clients/types.mjs").RunContext} */
+  const ctx = {
+    tempRoot,
+    appUrl: stack.appUrl,
+    displayEnv: display?.env,
+    pageModel: model,
+    chromiumHeaders: () => {
+      captured ??= captureChromiumHeaders({ env: /** @type {NodeJS.ProcessEnv} */ (display?.env), tempRoot });
+      return captured;
+    },
+    answersFor: (address) => stack.answers.get(address) ?? [],
+    log,
+  };
+  const addresses = residentialAddresses();
+  const people = identities();
+  /** @type {Row[]} */
+  const rows = [];
+  try {
+    for (const client of classes) {
+      /** @type {Row} */
+      const row = {
+        id: client.id,
+        label: client.label,
+        group: client.group,
+        model: client.model === true,
+        n: 0,
+        allowed: 0,
+        challenged: 0,
+        denied: 0,
+        other: 0,
+        created: 0,
+        everDenied: 0,
+        degraded: 0,
+        humanFirst: 0,
+        ms: 0,
+        errors: [],
+        reasons: new Map(),
+      };
+      rows.push(row);
+      const lacking = client.needs
+        .map((n) => ({ chromium: "Chromium", display: "Xvfb", xdotool: "xdotool" })[n])
+        .filter((n) => missing.some((m) => m.startsWith(n)));
+      if (lacking.length > 0) {
+        row.skipped = `missing ${lacking.join(", ")}`;
+        log(`${client.id}: SKIPPED (${row.skipped})`);
+        continue;
+      }
+      const rowStarted = Date.now();
+      let running;
+      try {
+        running = await client.start(ctx);
+      } catch (err) {
+        row.skipped = `did not start: ${String(err?.message ?? err).split("\n")[0]}`;
+        log(`${client.id}: ${row.skipped}`);
+        continue;
+      }
+      try {
+        const count = typeof signups === "function" ? signups(client) : signups;
+        for (let i = 0; i < count; i++) {
+          const { address } = addresses.next();
+          const identity = people.next();
+          const since = new Date().toISOString();
+          const door = await stack.door(address);
+          let said;
+          try {
+            said = await running.signup(door, identity);
+          } catch (err) {
+            said = `error: ${String(err?.message ?? err).split("\n")[0]}`;
+            row.errors.push(said);
+          } finally {
+            await door.close();
+          }
+          row.n += 1;
+          const answers = (stack.answers.get(address) ?? []).filter((a) => a.path === "/signup");
+          const first = answers[0];
+          if (first?.status === 201) row.allowed += 1;
+          else if (first?.status === 428 && first.code === "warden_challenge") row.challenged += 1;
+          else if (first?.status === 403 && first.code === "warden_denied") row.denied += 1;
+          else row.other += 1;
+          if (first?.degraded) row.degraded += 1;
+          if (answers.some((a) => a.status === 403)) row.everDenied += 1;
+          const created = stack.accounts.has(identity.email);
+          if (created) row.created += 1;
+          const eventId = first?.eventId ?? (first?.ticket ? ticketEventId(first.ticket) : undefined);
+          if (reasons && first) {
+            const event = eventId ? await stack.event(eventId) : await stack.firstEventSince(since);
+            if (event?.actorType === "human") row.humanFirst += 1;
+            for (const r of event?.reasons ?? []) {
+              // Reasons without their per-request numbers, so equal ones add up.
+              const key = String(r).replace(/\d+(\.\d+)?%?/g, "#");
+              row.reasons.set(key, (row.reasons.get(key) ?? 0) + 1);
+            }
+          }
+          log(
+            `${client.id} #${i + 1} ${address} ${identity.email}: ${
+              answers.map((a) => `${a.status}${a.code ? ` ${a.code}` : ""}`).join(" → ") || "no answer"
+            }${created ? " (created)" : ""}${typeof said === "string" ? ` [${said}]` : ""}`,
+          );
+        }
+      } finally {
+        await running.close().catch((err) => row.errors.push(`close: ${err?.message ?? err}`));
+      }
+      row.ms = Date.now() - rowStarted;
+    }
+  } finally {
+    await display?.close();
+    await stack.close();
+    await removeDir(tempRoot);
+  }
+  return { rows, seconds: Math.round((Date.now() - started) / 1000) };
+}

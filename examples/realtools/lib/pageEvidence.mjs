@@ -1,0 +1,102 @@
+// MODEL, kept in one place on purpose: what examples/signup's page adds to the signup body, for the
+// clients that do not run the page (HTTP bots forging it, and the modelled people's header sets).
+// The page (public/signup.js) sends, as of this writing:
+// - wardenSignals: @warden/browser collectSignals() = { webdriver, mismatch?, workerHeadless? };
+// - wardenPage: watchPage().report() = { token, behaviour }: a page token its script asked for at
+//   load (POST /warden/challenge/page, bound to the client's network and user agent) and counts of
+//   trusted events between load and submit (keys, inserted, pasted, autofilled, pointerMoves,
+//   clicks, touches, untrusted; elapsedMs).
+// When the page protocol changes, change this module, or pass another one with `--page-model <file>`
+// exporting the same two functions.
+
+import { sleep } from "./time.mjs";
+import { between } from "./xdotool.mjs";
+
+/**
+ * @typedef {{
+ *   send: import("./httpFlow.mjs").Send,
+ *   identity: { email: string, name: string },
+ *   pageHtml: string,
+ *   device?: "desktop" | "touch",
+ * }} PageContext
+ */
+
+/** The page token, asked for as the page's script does at load; undefined when the route refuses. */
+async function pageToken(send) {
+  const answer = await send({ method: "POST", path: "/warden/challenge/page", body: {}, kind: "fetch" });
+  return typeof answer.json?.pageToken === "string" ? answer.json.pageToken : undefined;
+}
+
+/** Keys a person presses to type the form: every character, a Tab between the fields, a few fixes. */
+const keysFor = (identity) => identity.email.length + identity.name.length + 1 + between(0, 4);
+
+/**
+ * What a person's browser running the page sends along with the form. On a desktop: key presses for
+ * every character, pointer moves and two presses (into the first field, on Sign up); on a phone or
+ * tablet: a virtual keyboard's key events and touches, no pointer. The person reads and fills the
+ * form in for a few seconds (here 2 to 3.5 s: only the time from the token to the submit is
+ * measured by Warden, against 1.5 s).
+ * @param {PageContext} page
+ * @returns {Promise<Record<string, unknown>>}
+ */
+export async function personPageFields({ send, identity, device = "desktop" }) {
+  const started = Date.now();
+  const token = await pageToken(send);
+  await sleep(between(2000, 3500));
+  const touch = device === "touch";
+  const behaviour = {
+    elapsedMs: Date.now() - started + between(150, 400),
+    keys: keysFor(identity),
+    inserted: 0,
+    pasted: 0,
+    autofilled: 0,
+    pointerMoves: touch ? 0 : between(40, 160),
+    clicks: touch ? 0 : 2,
+    touches: touch ? between(3, 5) : 0,
+    untrusted: 0,
+  };
+  return {
+    wardenSignals: { webdriver: false },
+    wardenPage: token === undefined ? { behaviour } : { token, behaviour },
+  };
+}
+
+/**
+ * What a bot that never runs the page forges from it, having read its public script: the page token
+ * asked for the same way (through its own connection and headers), a wait just past what a person
+ * needs at the least, and the counts a person's desktop browser would report.
+ * @param {PageContext} page
+ * @returns {Promise<Record<string, unknown>>}
+ */
+export async function forgedPageFields({ send, identity }) {
+  const started = Date.now();
+  const token = await pageToken(send);
+  await sleep(between(1700, 2500));
+  const behaviour = {
+    elapsedMs: Date.now() - started + between(100, 300),
+    keys: keysFor(identity),
+    inserted: 0,
+    pasted: 0,
+    autofilled: 0,
+    pointerMoves: between(30, 90),
+    clicks: 2,
+    touches: 0,
+    untrusted: 0,
+  };
+  return {
+    wardenSignals: { webdriver: false },
+    wardenPage: token === undefined ? { behaviour } : { token, behaviour },
+  };
+}
+
+/** Loads another page model (a module exporting personPageFields and forgedPageFields). */
+export async function loadPageModel(file) {
+  if (!file) return { personPageFields, forgedPageFields };
+  const { pathToFileURL } = await import("node:url");
+  const path = await import("node:path");
+  const mod = await import(pathToFileURL(path.resolve(file)).href);
+  if (typeof mod.personPageFields !== "function" || typeof mod.forgedPageFields !== "function") {
+    throw new Error(`${file} must export personPageFields and forgedPageFields`);
+  }
+  return { personPageFields: mod.personPageFields, forgedPageFields: mod.forgedPageFields };
+}

@@ -1,0 +1,254 @@
+// The system under measurement, as docs/integration.md sets it up: a real `warden serve` (embedded
+// SQLite in a temp dir), the example signup app (examples/signup/app.mjs) behind a trusted proxy, and
+// one front door per signup: a reverse proxy that appends X-Forwarded-For with that signup's own
+// residential address, as a load balancer would, leaving every other header as the client sent it.
+import { execFile, spawn } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import fs from "node:fs";
+import http from "node:http";
+import os from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { promisify } from "node:util";
+import express from "express";
+import { createSignupApp } from "../../signup/app.mjs";
+import { removeDir } from "./time.mjs";
+
+const exec = promisify(execFile);
+const here = path.dirname(fileURLToPath(import.meta.url));
+export const WARDEN_BIN = path.resolve(here, "../../../packages/server/bin/warden.js");
+const TENANT = "realtools";
+/**
+ * The tenant policy docs/integration.md asks for once the page runs watchPage() (and the example
+ * tenant of `npm run example` has): a signup that never ran the page is a program.
+ */
+export const DEFAULT_POLICY = Object.freeze({ actions: { signup: { requirePage: true } } });
+/** The load balancer's address as the app sees it: the only proxy trusted to write X-Forwarded-For. */
+const PROXY_NETWORKS = ["127.0.0.1/32"];
+
+/** @param {http.Server} server */
+const portOf = (server) => /** @type {import("node:net").AddressInfo} */ (server.address()).port;
+
+/** @param {http.Server} server @param {number} [port] */
+const listen = (server, port = 0) =>
+  new Promise((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(port, "127.0.0.1", () => resolve(portOf(server)));
+  });
+
+async function freePort() {
+  const s = http.createServer();
+  const port = await listen(s);
+  await new Promise((r) => s.close(r));
+  return port;
+}
+
+/** The client address the door wrote: the last X-Forwarded-For entry. */
+const clientOf = (req) => {
+  const xff = String(req.headers["x-forwarded-for"] ?? "");
+  return xff.split(",").pop()?.trim() || "";
+};
+
+/**
+ * createSignupApp, wrapped: every answer of /signup and of the challenge routes is recorded per client
+ * address (the outcome of each signup is read here, on the app's side, so a person's browser needs no
+ * automation protocol), next to the app's own accounts map.
+ */
+export function createRecordedSignupApp(settings) {
+  const inner = createSignupApp(settings);
+  /** @type {Map<string, { path: string, status: number, code?: string, degraded?: boolean, eventId?: string, ticket?: string, at: number }[]>} */
+  const answers = new Map();
+  const app = express();
+  app.disable("x-powered-by");
+  app.use((req, res, next) => {
+    if (req.method === "POST" && (req.path === "/signup" || req.path.startsWith("/warden/challenge/"))) {
+      const client = clientOf(req);
+      const json = res.json;
+      res.json = function recorded(body) {
+        const list = answers.get(client) ?? [];
+        list.push({
+          path: req.path,
+          status: res.statusCode,
+          code: body?.code,
+          degraded: body?.degraded,
+          eventId: body?.eventId,
+          ticket: body?.ticket,
+          at: Date.now(),
+        });
+        answers.set(client, list);
+        return json.call(this, body);
+      };
+    }
+    next();
+  });
+  app.use(inner.app);
+  return { app, accounts: inner.accounts, answers };
+}
+
+/**
+ * A front door for one client address: forwards every request to the app with the client's headers
+ * in the order and case received, X-Forwarded-For appended last. `paths` lists what was asked.
+ */
+async function openDoor(appPort, address, agent) {
+  /** @type {string[]} */
+  const paths = [];
+  const server = http.createServer((req, res) => {
+    paths.push(`${req.method} ${req.url}`);
+    const headers = [...req.rawHeaders, "X-Forwarded-For", address];
+    const up = http.request(
+      { host: "127.0.0.1", port: appPort, method: req.method, path: req.url, headers, setHost: false, agent },
+      (answer) => {
+        res.writeHead(answer.statusCode ?? 502, answer.rawHeaders);
+        answer.pipe(res);
+      },
+    );
+    up.on("error", () => {
+      if (!res.headersSent) res.writeHead(502);
+      res.end();
+    });
+    req.pipe(up);
+  });
+  const port = await listen(server);
+  return {
+    url: `http://127.0.0.1:${port}`,
+    address,
+    paths,
+    async close() {
+      server.closeAllConnections();
+      await new Promise((r) => server.close(r));
+    },
+  };
+}
+
+/**
+ * Starts Warden and the recorded app; everything lives in `tempRoot` (removed by close()).
+ * @param {{ tempRoot: string, policy?: unknown, log?: (line: string) => void }} opts
+ *   policy: the tenant policy document (docs/api.md) to set before serving; default DEFAULT_POLICY.
+ */
+export async function startStack({ tempRoot, policy = DEFAULT_POLICY, log = () => {} }) {
+  const dataDir = fs.mkdtempSync(path.join(tempRoot, "warden-"));
+  const port = await freePort();
+  const env = {
+    ...process.env,
+    WARDEN_DATABASE_URL: `sqlite:${path.join(dataDir, "warden.db")}`,
+    WARDEN_DEGRADED_SPOOL_DIR: path.join(dataDir, "spool"),
+    WARDEN_LOG_LEVEL: "warn",
+    // Verify's deadline at its ceiling: browsers share this machine's cores with the server, and a
+    // verify past its deadline answers the degraded challenge, which is not what is measured here
+    // (degraded first answers are still counted and shown).
+    WARDEN_VERIFY_DEADLINE_MS: "45",
+    WARDEN_RATE_LIMIT_MAX: "1000000",
+    HOST: "127.0.0.1",
+    PORT: String(port),
+  };
+  await exec(process.execPath, [WARDEN_BIN, "tenant", "create", TENANT], { env });
+  if (policy !== null) {
+    const file = path.join(dataDir, "policy.json");
+    fs.writeFileSync(file, JSON.stringify(policy));
+    await exec(process.execPath, [WARDEN_BIN, "policy", "set", "--tenant", TENANT, "--file", file], { env });
+  }
+  const { stdout } = await exec(
+    process.execPath,
+    [
+      WARDEN_BIN,
+      "key",
+      "create",
+      "--tenant",
+      TENANT,
+      "--scopes",
+      "verify:write,challenge:write,ledger:read",
+      "--json",
+    ],
+    { env },
+  );
+  const apiKey = JSON.parse(stdout).apiKey;
+  const child = spawn(process.execPath, [WARDEN_BIN, "serve"], { env, stdio: ["ignore", "pipe", "pipe"] });
+  let output = "";
+  child.stdout.on("data", (d) => {
+    output += d;
+  });
+  child.stderr.on("data", (d) => {
+    output += d;
+  });
+  const wardenUrl = `http://127.0.0.1:${port}`;
+  for (let i = 0; ; i++) {
+    if (child.exitCode !== null) throw new Error(`warden serve exited with ${child.exitCode}:\n${output}`);
+    try {
+      if ((await fetch(`${wardenUrl}/readyz`)).status === 200) break;
+    } catch {
+      // not listening yet
+    }
+    if (i > 300) throw new Error(`warden serve was not ready in 30 s:\n${output}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  log(`warden serve on ${wardenUrl}`);
+  const recorded = createRecordedSignupApp({
+    wardenUrl,
+    apiKey,
+    tenantId: TENANT,
+    ticketSecret: randomBytes(32).toString("base64url"),
+    trustedProxies: PROXY_NETWORKS,
+    verifyTimeoutMs: 5000,
+  });
+  const appServer = http.createServer(recorded.app);
+  const appPort = await listen(appServer);
+  const agent = new http.Agent({ keepAlive: true });
+  const doors = new Set();
+  return {
+    wardenUrl,
+    appUrl: `http://127.0.0.1:${appPort}`,
+    accounts: recorded.accounts,
+    answers: recorded.answers,
+    /** A door for one signup, with its own client address. */
+    async door(address) {
+      const d = await openDoor(appPort, address, agent);
+      doors.add(d);
+      return d;
+    },
+    /** One event as Warden recorded it (actor type, reasons), read with the key's ledger:read scope. */
+    async event(eventId) {
+      const res = await fetch(`${wardenUrl}/v1/events/${encodeURIComponent(eventId)}`, {
+        headers: { authorization: `Bearer ${apiKey}` },
+      });
+      if (!res.ok) return undefined;
+      const body = await res.json();
+      return body.event ?? body;
+    },
+    /** The first event recorded at or after `since` (ISO date-time): a signup's first verify, when signups run one at a time. */
+    async firstEventSince(since) {
+      const res = await fetch(`${wardenUrl}/v1/events?since=${encodeURIComponent(since)}&limit=50`, {
+        headers: { authorization: `Bearer ${apiKey}` },
+      });
+      if (!res.ok) return undefined;
+      const { items } = await res.json();
+      const first = [...items].sort((a, b) => a.createdAt.localeCompare(b.createdAt))[0];
+      return first ? this.event(first.eventId) : undefined;
+    },
+    output: () => output,
+    async close() {
+      for (const d of doors) await d.close();
+      agent.destroy();
+      appServer.closeAllConnections();
+      await new Promise((r) => appServer.close(r));
+      if (child.exitCode === null && child.signalCode === null) {
+        const exited = new Promise((r) => child.once("exit", r));
+        child.kill("SIGTERM");
+        await exited;
+      }
+      child.stdout.destroy();
+      child.stderr.destroy();
+      await removeDir(dataDir);
+    },
+  };
+}
+
+/** The eventId a ticket was signed for (its payload is base64url JSON; the signature is not checked). */
+export function ticketEventId(ticket) {
+  try {
+    return JSON.parse(Buffer.from(String(ticket).split(".")[1] ?? "", "base64url").toString()).eventId;
+  } catch {
+    return undefined;
+  }
+}
+
+export const newTempRoot = () => fs.mkdtempSync(path.join(os.tmpdir(), "warden-realtools-"));

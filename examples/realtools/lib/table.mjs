@@ -1,0 +1,46 @@
+// The table: client | n | allowed at once | challenged | denied | account created, with percentages.
+
+const pct = (k, n) => (n === 0 ? "-" : `${k} (${Math.round((100 * k) / n)}%)`);
+
+/** @param {import("./evaluate.mjs").Row[]} rows @param {{ reasons?: boolean }} [opts] */
+export function formatTable(rows, { reasons = false } = {}) {
+  const head = ["client", "n", "allowed at once", "challenged", "denied", "account created", "notes"];
+  const line = (r) => {
+    if (r.skipped) return [r.label, "0", "-", "-", "-", "-", `NOT RUN: ${r.skipped}`];
+    const notes = [];
+    if (r.other) notes.push(`${r.other} other first answer`);
+    if (r.degraded) notes.push(`${r.degraded} degraded`);
+    if (r.humanFirst) notes.push(`${r.humanFirst} scored human`);
+    if (r.errors.length) notes.push(`${r.errors.length} client errors`);
+    notes.push(`${(r.ms / Math.max(1, r.n) / 1000).toFixed(1)} s/signup`);
+    return [
+      r.label,
+      String(r.n),
+      pct(r.allowed, r.n),
+      pct(r.challenged, r.n),
+      pct(r.denied, r.n),
+      pct(r.created, r.n),
+      notes.join("; "),
+    ];
+  };
+  const sections = [
+    ["BOTS (off-the-shelf automation, trying)", rows.filter((r) => r.group === "bots")],
+    ["PEOPLE", rows.filter((r) => r.group === "people")],
+  ];
+  const body = sections.flatMap(([title, list]) =>
+    list.length === 0 ? [] : [[`**${title}**`, "", "", "", "", "", ""], ...list.map(line)],
+  );
+  const widths = head.map((_, i) => Math.max(head[i].length, ...body.map((b) => b[i].length)));
+  const fmt = (cells) => `| ${cells.map((c, i) => c.padEnd(widths[i])).join(" | ")} |`;
+  const out = [fmt(head), `| ${widths.map((w) => "-".repeat(w)).join(" | ")} |`, ...body.map(fmt)];
+  if (reasons) {
+    out.push("");
+    for (const r of rows) {
+      if (r.skipped || r.reasons.size === 0) continue;
+      out.push(`${r.id}:`);
+      const top = [...r.reasons.entries()].sort((a, b) => b[1] - a[1]).slice(0, 4);
+      for (const [text, count] of top) out.push(`  ${count}× ${text}`);
+    }
+  }
+  return out.join("\n");
+}
