@@ -1,7 +1,7 @@
 import { parseArgs } from "node:util";
 import { resolveCosts } from "../operations/verify/decide.js";
 import { ACTOR_TYPES, DECISIONS } from "../store/interfaces.js";
-import { confusion, expectedCost, goals, runEvaluation } from "./runEval.js";
+import { confusion, expectedCost, goals, outcome, pageFindingsTable, runEvaluation } from "./runEval.js";
 
 /**
  * `npm run eval [-- --size N --seed S --costs falseAllow,falseChallenge,falseDeny]`: replays labeled
@@ -34,6 +34,9 @@ async function main(): Promise<number> {
   out("True class × actorType");
   out(confusion(rows, (r) => r.actorType, ACTOR_TYPES));
   out();
+  out("Page findings by class (attempts with each)");
+  out(pageFindingsTable(rows));
+  out();
   const degraded = rows.filter((r) => r.degraded).length;
   out(`Degraded verdicts: ${degraded}`);
   out(`Expected cost per attempt: ${expectedCost(rows, costs).toFixed(4)}`);
@@ -43,6 +46,12 @@ async function main(): Promise<number> {
   for (const g of results) {
     out(`  ${g.met ? "met   " : "MISSED"}  ${g.name}: ${(g.value * 100).toFixed(1)}% (target ${g.target})`);
   }
+  const minted = outcome(rows, "scripted_page_minting");
+  const pct = (x: number) => `${(x * 100).toFixed(1)}%`;
+  out();
+  out(
+    `Not a goal: scripted_page_minting (a script that fetches page tokens and fakes a person's counts), ${minted.attempts} attempts: allowed ${pct(minted.allow)}, challenged ${pct(minted.challenge)}, denied ${pct(minted.deny)}`,
+  );
   return results.every((g) => g.met) && degraded === 0 ? 0 : 1;
 }
 

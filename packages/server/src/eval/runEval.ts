@@ -7,8 +7,10 @@ import { loadConfig } from "../config.js";
 import { buildDeps, closeDeps } from "../deps.js";
 import type { DecisionCosts } from "../operations/verify/decide.js";
 import type { Verdict } from "../operations/verify/schema.js";
+import { compilePolicy } from "../policy/tenantPolicy.js";
 import { parseAgentJwks } from "../webBotAuth/agentKeys.js";
 import {
+  type Attempt,
   generateTraffic,
   HEADLESS,
   makeOperators,
@@ -22,7 +24,31 @@ export interface EvalRow {
   decision: Verdict["decision"];
   actorType: Verdict["actorType"];
   degraded: boolean;
+  /** The ids of the findings verify recorded for the attempt. */
+  findings: string[];
 }
+
+/**
+ * The eval tenant's policy, as docs/api.md recommends for browser forms: page evidence required on the
+ * actions whose pages run watchPage (signup, trial_activation, demo_request). Not tenant-wide: api_key
+ * is called by API clients and agents, and the native apps' signups are their own actions
+ * (app_signup, app_trial_activation): an app has no page, so an action that apps post to must not
+ * require one (a tenant whose apps share the web form's action sets that action's requirePage false).
+ */
+export const EVAL_POLICY = {
+  actions: {
+    signup: { requirePage: true },
+    trial_activation: { requirePage: true },
+    demo_request: { requirePage: true },
+  },
+};
+
+/**
+ * Verifies arrive every STEP_MS of the eval's clock (about the pace the eval's loopback requests kept
+ * on the wall clock), and a page's token is issued `fillMs` before its verify, interleaved with the
+ * other attempts in time order: the forms are open concurrently, as on a site.
+ */
+const STEP_MS = 2;
 
 export interface EvalOptions {
   size: number;
@@ -32,8 +58,10 @@ export interface EvalOptions {
 
 /**
  * Replays generated traffic through the real HTTP API: a fresh server on a throwaway SQLite file,
- * one raw-PII tenant, the generator's agent operators registered, requests sent one by one over
- * loopback with the given decisionCosts.
+ * one raw-PII tenant with EVAL_POLICY, the generator's agent operators registered, requests sent one
+ * by one over loopback with the given decisionCosts. The server runs on the eval's clock: it stands
+ * still while a request is served and moves to each page load and verify in time order, so a form
+ * kept open 12 s is 12 s old at its verify without anyone waiting for it.
  */
 export async function runEvaluation(o: EvalOptions): Promise<EvalRow[]> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "warden-eval-"));
@@ -45,11 +73,15 @@ export async function runEvaluation(o: EvalOptions): Promise<EvalRow[]> {
     WARDEN_STORE_TIMEOUT_MS: "40",
     PORT: "0",
   });
-  const deps = await buildDeps(config);
+  let nowMs = Date.now();
+  const deps = await buildDeps(config, undefined, () => nowMs);
   const app = await buildApp(deps, { logger: false });
   try {
-    const now = Date.now();
+    const now = nowMs;
     await deps.store.tenants.create({ id: "eval", rawPii: true, logOnly: false, createdAt: now });
+    const policy = compilePolicy(EVAL_POLICY, "eval");
+    if (!policy.ok) throw new Error(`EVAL_POLICY: ${policy.errors.join("; ")}`);
+    await deps.store.policies.put("eval", JSON.stringify(EVAL_POLICY), now);
     const { apiKey } = await issueApiKey(deps.store, {
       tenantId: "eval",
       scopes: ["verify:write"],
@@ -75,17 +107,55 @@ export async function runEvaluation(o: EvalOptions): Promise<EvalRow[]> {
     await deps.agents.reload();
     const url = await app.listen({ host: "127.0.0.1", port: 0 });
 
-    const rows: EvalRow[] = [];
-    for (const attempt of generateTraffic({ seed: o.seed, size: o.size, operators, keyids })) {
-      const body = attempt.body(Math.floor(Date.now() / 1000));
-      const res = await fetch(`${url}/v1/verify`, {
+    const post = async (route: string, body: unknown): Promise<unknown> => {
+      const res = await fetch(`${url}${route}`, {
         method: "POST",
         headers: { authorization: `Bearer ${apiKey}`, "content-type": "application/json" },
-        body: JSON.stringify({ ...body, context: { decisionCosts: o.costs } }),
+        body: JSON.stringify(body),
       });
-      if (res.status !== 200) throw new Error(`verify answered ${res.status}: ${await res.text()}`);
-      const v = (await res.json()) as Verdict;
-      rows.push({ cls: attempt.cls, decision: v.decision, actorType: v.actorType, degraded: v.degraded });
+      if (res.status !== 200) throw new Error(`${route} answered ${res.status}: ${await res.text()}`);
+      return res.json();
+    };
+
+    const attempts = generateTraffic({ seed: o.seed, size: o.size, operators, keyids });
+    // The first verify comes after the longest-open page has loaded.
+    const lead = Math.max(0, ...attempts.map((a) => a.page?.fillMs ?? 0)) + 1_000;
+    const start = nowMs + lead;
+    const verifyAt = (i: number) => start + i * STEP_MS;
+    const loads = attempts
+      .map((a, i) => ({ i, at: a.page ? verifyAt(i) - a.page.fillMs : Number.POSITIVE_INFINITY }))
+      .filter((l) => Number.isFinite(l.at))
+      .sort((a, b) => a.at - b.at || a.i - b.i);
+    const tokens = new Map<number, string>();
+    let next = 0;
+    const rows: EvalRow[] = [];
+    for (const [i, attempt] of attempts.entries()) {
+      // The pages that load before this verify ask for their tokens first.
+      for (; next < loads.length && (loads[next]?.at ?? 0) <= verifyAt(i); next++) {
+        const load = loads[next] as { i: number; at: number };
+        const visit = (attempts[load.i] as Attempt).page;
+        nowMs = Math.max(nowMs, load.at);
+        const issued = (await post("/v1/page-tokens", { subject: visit?.subject })) as { pageToken: string };
+        tokens.set(load.i, issued.pageToken);
+      }
+      nowMs = Math.max(nowMs, verifyAt(i));
+      const body = attempt.body(Math.floor(nowMs / 1000));
+      const token = tokens.get(i);
+      tokens.delete(i);
+      if (attempt.page && token !== undefined) {
+        const subject = body.subject as Record<string, unknown>;
+        body.subject = { ...subject, page: { token, behaviour: attempt.page.behaviour } };
+      }
+      const v = (await post("/v1/verify", { ...body, context: { decisionCosts: o.costs } })) as Verdict;
+      const event = await deps.store.events.get("eval", v.eventId);
+      const findings = ((event?.signals.findings ?? []) as { id: string }[]).map((f) => f.id);
+      rows.push({
+        cls: attempt.cls,
+        decision: v.decision,
+        actorType: v.actorType,
+        degraded: v.degraded,
+        findings,
+      });
     }
     return rows;
   } finally {
@@ -182,4 +252,62 @@ export function confusion<K extends string>(
     );
   }
   return lines.join("\n");
+}
+
+/** The findings of page evidence (docs/api.md, page evidence), by the ids verify records. */
+export const PAGE_FINDINGS: ReadonlySet<string> = new Set([
+  "page_evidence_missing",
+  "page_token_invalid",
+  "page_submitted_fast",
+  "page_token_expired",
+  "page_other_user_agent",
+  "page_other_network",
+  "page_input_without_keys",
+  "page_pointer_teleported",
+  "page_synthetic_events",
+  "velocity_page_token",
+]);
+/** The page findings that call an attempt automation: none of them may fall on a person. */
+export const PAGE_AUTOMATION_FINDINGS: ReadonlySet<string> = new Set([
+  "page_evidence_missing",
+  "page_token_invalid",
+  "page_submitted_fast",
+  "page_input_without_keys",
+  "page_pointer_teleported",
+]);
+
+/**
+ * For each class, how many of its attempts got each page finding ("class  id n, id n"), classes with
+ * none left out: where page evidence fired, and on whom.
+ */
+export function pageFindingsTable(rows: readonly EvalRow[]): string {
+  const classes = [...new Set(rows.map((r) => r.cls))];
+  const width = Math.max(18, ...classes.map((c) => c.length + 2));
+  const lines: string[] = [];
+  for (const cls of classes) {
+    const counts = new Map<string, number>();
+    for (const r of rows) {
+      if (r.cls !== cls) continue;
+      for (const id of new Set(r.findings.filter((id) => PAGE_FINDINGS.has(id))))
+        counts.set(id, (counts.get(id) ?? 0) + 1);
+    }
+    if (counts.size === 0) continue;
+    const cells = [...counts.entries()].sort((a, b) => b[1] - a[1]).map(([id, n]) => `${id} ${n}`);
+    lines.push(`${cls.padEnd(width)}${cells.join(", ")}`);
+  }
+  return lines.length === 0 ? "(none)" : lines.join("\n");
+}
+
+/** Shares of a class's attempts allowed, challenged and denied. */
+export function outcome(
+  rows: readonly EvalRow[],
+  cls: TrafficClass,
+): { attempts: number; allow: number; challenge: number; deny: number } {
+  const mine = rows.filter((r) => r.cls === cls);
+  return {
+    attempts: mine.length,
+    allow: share(mine, (r) => r.decision === "allow"),
+    challenge: share(mine, (r) => r.decision === "challenge"),
+    deny: share(mine, (r) => r.decision === "deny"),
+  };
 }

@@ -5,8 +5,18 @@ import { signRequest } from "../webBotAuth/signRequest.js";
 /**
  * Labeled verify traffic for `npm run eval`: people on real browser profiles (and on iOS browsers,
  * privacy browsers, behind integrations that forward part of the headers, and in native apps),
- * verified agents, and seven kinds of abuse. Each attempt is built at send time (signatures carry the
+ * verified agents, and eight kinds of abuse. Each attempt is built at send time (signatures carry the
  * current clock). The traffic is generated from a seed; nothing here reads Warden's rules or data sets.
+ *
+ * Page evidence (POST /v1/page-tokens, subject.page): the browser forms (signup, trial_activation,
+ * demo_request) run `@warden/browser`'s watchPage, so an attempt that loads the page carries a
+ * `PageVisit`: what the integrator's server sends for the token as the page loads, how long the form
+ * stays open, and the counts the page reports. People fill the form as people do; headless browsers
+ * run the page and fill it with their tool's defaults (Playwright/Puppeteer fill or type without delay,
+ * click, submit within a second), a share of patched stealth ones typing with delays; programs that
+ * send the form without a browser have no visit, except scripted_page_minting, which asks the
+ * integrator's page route for a token, waits and fabricates a person's counts. Native apps have no
+ * page and use their own actions (app_signup, app_trial_activation), which do not require one.
  */
 
 export type TrafficClass =
@@ -24,7 +34,8 @@ export type TrafficClass =
   | "headless_ua_spoofed"
   | "headless_hints_spoofed"
   | "headless_stealth"
-  | "headless_stealth_patched";
+  | "headless_stealth_patched"
+  | "scripted_page_minting";
 export type Truth = "human" | "agent" | "abuse";
 
 export const TRUTH: Record<TrafficClass, Truth> = {
@@ -43,6 +54,7 @@ export const TRUTH: Record<TrafficClass, Truth> = {
   headless_hints_spoofed: "abuse",
   headless_stealth: "abuse",
   headless_stealth_patched: "abuse",
+  scripted_page_minting: "abuse",
 };
 
 /** Headless browsers posing as people: the classes of the ≥90%-not-allowed goal. */
@@ -60,8 +72,33 @@ export const SCRIPTED: ReadonlySet<TrafficClass> = new Set([
   "slow_attacker",
 ]);
 
+/** What `@warden/browser`'s watchPage counts between the page's load and the submit. */
+export interface PageBehaviour {
+  elapsedMs: number;
+  keys: number;
+  inserted: number;
+  pasted: number;
+  autofilled: number;
+  pointerMoves: number;
+  clicks: number;
+  touches: number;
+  untrusted: number;
+}
+
+/** A form's page that ran: its token is asked for `fillMs` before the verify. */
+export interface PageVisit {
+  /** What the integrator's server sends POST /v1/page-tokens as the page loads (the SDK's ipTrunc). */
+  subject: { ipTrunc: string; userAgent: string };
+  /** From the page's load (the token's issue) to the verify, in milliseconds. */
+  fillMs: number;
+  /** The page's report, sent as subject.page.behaviour. */
+  behaviour: PageBehaviour;
+}
+
 export interface Attempt {
   cls: TrafficClass;
+  /** The page the attempt's form was sent from; absent when no page ran. */
+  page?: PageVisit;
   body(nowSeconds: number): Record<string, unknown>;
 }
 
@@ -292,10 +329,21 @@ const MIX: Record<TrafficClass, number> = {
   headless_hints_spoofed: 0.02,
   headless_stealth: 0.02,
   headless_stealth_patched: 0.02,
+  scripted_page_minting: 0.02,
 };
 
-export function generateTraffic(o: GeneratorOptions): Attempt[] {
-  const rnd = prng(o.seed);
+/** The /24 or /48 network of an address, as the SDK sends it (ipTrunc). */
+function truncate(ip: string): string {
+  if (ip.includes(":")) {
+    const [a, b, c] = ip.split(":");
+    return `${a}:${b}:${c}::/48`;
+  }
+  const [a, b, c] = ip.split(".");
+  return `${a}.${b}.${c}.0/24`;
+}
+
+/** The draws the generator makes, on one random source. */
+function draws(rnd: () => number) {
   const pick = <T>(xs: readonly T[]): T => xs[Math.floor(rnd() * xs.length)] as T;
   const int = (n: number) => Math.floor(rnd() * n);
   const token = (n: number) =>
@@ -311,10 +359,116 @@ export function generateTraffic(o: GeneratorOptions): Attempt[] {
   const session = () => `s_${token(20)}`;
   const name = () =>
     `${pick(FIRST)}${pick([".", "", "_"])}${pick(LAST)}${rnd() < 0.3 ? String(1960 + int(45)) : ""}`;
+  /** Uniform in [lo, hi). */
+  const between = (lo: number, hi: number) => lo + rnd() * (hi - lo);
+  /** Log-uniform in [lo, hi): counts that span orders of magnitude. */
+  const spread = (lo: number, hi: number) => Math.round(Math.exp(between(Math.log(lo), Math.log(hi))));
+  /** Standard normal (Box–Muller). */
+  const normal = () => Math.sqrt(-2 * Math.log(1 - rnd())) * Math.cos(2 * Math.PI * rnd());
+  return { rnd, pick, int, token, v4, v6, residential, session, name, between, spread, normal };
+}
+type Draws = ReturnType<typeof draws>;
+
+/** What a person enters in a form: the address and the other fields' lengths (password, name, message). */
+interface FormFill {
+  email: string;
+  others: readonly number[];
+  /** The median time a person keeps this form open, in seconds. */
+  medianSeconds: number;
+}
+
+/**
+ * A person at the form's page. Fill times are log-normal around the form's median (σ 0.6; the
+ * quickest take 2.5 s), 1% leave the tab open and come back 20 minutes to 20 hours later. Keys are the
+ * characters typed, plus corrections (a wrong key and a backspace), Shift and Tab; 10% paste the
+ * address; 15% let the browser autofill (40% of them every field) and 10% a password
+ * manager's extension, whose filling dispatches events of its own (untrusted). On a desktop, the
+ * pointer moves dozens to hundreds of times with 1–3 presses, and 4% are keyboard-only (no press,
+ * Enter submits); on a touch screen, taps and no pointer, a third of the typists inserting suggested
+ * or swiped words without a key press each, and 3% move to another network between load and submit
+ * (Wi-Fi to mobile data).
+ */
+function personVisit(d: Draws, ip: string, ua: string, touch: boolean, form: FormFill): PageVisit {
+  const fields = 1 + form.others.length;
+  const mode = d.rnd();
+  const autofill = mode < 0.15;
+  const manager = mode >= 0.15 && mode < 0.25;
+  const pastedEmail = d.rnd() < 0.1;
+  let typedChars = 0;
+  let typedFields = 0;
+  let pasted = 0;
+  let autofilled = 0;
+  let untrusted = 0;
+  const everything = autofill && d.rnd() < 0.4;
+  if (autofill) {
+    // The browser fills the address (and the name), or every field, from what it stored.
+    autofilled = everything ? fields : 1 + d.int(Math.min(2, fields));
+  } else if (manager) {
+    // An extension sets the address and the password and dispatches input and change events.
+    untrusted = 2 + d.int(5);
+  }
+  const filledBy = everything ? fields : autofill ? autofilled : manager ? Math.min(2, fields) : 0;
+  const lengths = [form.email.length, ...form.others];
+  lengths.forEach((len, i) => {
+    if (i < filledBy) return;
+    if (i === 0 && pastedEmail) {
+      pasted++;
+      return;
+    }
+    typedChars += len;
+    typedFields++;
+  });
+  const keyboardOnly = !touch && d.rnd() < 0.04;
+  const corrections = Math.round(typedChars * d.between(0, 0.08));
+  const shifts = typedFields > 0 ? d.int(2 * typedFields + 1) : 0;
+  const tabs = keyboardOnly || (!touch && d.rnd() < 0.5) ? fields - 1 : 0;
+  const keys = typedChars + 2 * corrections + shifts + tabs + (keyboardOnly ? 1 : 0);
+  const inserted = touch && typedChars > 0 && d.rnd() < 0.3 ? 1 + d.int(8) : 0;
+  const pointerMoves = touch ? 0 : keyboardOnly ? d.int(6) : d.spread(25, 400);
+  const clicks = touch || keyboardOnly ? 0 : 1 + d.int(3);
+  const touches = touch ? fields + 1 + d.int(5) : 0;
+  const leftOpen = d.rnd() < 0.01;
+  // Nothing to type (all filled in for them): a glance and a press.
+  const median = typedChars === 0 ? 6 : form.medianSeconds;
+  const fillMs = leftOpen
+    ? d.spread(20 * 60_000, 20 * 3_600_000)
+    : Math.max(2_500, Math.round(median * 1000 * Math.exp(0.6 * d.normal())));
+  const moved = touch && d.rnd() < 0.03;
+  return {
+    subject: { ipTrunc: truncate(moved ? d.residential() : ip), userAgent: ua },
+    fillMs,
+    behaviour: {
+      elapsedMs: fillMs + d.int(300),
+      keys,
+      inserted,
+      pasted,
+      autofilled,
+      pointerMoves,
+      clicks,
+      touches,
+      untrusted,
+    },
+  };
+}
+
+/** A touch-screen browser (phones; an iPad names itself a Mac and is passed as touch by its class). */
+const TOUCH_UA = /iPhone|iPad|Android|Mobile/;
+/** The other fields of a form: a password for signup and trial activation; name, company and message for a demo. */
+function otherFields(d: Draws, action: string, form?: Record<string, string>): number[] {
+  if (form) return Object.values(form).map((v) => v.length);
+  return action === "demo_request" ? [] : [10 + d.int(7)];
+}
+
+export function generateTraffic(o: GeneratorOptions): Attempt[] {
+  const rnd = prng(o.seed);
+  const { pick, int, token, v4, residential, session, name } = draws(rnd);
+  // Pages draw from a stream of their own: for a seed, every attempt is the one it was before page
+  // evidence was modelled (same people, addresses, profiles), now with its page.
+  const pg = draws(prng(o.seed ^ 0x5bd1e995));
 
   const out: { at: number; attempt: Attempt }[] = [];
-  const add = (cls: TrafficClass, body: Attempt["body"], at = rnd()) =>
-    out.push({ at, attempt: { cls, body } });
+  const add = (cls: TrafficClass, body: Attempt["body"], at = rnd(), page?: PageVisit) =>
+    out.push({ at, attempt: page ? { cls, page, body } : { cls, body } });
   const count = (cls: TrafficClass) => Math.max(1, Math.round(o.size * MIX[cls]));
 
   for (let i = 0; i < count("human"); i++) {
@@ -333,24 +487,51 @@ export function generateTraffic(o: GeneratorOptions): Attempt[] {
             message: `${pick(["Hi,", "Hello,", ""])} we are ${pick(["evaluating", "comparing", "looking at"])} tools for our ${pick(["support", "data", "sales", "platform"])} team of ${5 + int(200)} people${pick(["", " and would like a demo next week", ", can we talk pricing?"])}.`,
           }
         : undefined;
-    add("human", () => ({
-      action,
-      session: session(),
-      subject: { email, ip, userAgent: p.ua, headers: p.headers, ...(form ? { formData: form } : {}) },
-    }));
+    const page = personVisit(pg, ip, p.ua, TOUCH_UA.test(p.ua), {
+      email,
+      others: otherFields(pg, action, form),
+      medianSeconds: action === "demo_request" ? 45 : 12,
+    });
+    add(
+      "human",
+      () => ({
+        action,
+        session: session(),
+        subject: { email, ip, userAgent: p.ua, headers: p.headers, ...(form ? { formData: form } : {}) },
+      }),
+      undefined,
+      page,
+    );
   }
 
-  /** A person's signup from `p`, on a residential network, with a free-mail or business address. */
+  /**
+   * A person's signup from `p`, on a residential network, with a free-mail or business address, on the
+   * form's page; in a native app, through the app's own actions, with no page.
+   */
   const person = (cls: TrafficClass, p: Profile) => {
     const local = name();
     const email = `${local}@${rnd() < 0.35 ? pick(BUSINESS) : pick(FREE)}`;
     const ip = residential();
-    const action = pick(["signup", "signup", "trial_activation"]);
-    add(cls, () => ({
-      action,
-      session: session(),
-      subject: { email, ip, userAgent: p.ua, headers: p.headers },
-    }));
+    const form = pick(["signup", "signup", "trial_activation"]);
+    const app = cls === "native_app";
+    const action = app ? `app_${form}` : form;
+    const page = app
+      ? undefined
+      : personVisit(pg, ip, p.ua, cls === "human_ios" || TOUCH_UA.test(p.ua), {
+          email,
+          others: otherFields(pg, form),
+          medianSeconds: 12,
+        });
+    add(
+      cls,
+      () => ({
+        action,
+        session: session(),
+        subject: { email, ip, userAgent: p.ua, headers: p.headers },
+      }),
+      undefined,
+      page,
+    );
   };
   for (let i = 0; i < count("human_ios"); i++) person("human_ios", pick(iosProfiles(pick(LANGS))));
   for (let i = 0; i < count("human_privacy"); i++)
@@ -438,6 +619,8 @@ export function generateTraffic(o: GeneratorOptions): Attempt[] {
     }));
   }
 
+  // Farms and multi-account bursts are run by scripts that replay a browser's headers: they never run
+  // the form's page (no page token), like every program below except scripted_page_minting.
   for (let i = 0; i < count("disposable_farm"); i++) {
     const p = pick(browserProfiles("en-US"));
     const local = rnd() < 0.6 ? token(10) : name();
@@ -450,7 +633,7 @@ export function generateTraffic(o: GeneratorOptions): Attempt[] {
     }));
   }
 
-  // Bursts: one person, one network, one Gmail mailbox in plus and dot variants, minutes apart.
+  // Bursts: one operator, one network, one Gmail mailbox in plus and dot variants, minutes apart.
   let left = count("multi_account");
   while (left > 0) {
     const burst = Math.min(left, 5 + int(6));
@@ -529,15 +712,102 @@ export function generateTraffic(o: GeneratorOptions): Attempt[] {
     const signals = rnd() < 0.5 ? { browserSignals: pageSignals[cls] } : {};
     const email = `${name()}${int(100)}@${pick(FREE)}`;
     const ip = residential();
-    add(cls, () => ({
-      action: pick(["signup", "trial_activation"]),
-      session: session(),
-      subject: { email, ip, userAgent: p.ua, headers, ...signals },
-    }));
+    add(
+      cls,
+      () => ({
+        action: pick(["signup", "trial_activation"]),
+        session: session(),
+        subject: { email, ip, userAgent: p.ua, headers, ...signals },
+      }),
+      undefined,
+      headlessVisit(pg, cls, ip, p.ua, email),
+    );
   };
   for (const cls of HEADLESS) for (let i = 0; i < count(cls); i++) headless(cls);
 
+  // A script that tries hard: it asks the integrator's page route for a token (from the network and
+  // with the user agent it will submit with), replays a Chromium's navigation headers, waits 2–8 s and
+  // fabricates a person's counts. It runs no page, so no browser signals.
+  for (let i = 0; i < count("scripted_page_minting"); i++) {
+    const lang = pg.pick(LANGS);
+    const p = browserProfiles(lang)[pg.pick([0, 1, 3])] as Profile;
+    const ip = pg.rnd() < 0.7 ? pg.residential() : pg.v4(pg.pick(HOSTING_V4));
+    const email = `${pg.name()}${pg.int(1000)}@${pg.pick(FREE)}`;
+    const action = pg.pick(["signup", "signup", "trial_activation"]);
+    const fillMs = Math.round(pg.between(2_000, 8_000));
+    const page: PageVisit = {
+      subject: { ipTrunc: truncate(ip), userAgent: p.ua },
+      fillMs,
+      behaviour: {
+        elapsedMs: fillMs + pg.int(300),
+        keys: email.length + 12 + pg.int(10),
+        inserted: 0,
+        pasted: 0,
+        autofilled: 0,
+        pointerMoves: pg.spread(25, 400),
+        clicks: 1 + pg.int(3),
+        touches: 0,
+        untrusted: 0,
+      },
+    };
+    add(
+      "scripted_page_minting",
+      () => ({
+        action,
+        session: pg.session(),
+        subject: { email, ip, userAgent: p.ua, headers: p.headers },
+      }),
+      pg.rnd(),
+      page,
+    );
+  }
+
   return out.sort((a, b) => a.at - b.at).map((x) => x.attempt);
+}
+
+/**
+ * A headless browser at the form's page (it runs it: the token is asked for from its own network and
+ * user agent), driven with its tool's defaults: Playwright's or Puppeteer's fill() (the text inserted,
+ * no key pressed; 70%) or type() without a delay (30%), then click() on submit (one pointer move per
+ * press; 80%) or Enter, 0.1–1 s after load. 30% of the patched stealth ones type with delays, move the
+ * pointer in steps and wait 3–5 s: their counts are a person's, and only their other evidence counts.
+ */
+function headlessVisit(d: Draws, cls: TrafficClass, ip: string, ua: string, email: string): PageVisit {
+  const password = 10 + d.int(7);
+  const chars = email.length + password;
+  const subject = { ipTrunc: truncate(ip), userAgent: ua };
+  const none = { pasted: 0, autofilled: 0, touches: 0, untrusted: 0 };
+  if (cls === "headless_stealth_patched" && d.rnd() < 0.3) {
+    const fillMs = 3_000 + d.int(2_000);
+    const clicks = 1 + d.int(2);
+    return {
+      subject,
+      fillMs,
+      behaviour: {
+        elapsedMs: fillMs + d.int(100),
+        keys: chars + 1,
+        inserted: 0,
+        pointerMoves: clicks * (10 + d.int(30)),
+        clicks,
+        ...none,
+      },
+    };
+  }
+  const typed = d.rnd() < 0.3;
+  const enter = d.rnd() < 0.2;
+  const fillMs = 100 + d.int(900);
+  return {
+    subject,
+    fillMs,
+    behaviour: {
+      elapsedMs: fillMs + d.int(50),
+      keys: (typed ? chars : 0) + (enter ? 1 : 0),
+      inserted: typed ? 0 : 2,
+      pointerMoves: enter ? 0 : 1,
+      clicks: enter ? 0 : 1,
+      ...none,
+    },
+  };
 }
 
 /**
