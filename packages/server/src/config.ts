@@ -30,6 +30,10 @@ export interface Config {
   readonly pgPoolMin: number;
   /** Hot statements as named prepared statements on PostgreSQL (off behind a pooler that drops them). */
   readonly pgPreparedStatements: boolean;
+  /** PostgreSQL statement timeout off verify's path (feedback, challenges, administration). */
+  readonly pgPatientTimeoutMs: number;
+  /** PostgreSQL statement timeout of long reads (console aggregates, ledger totals). */
+  readonly pgReadTimeoutMs: number;
   /** Redis for velocity counters and rate limits; undefined keeps them in the store. */
   readonly redisUrl: string | undefined;
   /** Prefix of Warden's Redis keys, so deployments can share one Redis. */
@@ -198,6 +202,8 @@ export function loadConfig(env: Env = process.env): Config {
     pgPoolSize,
     pgPoolMin,
     pgPreparedStatements: flag(env, "WARDEN_PG_PREPARED_STATEMENTS", true),
+    pgPatientTimeoutMs: integer(env, "WARDEN_PG_PATIENT_TIMEOUT_MS", 2_000, 10, 60_000),
+    pgReadTimeoutMs: integer(env, "WARDEN_PG_READ_TIMEOUT_MS", 10_000, 100, 600_000),
     redisUrl: redisUrl(env),
     redisKeyPrefix: text(env, "WARDEN_REDIS_KEY_PREFIX", "warden:"),
     signingKeyRefreshSeconds: integer(env, "WARDEN_SIGNING_KEY_REFRESH_SECONDS", 10, 1, 3600),

@@ -40,6 +40,8 @@ export async function openStore(config: Config, storeTimeoutMs = config.storeTim
         poolSize: config.pgPoolSize,
         poolMin: config.pgPoolMin,
         preparedStatements: config.pgPreparedStatements,
+        patientTimeoutMs: Math.max(storeTimeoutMs, config.pgPatientTimeoutMs),
+        readTimeoutMs: config.pgReadTimeoutMs,
       });
   return withConfiguredCounters(config, store, storeTimeoutMs);
 }

@@ -16,25 +16,27 @@ export type { SqlRuntime } from "./sql/runtime.js";
 
 /**
  * The store on SQL, shared by every SQL adapter: each area is one statement or one transaction.
- * An adapter supplies the runtime (how write transactions start, how hot statements run).
+ * An adapter supplies the runtime (how write transactions start, how hot statements run), and may
+ * supply a `patient` one for the areas off verify's path (PostgreSQL: connections with a longer
+ * statement timeout); verify's own reads and writes (keys, counters, events, idempotency) stay on `rt`.
  */
-export function createSqlStore(rt: SqlRuntime): Store {
+export function createSqlStore(rt: SqlRuntime, patient: SqlRuntime = rt): Store {
   const { db } = rt;
   const hot = hotStatements(db);
   const batches = rt.batchesInFlight && verifyWriteBatches(rt, hot, rt.batchesInFlight);
   return {
-    tenants: createTenantStore(rt),
+    tenants: createTenantStore(patient),
     apiKeys: createApiKeyStore(rt, hot),
-    signingKeys: createSigningKeyStore(rt),
+    signingKeys: createSigningKeyStore(patient),
     counters: createCounterStore(rt, hot, batches),
     events: createEventStore(rt, hot, batches),
     idempotency: createIdempotencyStore(rt),
-    feedback: createFeedbackStore(rt),
-    challenges: createChallengeStore(rt),
-    agents: createAgentStore(rt),
-    policies: createPolicyStore(rt),
+    feedback: createFeedbackStore(patient),
+    challenges: createChallengeStore(patient),
+    agents: createAgentStore(patient),
+    policies: createPolicyStore(patient),
     insights: createInsightStore(rt),
-    consoleSessions: createConsoleSessionStore(rt),
+    consoleSessions: createConsoleSessionStore(patient),
 
     ping: () =>
       guard("ping", async () => {

@@ -83,6 +83,7 @@ export const DEFAULT_MODEL: DecisionModel = Object.freeze({
       inputWithoutKeys: 3.0,
       pointerTeleported: 2.5,
       syntheticEvents: 1.5,
+      behaviourCap: 3.5,
     },
     velocity: {
       ip_network: { overLimit: 1.5, perDoubling: 1.0, cap: 4.0 },

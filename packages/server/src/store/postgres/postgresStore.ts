@@ -4,7 +4,7 @@ import type { Store } from "../interfaces.js";
 import { StoreUnavailableError } from "../interfaces.js";
 import { migrateToLatest } from "../migrations.js";
 import type { Database } from "../schema.js";
-import { createSqlStore } from "../sqlStore.js";
+import { createSqlStore, type SqlRuntime } from "../sqlStore.js";
 import { NamedStatements } from "./namedStatements.js";
 import { reuseGuard } from "./reuseGuard.js";
 
@@ -25,6 +25,13 @@ export interface PostgresOptions {
   applicationName?: string;
   /** A schema to use instead of public (tests run each suite in its own schema). */
   schema?: string;
+  /**
+   * The statement timeout of what is not on verify's 50 ms path (feedback, challenges, policies,
+   * agents, signing keys, console sessions): these may wait for a busy database. Default 2,000 ms.
+   */
+  patientTimeoutMs?: number;
+  /** The statement timeout of long reads (the console's aggregates, ledger totals). Default 10,000 ms. */
+  readTimeoutMs?: number;
   /**
    * Whether the hot statements run as named prepared statements (namedStatements.ts); default true.
    * Off for a connection pooler that does not keep prepared statements across transactions
@@ -48,10 +55,33 @@ const keptConnections = (opts: PostgresOptions): number => Math.min(opts.poolMin
  */
 const counterPoolSize = (opts: PostgresOptions): number => Math.max(2, Math.ceil(opts.poolSize / 2));
 
+/** Connections for what is not on verify's path, and for long reads (their own, so they never take verify's). */
+const patientPoolSize = counterPoolSize;
+const READ_POOL_SIZE = 2;
+const DEFAULT_PATIENT_TIMEOUT_MS = 2_000;
+const DEFAULT_READ_TIMEOUT_MS = 10_000;
+
+/** Every connection one process may hold: the budget docs/deployment.md states. */
+export const connectionsPerProcess = (opts: PostgresOptions): number =>
+  opts.poolSize + counterPoolSize(opts) + patientPoolSize(opts) + READ_POOL_SIZE;
+
+type PoolUse = "migrations" | "requests" | "counters" | "patient" | "reads";
+
+const poolSize = (opts: PostgresOptions, use: PoolUse): number =>
+  use === "migrations"
+    ? 1
+    : use === "counters"
+      ? counterPoolSize(opts)
+      : use === "patient"
+        ? patientPoolSize(opts)
+        : use === "reads"
+          ? READ_POOL_SIZE
+          : opts.poolSize;
+
 function pool(
   opts: PostgresOptions,
   statementTimeoutMs: number | undefined,
-  use: "migrations" | "requests" | "counters" = statementTimeoutMs === undefined ? "migrations" : "requests",
+  use: PoolUse = statementTimeoutMs === undefined ? "migrations" : "requests",
   named?: NamedStatements,
 ): pg.Pool {
   const settings = [
@@ -62,14 +92,11 @@ function pool(
     ...(named === undefined ? {} : { Client: named.clientClass() }),
     connectionString: opts.url,
     application_name: opts.applicationName ?? "warden",
-    max: use === "migrations" ? 1 : use === "counters" ? counterPoolSize(opts) : opts.poolSize,
-    min:
-      use === "migrations"
-        ? 0
-        : Math.min(keptConnections(opts), use === "counters" ? counterPoolSize(opts) : opts.poolSize),
+    max: poolSize(opts, use),
+    min: use === "migrations" || use === "reads" ? 0 : Math.min(keptConnections(opts), poolSize(opts, use)),
     // No unbounded waits: a request that cannot get a connection in time fails like a slow statement.
     connectionTimeoutMillis:
-      statementTimeoutMs === undefined ? MIGRATION_CONNECT_TIMEOUT_MS : Math.max(opts.statementTimeoutMs, 50),
+      statementTimeoutMs === undefined ? MIGRATION_CONNECT_TIMEOUT_MS : Math.max(statementTimeoutMs, 50),
     // statement_timeout bounds the server's work; query_timeout bounds the client's wait, which is what
     // matters when the network itself stalls (the server never sees the statement).
     ...(statementTimeoutMs === undefined
@@ -115,7 +142,17 @@ export async function openPostgresStore(opts: PostgresOptions): Promise<Store> {
       pool: reuseGuard(pool(opts, opts.statementTimeoutMs, "counters", named)),
     }),
   });
-  return createSqlStore({
+  const patient = new Kysely<Database>({
+    dialect: new PostgresDialect({
+      pool: reuseGuard(pool(opts, opts.patientTimeoutMs ?? DEFAULT_PATIENT_TIMEOUT_MS, "patient")),
+    }),
+  });
+  const reads = new Kysely<Database>({
+    dialect: new PostgresDialect({
+      pool: reuseGuard(pool(opts, opts.readTimeoutMs ?? DEFAULT_READ_TIMEOUT_MS, "reads")),
+    }),
+  });
+  const runtime: SqlRuntime = {
     db,
     writeTransaction: (fn) => db.transaction().execute(fn),
     // `early` writes are the counters' (runtime.ts).
@@ -125,7 +162,8 @@ export async function openPostgresStore(opts: PostgresOptions): Promise<Store> {
       named?.register(query.sql);
       return conn.executeQuery(query);
     },
-    report: async (query) => (await db.executeQuery(query)).rows,
+    // Long reads on their own connections and timeout: a console user never takes verify's.
+    report: async (query) => (await reads.executeQuery(query)).rows,
     tryExclusive: async (trx, key) => {
       const { rows } = await sql<{
         held: boolean;
@@ -144,7 +182,15 @@ export async function openPostgresStore(opts: PostgresOptions): Promise<Store> {
     batchesInFlight: { events: Math.min(2, opts.poolSize), counters: 2 },
     warmConnections: keptConnections(opts),
     close: async () => {
-      await Promise.all([db.destroy(), counters.destroy()]);
+      await Promise.all([db.destroy(), counters.destroy(), patient.destroy(), reads.destroy()]);
     },
+  };
+  // What is not on verify's path waits for a busy database (PostgreSQL under load answered feedback
+  // 503 at the 20 ms verify timeout): the same queries on the patient pool.
+  return createSqlStore(runtime, {
+    ...runtime,
+    db: patient,
+    writeTransaction: (fn) => patient.transaction().execute(fn),
+    write: (fn, options) => fn(options?.early ? counters : patient),
   });
 }

@@ -48,6 +48,8 @@ export interface PageEvidenceWeights {
   inputWithoutKeys: number;
   pointerTeleported: number;
   syntheticEvents: number;
+  /** The most the behaviour findings add together. */
+  behaviourCap: number;
 }
 
 /** What verify needs to read a page token: the key of a published signing key, by kid. */
@@ -149,7 +151,12 @@ export function pageEvidenceFindings(
   return findings;
 }
 
-/** What the page's own report incriminates (it can lie, so nothing here lowers the risk). */
+/**
+ * What the page's own report incriminates (it can lie, so nothing here lowers the risk). Raises the
+ * risk without calling the attempt automation: dictation inserts text without keys and voice control
+ * clicks without moving the pointer, and people who rely on them must meet a challenge at worst,
+ * never a refusal on this alone. What the server measures itself (the page's age) is automation.
+ */
 function behaviourFindings(behaviour: unknown, w: PageEvidenceWeights): Finding[] {
   if (typeof behaviour !== "object" || behaviour === null) return [];
   const b = behaviour as Record<string, unknown>;
@@ -159,8 +166,7 @@ function behaviourFindings(behaviour: unknown, w: PageEvidenceWeights): Finding[
       id: "page_input_without_keys",
       logOdds: w.inputWithoutKeys,
       reason:
-        "Text arrived in the form without a single key press, paste or autofill: a program inserted it (as an automation tool's fill does).",
-      automation: true,
+        "Text arrived in the form without a single key press, paste or autofill, as an automation tool's fill inserts it (or dictation).",
     });
   }
   if (count(b.clicks) > 0 && count(b.pointerMoves) <= count(b.clicks) && count(b.touches) === 0) {
@@ -168,8 +174,7 @@ function behaviourFindings(behaviour: unknown, w: PageEvidenceWeights): Finding[
       id: "page_pointer_teleported",
       logOdds: w.pointerTeleported,
       reason:
-        "The pointer pressed without moving there first (at most one movement per press): a program placed the clicks.",
-      automation: true,
+        "The pointer pressed without moving there first (at most one movement per press), as an automation tool's click does (or voice control).",
     });
   }
   if (count(b.untrusted) > 0) {
@@ -180,5 +185,12 @@ function behaviourFindings(behaviour: unknown, w: PageEvidenceWeights): Finding[
         "Script on the page dispatched key, pointer or input events of its own (a form filler or automation).",
     });
   }
-  return findings;
+  // Together they stay one channel's worth (behaviourCap): a voice-control user shows the first two
+  // at once and must be challenged at worst, not refused for the sum.
+  let left = w.behaviourCap;
+  return findings.map((f) => {
+    const logOdds = Math.min(f.logOdds, left);
+    left -= logOdds;
+    return { ...f, logOdds };
+  });
 }
