@@ -1,5 +1,6 @@
 import { generateKeyPairSync, type KeyObject } from "node:crypto";
 import type { JWK } from "jose";
+import type { PageBehaviour as ServerPageBehaviour } from "../operations/verify/signals/pageEvidence.js";
 import { signRequest } from "../webBotAuth/signRequest.js";
 
 /**
@@ -72,18 +73,8 @@ export const SCRIPTED: ReadonlySet<TrafficClass> = new Set([
   "slow_attacker",
 ]);
 
-/** What `@warden/browser`'s watchPage counts between the page's load and the submit. */
-export interface PageBehaviour {
-  elapsedMs: number;
-  keys: number;
-  inserted: number;
-  pasted: number;
-  autofilled: number;
-  pointerMoves: number;
-  clicks: number;
-  touches: number;
-  untrusted: number;
-}
+/** What `@warden/browser`'s watchPage counts between the page's load and the submit (every count sent). */
+export type PageBehaviour = Required<ServerPageBehaviour>;
 
 /** A form's page that ran: its token is asked for `fillMs` before the verify. */
 export interface PageVisit {
