@@ -1,3 +1,4 @@
+import SQLite from "better-sqlite3";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { hashApiKey } from "../../admin/apiKeys.js";
 import { bearer, CHROME_HEADERS, CHROME_UA, makeTestApp, type TestApp } from "../../testing/harness.js";
@@ -18,18 +19,30 @@ describe("verify with Redis unreachable", () => {
   });
   afterAll(() => t.close());
 
-  it("answers the degraded challenge at once (never waits, never allows), and /readyz reports it", async () => {
+  it("falls back to the store's counters: verify is scored, not degraded, and counts its velocity there; /readyz/store reports Redis down", async () => {
     const { apiKey } = await t.key("acme");
     const started = Date.now();
-    const res = await t.app.inject({
-      method: "POST",
-      url: "/v1/verify",
-      headers: bearer(apiKey),
-      payload: body,
-    });
-    expect(Date.now() - started).toBeLessThan(500);
-    expect(res.statusCode).toBe(200);
-    expect(res.json()).toMatchObject({ decision: "challenge", degraded: true });
+    const answers = [];
+    for (let i = 0; i < 3; i++) {
+      const res = await t.app.inject({
+        method: "POST",
+        url: "/v1/verify",
+        headers: bearer(apiKey),
+        payload: { ...body, session: "fallback" },
+      });
+      expect(res.statusCode).toBe(200);
+      answers.push(res.json());
+    }
+    expect(Date.now() - started).toBeLessThan(1500);
+    for (const v of answers) expect(v).toMatchObject({ decision: "allow", degraded: false });
+    // The velocity and rate-limit counts went to the SQL store's counters meanwhile.
+    const db = new SQLite(t.dbFile, { readonly: true });
+    try {
+      const { n } = db.prepare("select count(*) as n from counters").get() as { n: number };
+      expect(n).toBeGreaterThan(0);
+    } finally {
+      db.close();
+    }
     expect((await t.app.inject({ method: "GET", url: "/readyz/store" })).statusCode).toBe(503);
     const ready = await t.app.inject({ method: "GET", url: "/readyz" });
     expect({ status: ready.statusCode, body: ready.json() }).toEqual({

@@ -127,11 +127,39 @@ export async function openRedisCounters(o: RedisCounterOptions): Promise<RedisCo
   };
 }
 
-/** The store with its counters (velocity and rate limits) in Redis; readiness covers both. */
-export function withRedisCounters(store: Store, counters: RedisCounters): Store {
+/** After Redis failed, how long counters go straight to the store before Redis is tried again. */
+export const REDIS_FALLBACK_MS = 5_000;
+
+/**
+ * The store with its counters (velocity and rate limits) in Redis; readiness covers both. While Redis
+ * fails (an error or its command timeout), counters fall back to the store's own (SQL) counters for
+ * REDIS_FALLBACK_MS at a time, so a Redis outage costs verify one degraded answer per process and
+ * window instead of every answer. Counts made during the outage stay in the store: velocity and rate
+ * limits start afresh there, and again in Redis when it is back (their windows are at most a day).
+ */
+export function withRedisCounters(
+  store: Store,
+  counters: RedisCounters,
+  clock: () => number = Date.now,
+): Store {
+  let redisDownUntil = 0;
+  const hit: Store["counters"]["hit"] = async (hits, now) => {
+    if (clock() < redisDownUntil) return store.counters.hit(hits, now);
+    try {
+      return await counters.hit(hits, now);
+    } catch (err) {
+      if (!(err instanceof StoreUnavailableError)) throw err;
+      redisDownUntil = clock() + REDIS_FALLBACK_MS;
+      return store.counters.hit(hits, now);
+    }
+  };
   return {
     ...store,
-    counters,
+    counters: {
+      hit,
+      // What fell back to the store expires there like any store counter; Redis keys expire alone.
+      purgeExpired: (now) => store.counters.purgeExpired(now),
+    },
     ping: async () => {
       await Promise.all([store.ping(), counters.ping()]);
     },
