@@ -1,4 +1,3 @@
-import { randomBytes } from "node:crypto";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import autocannon from "autocannon";
@@ -32,9 +31,16 @@ async function throughput(): Promise<void> {
       await fetch(`${server.url}${p}`, { method: "POST", headers, body: JSON.stringify(body) })
     ).json() as Promise<Record<string, unknown>>;
   try {
-    const events: string[] = [];
-    for (let i = 0; i < 200; i++)
-      events.push((await post("/v1/verify", { action: "signup", subject: {} })).eventId as string);
+    // Challenged attempts, each with its session: a challenge is issued only to its event's session.
+    const events: { eventId: string; session: string }[] = [];
+    for (let i = 0; i < 200; i++) {
+      const session = `bench-${i}`;
+      const v = await post("/v1/verify", { action: "signup", session, subject: {} });
+      if (v.decision !== "challenge")
+        throw new Error(`the bench's attempt was not challenged: ${v.decision}`);
+      events.push({ eventId: v.eventId as string, session });
+    }
+    const pick = (i: number) => events[i % events.length] as { eventId: string; session: string };
     const issue = await autocannon({
       url: `${server.url}/v1/challenge`,
       connections: CONNECTIONS,
@@ -45,10 +51,7 @@ async function throughput(): Promise<void> {
         {
           setupRequest: (req) => ({
             ...req,
-            body: JSON.stringify({
-              eventId: events[Math.floor(Math.random() * events.length)],
-              session: randomBytes(12).toString("base64url"),
-            }),
+            body: JSON.stringify(pick(Math.floor(Math.random() * events.length))),
           }),
         },
       ],
@@ -63,8 +66,8 @@ async function throughput(): Promise<void> {
     // Completion: pre-issue and pre-solve challenges, then send each valid completion once.
     const solved: string[] = [];
     for (let i = 0; i < 2000; i++) {
-      const session = `s${i}`;
-      const c = await post("/v1/challenge", { eventId: events[i % events.length], session });
+      const { eventId, session } = pick(i);
+      const c = await post("/v1/challenge", { eventId, session });
       const { seed, difficulty } = c.instructions as { seed: string; difficulty: number };
       solved.push(
         JSON.stringify({
