@@ -13,7 +13,7 @@ import { removeDir } from "./time.mjs";
  * @typedef {{
  *   id: string, label: string, group: "bots" | "people", model: boolean,
  *   n: number, allowed: number, challenged: number, denied: number, other: number, created: number,
- *   everDenied: number, degraded: number, humanFirst: number, ms: number, errors: string[],
+ *   everDenied: number, degraded: number, humanFirst: number, ms: number, errors: string[], restarts: string[],
  *   reasons: Map<string, number>,
  *   skipped?: string,
  * }} Row
@@ -35,10 +35,21 @@ export async function evaluate({ signups, only = [], pageModel, policy, log = ()
   if (classes.length === 0) throw new Error(`no client class matches ${only.join(", ")}`);
   const missing = missingTools();
   const tempRoot = newTempRoot();
-  const stack = await startStack({ tempRoot, policy, log });
-  const needsDisplay = classes.some((c) => c.needs.includes("display"));
-  const display = needsDisplay && !missing.includes("Xvfb") ? await startDisplay() : undefined;
   const model = await loadPageModel(pageModel);
+  const needsDisplay = classes.some((c) => c.needs.includes("display"));
+  /** @type {Awaited<ReturnType<typeof startStack>> | undefined} */
+  let stack;
+  /** @type {Awaited<ReturnType<typeof startDisplay>> | undefined} */
+  let display;
+  try {
+    stack = await startStack({ tempRoot, policy, log });
+    display = needsDisplay && !missing.includes("Xvfb") ? await startDisplay() : undefined;
+  } catch (err) {
+    await display?.close();
+    await stack?.close();
+    await removeDir(tempRoot);
+    throw err;
+  }
   let captured;
   /** @type {import("../clients/types.mjs").RunContext} */
   const ctx = {
@@ -76,6 +87,7 @@ export async function evaluate({ signups, only = [], pageModel, policy, log = ()
         humanFirst: 0,
         ms: 0,
         errors: [],
+        restarts: [],
         reasons: new Map(),
       };
       rows.push(row);
@@ -98,6 +110,7 @@ export async function evaluate({ signups, only = [], pageModel, policy, log = ()
       }
       try {
         const count = typeof signups === "function" ? signups(client) : signups;
+        let revivals = 0;
         for (let i = 0; i < count; i++) {
           const { address } = addresses.next();
           const identity = people.next();
@@ -108,10 +121,20 @@ export async function evaluate({ signups, only = [], pageModel, policy, log = ()
             said = await running.signup(door, identity);
           } catch (err) {
             said = `error: ${String(err?.message ?? err).split("\n")[0]}`;
-            row.errors.push(said);
           } finally {
             await door.close();
           }
+          // Warden itself went away during this signup (killed from outside or crashed): the signup
+          // measured nothing, so it is run again once Warden is back (at most 3 times a class).
+          const revived = await stack.reviveWarden();
+          if (revived) {
+            log(`${client.id} #${i + 1}: ${revived}; Warden started again, the signup is repeated`);
+            row.restarts.push(revived);
+            if (++revivals > 3) throw new Error(`Warden kept stopping: ${revived}`);
+            i -= 1;
+            continue;
+          }
+          if (typeof said === "string" && said.startsWith("error: ")) row.errors.push(said);
           row.n += 1;
           const answers = (stack.answers.get(address) ?? []).filter((a) => a.path === "/signup");
           const first = answers[0];
@@ -125,7 +148,9 @@ export async function evaluate({ signups, only = [], pageModel, policy, log = ()
           if (created) row.created += 1;
           const eventId = first?.eventId ?? (first?.ticket ? ticketEventId(first.ticket) : undefined);
           if (reasons && first) {
-            const event = eventId ? await stack.event(eventId) : await stack.firstEventSince(since);
+            const event = await (eventId ? stack.event(eventId) : stack.firstEventSince(since)).catch(
+              () => undefined,
+            );
             if (event?.actorType === "human") row.humanFirst += 1;
             for (const r of event?.reasons ?? []) {
               // Reasons without their per-request numbers, so equal ones add up.

@@ -162,25 +162,31 @@ export async function startStack({ tempRoot, policy = DEFAULT_POLICY, log = () =
     { env },
   );
   const apiKey = JSON.parse(stdout).apiKey;
-  const child = spawn(process.execPath, [WARDEN_BIN, "serve"], { env, stdio: ["ignore", "pipe", "pipe"] });
-  let output = "";
-  child.stdout.on("data", (d) => {
-    output += d;
-  });
-  child.stderr.on("data", (d) => {
-    output += d;
-  });
   const wardenUrl = `http://127.0.0.1:${port}`;
-  for (let i = 0; ; i++) {
-    if (child.exitCode !== null) throw new Error(`warden serve exited with ${child.exitCode}:\n${output}`);
-    try {
-      if ((await fetch(`${wardenUrl}/readyz`)).status === 200) break;
-    } catch {
-      // not listening yet
+  let output = "";
+  /** Starts `warden serve` and waits until it is ready. */
+  const serve = async () => {
+    const child = spawn(process.execPath, [WARDEN_BIN, "serve"], { env, stdio: ["ignore", "pipe", "pipe"] });
+    child.stdout.on("data", (d) => {
+      output += d;
+    });
+    child.stderr.on("data", (d) => {
+      output += d;
+    });
+    for (let i = 0; ; i++) {
+      if (child.exitCode !== null || child.signalCode !== null) {
+        throw new Error(`warden serve exited (${child.signalCode ?? child.exitCode}):\n${output}`);
+      }
+      try {
+        if ((await fetch(`${wardenUrl}/readyz`)).status === 200) return child;
+      } catch {
+        // not listening yet
+      }
+      if (i > 300) throw new Error(`warden serve was not ready in 30 s:\n${output}`);
+      await new Promise((r) => setTimeout(r, 100));
     }
-    if (i > 300) throw new Error(`warden serve was not ready in 30 s:\n${output}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
+  };
+  let child = await serve();
   log(`warden serve on ${wardenUrl}`);
   const recorded = createRecordedSignupApp({
     wardenUrl,
@@ -225,6 +231,22 @@ export async function startStack({ tempRoot, policy = DEFAULT_POLICY, log = () =
       return first ? this.event(first.eventId) : undefined;
     },
     output: () => output,
+    /**
+     * When the Warden process is gone (killed from outside, or crashed), says why and starts it again
+     * on the same store and port; resolves the reason, or undefined when it was running.
+     */
+    async reviveWarden() {
+      if (child.exitCode === null && child.signalCode === null) return undefined;
+      const why = `warden serve ended (${child.signalCode ?? `exit ${child.exitCode}`}); last output: ${output
+        .trim()
+        .split("\n")
+        .slice(-3)
+        .join(" | ")}`;
+      child.stdout.destroy();
+      child.stderr.destroy();
+      child = await serve();
+      return why;
+    },
     async close() {
       for (const d of doors) await d.close();
       agent.destroy();

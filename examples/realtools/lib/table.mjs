@@ -12,6 +12,7 @@ export function formatTable(rows, { reasons = false } = {}) {
     if (r.degraded) notes.push(`${r.degraded} degraded`);
     if (r.humanFirst) notes.push(`${r.humanFirst} scored human`);
     if (r.errors.length) notes.push(`${r.errors.length} client errors`);
+    if (r.restarts.length) notes.push(`Warden died ${r.restarts.length}× (signup repeated)`);
     notes.push(`${(r.ms / Math.max(1, r.n) / 1000).toFixed(1)} s/signup`);
     return [
       r.label,
