@@ -14,6 +14,7 @@ import {
   frameworkError,
   notFoundHandler,
 } from "./http/errorHandler.js";
+import { guardConnections } from "./http/connectionGuard.js";
 import { registerHealth } from "./http/healthRoutes.js";
 import { registerJsonBody } from "./http/jsonBody.js";
 import { createMetrics } from "./http/metrics.js";
@@ -90,6 +91,7 @@ export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<Fa
     clientErrorHandler,
   });
   app.server.maxConnections = config.maxConnections;
+  guardConnections(app.server, { max: config.maxConnections, perAddress: config.maxConnectionsPerAddress });
   metrics.instrument(app);
   // Only JSON bodies are accepted: everything else is 415 unsupported_media_type (spec, Errors).
   app.removeContentTypeParser(["text/plain"]);

@@ -76,6 +76,8 @@ export interface Config {
   readonly keepAliveTimeoutMs: number;
   /** Sockets one process accepts at once; past it new connections are refused. */
   readonly maxConnections: number;
+  /** Sockets one client address may hold at once (a load balancer is one address: raise it there). */
+  readonly maxConnectionsPerAddress: number;
   /** On SIGTERM, requests still open after this long are cut and the process exits. */
   readonly shutdownGraceMs: number;
 }
@@ -233,6 +235,7 @@ export function loadConfig(env: Env = process.env): Config {
     idleTimeoutMs: integer(env, "WARDEN_IDLE_TIMEOUT_MS", 60_000, 1000, 3_600_000),
     keepAliveTimeoutMs: integer(env, "WARDEN_KEEP_ALIVE_TIMEOUT_MS", 72_000, 1000, 3_600_000),
     maxConnections: integer(env, "WARDEN_MAX_CONNECTIONS", 4096, 16, 1_000_000),
+    maxConnectionsPerAddress: integer(env, "WARDEN_MAX_CONNECTIONS_PER_ADDRESS", 1024, 1, 1_000_000),
     shutdownGraceMs: integer(env, "WARDEN_SHUTDOWN_GRACE_MS", 10_000, 0, 600_000),
   });
 }
