@@ -10,7 +10,7 @@ const row = (id, title, chromium, mode) => ({
   label: `${title} headless (--headless=${mode}${mode === "old" ? "*" : ""})`,
   group: "bots",
   needs: ["chromium"],
-  start: perContext({ launch: () => chromium.launch(playwrightLaunch({ mode })) }),
+  start: perContext({ launch: (ctx) => chromium.launch(playwrightLaunch({ mode, ctx })) }),
 });
 
 /** @type {import("./types.mjs").ClientClass[]} */

@@ -17,7 +17,7 @@ export const clients = [
     async start(ctx) {
       const profile = fs.mkdtempSync(path.join(ctx.tempRoot, "patchright-profile-"));
       const context = await chromium.launchPersistentContext(profile, {
-        ...playwrightLaunch({ mode: "headful", displayEnv: ctx.displayEnv }),
+        ...playwrightLaunch({ mode: "headful", ctx }),
         viewport: null,
       });
       return {

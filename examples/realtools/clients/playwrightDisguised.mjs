@@ -12,10 +12,11 @@ export const clients = [
     group: "bots",
     needs: ["chromium"],
     start: perContext({
-      launch: () =>
+      launch: (ctx) =>
         chromium.launch(
           playwrightLaunch({
             mode: "new",
+            ctx,
             args: [`--user-agent=${personUserAgent()}`, "--disable-blink-features=AutomationControlled"],
           }),
         ),

@@ -11,7 +11,7 @@ export const clients = [
     group: "bots",
     needs: ["chromium", "display"],
     start: perContext({
-      launch: (ctx) => chromium.launch(playwrightLaunch({ mode: "headful", displayEnv: ctx.displayEnv })),
+      launch: (ctx) => chromium.launch(playwrightLaunch({ mode: "headful", ctx })),
     }),
   },
 ];

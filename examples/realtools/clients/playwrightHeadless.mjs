@@ -9,7 +9,7 @@ const headless = (mode) => ({
   label: `Playwright 1.65.1 headless (--headless=${mode}${mode === "old" ? "*" : ""})`,
   group: "bots",
   needs: ["chromium"],
-  start: perContext({ launch: () => chromium.launch(playwrightLaunch({ mode })) }),
+  start: perContext({ launch: (ctx) => chromium.launch(playwrightLaunch({ mode, ctx })) }),
 });
 
 /** @type {import("./types.mjs").ClientClass[]} */

@@ -27,7 +27,7 @@ const stealth = (mode) => ({
       // puppeteer's names: "shell" passes --headless (the old mode's flag), true passes --headless=new.
       headless: mode === "old" ? "shell" : mode === "new",
       args: sandboxArgs(),
-      ...(mode === "headful" ? { env: ctx.displayEnv } : {}),
+      env: mode === "headful" ? ctx.displayEnv : ctx.browserEnv,
     });
     return {
       async signup(door, identity) {
@@ -51,7 +51,7 @@ export const clients = [
     group: "bots",
     needs: ["chromium"],
     start: perContext({
-      launch: () => chromium.launch(playwrightLaunch({ mode: "new" })),
+      launch: (ctx) => chromium.launch(playwrightLaunch({ mode: "new", ctx })),
       context: (browser) => browser.newContext({ userAgent: personUserAgent(), locale: "en-US" }),
     }),
   },
@@ -64,7 +64,7 @@ export const clients = [
     group: "bots",
     needs: ["chromium"],
     start: perContext({
-      launch: () => chromium.launch(playwrightLaunch({ mode: "new" })),
+      launch: (ctx) => chromium.launch(playwrightLaunch({ mode: "new", ctx })),
       context: (browser) =>
         newInjectedContext(browser, {
           fingerprintOptions: { devices: ["desktop"], operatingSystems: ["windows"], browsers: ["chrome"] },

@@ -7,6 +7,7 @@
  * @typedef {{
  *   tempRoot: string,
  *   appUrl: string,
+ *   browserEnv: NodeJS.ProcessEnv,
  *   displayEnv: NodeJS.ProcessEnv | undefined,
  *   pageModel: { personPageFields: Function, forgedPageFields: Function },
  *   chromiumHeaders: () => Promise<{ navigate: [string, string][], fetch: [string, string][] }>,

@@ -23,15 +23,16 @@ export const personUserAgent = () =>
 export const HEADLESS_FLAGS = { old: "--headless=old", new: "--headless=new" };
 
 /**
- * Options for a Playwright-API launch (playwright-core, patchright, rebrowser-playwright).
- * @param {{ mode: "old" | "new" | "headful", args?: string[], displayEnv?: NodeJS.ProcessEnv }} o
+ * Options for a Playwright-API launch (playwright-core, patchright, rebrowser-playwright): the run's
+ * browser environment (HOME and XDG directories in its temp dir; DISPLAY when headful).
+ * @param {{ mode: "old" | "new" | "headful", args?: string[], ctx: import("../clients/types.mjs").RunContext }} o
  */
-export function playwrightLaunch({ mode, args = [], displayEnv }) {
+export function playwrightLaunch({ mode, args = [], ctx }) {
   return {
     executablePath: CHROMIUM_PATH,
     headless: mode !== "headful",
     args: [...sandboxArgs(), ...(mode === "headful" ? [] : [HEADLESS_FLAGS[mode]]), ...args],
-    ...(mode === "headful" ? { env: displayEnv } : {}),
+    env: mode === "headful" ? ctx.displayEnv : ctx.browserEnv,
   };
 }
 

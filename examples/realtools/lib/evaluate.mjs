@@ -1,5 +1,7 @@
 // Runs client classes against one Warden + example app, N signups each, every signup from its own
 // residential /24, and tallies each signup's outcome as the app recorded it.
+import fs from "node:fs";
+import path from "node:path";
 import { CLIENTS } from "../clients/index.mjs";
 import { residentialAddresses } from "./addresses.mjs";
 import { captureChromiumHeaders } from "./capture.mjs";
@@ -51,14 +53,29 @@ export async function evaluate({ signups, only = [], pageModel, policy, log = ()
     throw err;
   }
   let captured;
+  // Browsers keep caches and certificate stores under HOME and the XDG directories (~/.pki,
+  // ~/.cache/chromium…): theirs are in the run's temp dir, like everything else it writes.
+  const home = path.join(tempRoot, "home");
+  fs.mkdirSync(home);
+  const browserEnv = {
+    ...process.env,
+    HOME: home,
+    XDG_CONFIG_HOME: path.join(home, ".config"),
+    XDG_CACHE_HOME: path.join(home, ".cache"),
+    XDG_DATA_HOME: path.join(home, ".local/share"),
+  };
   /** @type {import("../clients/types.mjs").RunContext} */
   const ctx = {
     tempRoot,
     appUrl: stack.appUrl,
-    displayEnv: display?.env,
+    browserEnv,
+    displayEnv: display ? { ...browserEnv, DISPLAY: display.display } : undefined,
     pageModel: model,
     chromiumHeaders: () => {
-      captured ??= captureChromiumHeaders({ env: /** @type {NodeJS.ProcessEnv} */ (display?.env), tempRoot });
+      captured ??= captureChromiumHeaders({
+        env: /** @type {NodeJS.ProcessEnv} */ (ctx.displayEnv),
+        tempRoot,
+      });
       return captured;
     },
     answersFor: (address) => stack.answers.get(address) ?? [],
