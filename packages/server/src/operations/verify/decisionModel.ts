@@ -26,6 +26,8 @@ export interface DecisionModel {
     browserConsistent: number;
     clientHintsMismatch: number;
     pageScopeMismatch: number;
+    /** The most a disguised browser's contradictions (client hints, page against worker) add together. */
+    disguiseCap: number;
     headerOrderOverride: number;
     emailDisposable: number;
     emailInvalid: number;
@@ -63,6 +65,7 @@ export const DEFAULT_MODEL: DecisionModel = Object.freeze({
     browserConsistent: -1.0,
     clientHintsMismatch: 2.5,
     pageScopeMismatch: 3.0,
+    disguiseCap: 3.5,
     headerOrderOverride: 3.0,
     emailDisposable: 4.0,
     emailInvalid: 1.5,

@@ -7,7 +7,7 @@ import { browserHeaderFindings, normaliseHeaders, readBrowserHeaders } from "./s
 import { browserSignalFindings } from "./signals/browserSignals.js";
 import { clientHintsFindings, readClientHints } from "./signals/clientHints.js";
 import { emailFindings, readEmail } from "./signals/email.js";
-import type { Finding } from "./signals/findings.js";
+import { capJointly, type Finding } from "./signals/findings.js";
 import { formDataFindings, readFormData } from "./signals/formData.js";
 import { headerOrderFindings, languageOverridden } from "./signals/headerOrder.js";
 import type { HostingNetworks } from "./signals/hostingNetworks.js";
@@ -189,28 +189,34 @@ export function observe(req: VerifyRequest, ctx: ObserveContext): Observation {
     pageReports.length > 0 || hints.length > 0 || headerOrder.length > 0 || page.some((f) => f.automation)
       ? undefined
       : browserHeaders;
-  const findings: Finding[] = [
-    ...agentSignatureFindings(agent, {
-      verified: w.agentVerified,
-      invalid: w.agentInvalid,
-      unverified: w.agentUnverified,
-    }),
-    ...(declared ? [] : userAgentFindings(ua, { missing: w.uaMissing, automation: w.uaAutomation })),
-    ...browserHeaderFindings(browserEvidence, {
-      perMissingGroup: w.headersMissingPerGroup,
-      consistent: w.browserConsistent,
-    }),
-    ...hints,
-    ...headerOrder,
-    ...pageReports,
-    ...(declared ? [] : page),
-    ...emailFindings(email, {
-      disposable: w.emailDisposable,
-      invalid: w.emailInvalid,
-      randomLocal: w.emailRandom,
-    }),
-    ...formDataFindings(form, { perLink: w.formLinkEach, linksCap: w.formLinksCap }),
-  ];
+  const findings: Finding[] = capJointly(
+    [
+      ...agentSignatureFindings(agent, {
+        verified: w.agentVerified,
+        invalid: w.agentInvalid,
+        unverified: w.agentUnverified,
+      }),
+      ...(declared ? [] : userAgentFindings(ua, { missing: w.uaMissing, automation: w.uaAutomation })),
+      ...browserHeaderFindings(browserEvidence, {
+        perMissingGroup: w.headersMissingPerGroup,
+        consistent: w.browserConsistent,
+      }),
+      ...hints,
+      ...headerOrder,
+      ...pageReports,
+      ...(declared ? [] : page),
+      ...emailFindings(email, {
+        disposable: w.emailDisposable,
+        invalid: w.emailInvalid,
+        randomLocal: w.emailRandom,
+      }),
+      ...formDataFindings(form, { perLink: w.formLinkEach, linksCap: w.formLinksCap }),
+    ],
+    // A browser that disguises itself contradicts its client hints and its own worker at once: a
+    // user-agent switcher, as people use, does both; counted as one story (disguiseCap).
+    (f) => (f.id === "client_hints_mismatch" && !f.automation) || f.id === "page_scope_mismatch",
+    w.disguiseCap,
+  );
   if (hosting && !declared) {
     findings.push({
       id: "hosting_network",

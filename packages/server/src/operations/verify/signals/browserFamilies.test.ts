@@ -156,16 +156,20 @@ describe("what only a program sends is positive evidence", () => {
     const { "sec-fetch-mode": _m, "sec-fetch-dest": _d, ...halfFetch } = chrome;
     for (const set of [
       { ...chrome, "sec-ch-ua": '"HeadlessChrome";v="131", "Chromium";v="131", "Not_A Brand";v="24"' },
-      {
-        ...chrome,
-        "sec-ch-ua-full-version-list":
-          '"Google Chrome";v="120.0.6099.71", "Chromium";v="120.0.6099.71", "Not_A Brand";v="24.0.0.0"',
-      },
       noHints,
       halfFetch,
     ]) {
       expect((await verify(chromeUa, set)).actorType).toBe("agent_abusive");
     }
+    // A version the hints contradict is what a person's user-agent switcher writes too: never human,
+    // the risk raised, but not called automation on its own.
+    const switched = await verify(chromeUa, {
+      ...chrome,
+      "sec-ch-ua-full-version-list":
+        '"Google Chrome";v="120.0.6099.71", "Chromium";v="120.0.6099.71", "Not_A Brand";v="24.0.0.0"',
+    });
+    expect(switched.actorType).toBe("unknown");
+    expect(switched.reasons.join(" ")).toMatch(/contradicts the browser's client hints/);
   });
 
   it("a headless browser's spoofed user agent: Sec-CH-UA naming HeadlessChrome alone is not allowed", async () => {

@@ -11,6 +11,12 @@ export interface ClientHintsSignal {
   mismatch: string | undefined;
   /** The hints name a headless browser: the same fact as HeadlessChrome in the user agent. */
   headless?: true;
+  /**
+   * The user agent and the hints name different browsers, versions or platforms: what a user-agent
+   * switcher extension does (it rewrites the user agent, not the hints) as well as a program. Brand
+   * lists in a form no Chromium writes, and headless names, are a program's alone.
+   */
+  disguise?: true;
 }
 
 const GREASE = /not.?a.?brand/i;
@@ -93,6 +99,7 @@ export function readClientHints(ua: UserAgentSignal, headers: HeaderMap | undefi
   if (ua.browser.family !== "chromium") {
     return {
       mismatch: `Sec-CH-UA is sent, but the user agent claims ${ua.browser.family}, which never sends it`,
+      disguise: true,
     };
   }
   if (/headless/i.test(secChUa)) {
@@ -101,7 +108,10 @@ export function readClientHints(ua: UserAgentSignal, headers: HeaderMap | undefi
   const brands = brandList(secChUa);
   const majors = brandMajors(brands);
   if (majors.length > 0 && !majors.includes(ua.browser.major)) {
-    return { mismatch: `Sec-CH-UA says version ${majors[0]}, the user agent ${ua.browser.major}` };
+    return {
+      mismatch: `Sec-CH-UA says version ${majors[0]}, the user agent ${ua.browser.major}`,
+      disguise: true,
+    };
   }
   const grease = greaseProblem(brands, "Sec-CH-UA");
   if (grease) return { mismatch: grease };
@@ -114,6 +124,7 @@ export function readClientHints(ua: UserAgentSignal, headers: HeaderMap | undefi
     if (fullMajors.length > 0 && !fullMajors.includes(ua.browser.major)) {
       return {
         mismatch: `Sec-CH-UA-Full-Version-List says version ${fullMajors[0]}, the user agent ${ua.browser.major}`,
+        disguise: true,
       };
     }
     if (/headless/i.test(fullList))
@@ -124,7 +135,7 @@ export function readClientHints(ua: UserAgentSignal, headers: HeaderMap | undefi
   const platform = headers["sec-ch-ua-platform"]?.replace(/"/g, "").trim().toLowerCase();
   const expected = platform === undefined ? undefined : PLATFORM_OS.get(platform);
   if (expected && ua.os && !expected.some((os) => ua.os?.startsWith(os))) {
-    return { mismatch: `Sec-CH-UA-Platform says ${platform}, the user agent ${ua.os}` };
+    return { mismatch: `Sec-CH-UA-Platform says ${platform}, the user agent ${ua.os}`, disguise: true };
   }
   return { mismatch: undefined };
 }
@@ -140,7 +151,7 @@ export function clientHintsFindings(
       id: "client_hints_mismatch",
       logOdds: sig.headless ? weights.headless : weights.mismatch,
       reason: `The user agent contradicts the browser's client hints (${sig.mismatch}).`,
-      automation: true,
+      automation: sig.disguise !== true,
     },
   ];
 }

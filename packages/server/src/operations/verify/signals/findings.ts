@@ -9,3 +9,17 @@ export interface Finding {
   /** Evidence that a program, not a person's browser, made the request. */
   automation?: boolean;
 }
+
+/**
+ * Findings that tell one story count once, jointly at most `cap`: each takes what the ones before it
+ * left (the others keep their weight). Used where a person's tool produces several of them at once.
+ */
+export function capJointly(findings: Finding[], inGroup: (f: Finding) => boolean, cap: number): Finding[] {
+  let left = cap;
+  return findings.map((f) => {
+    if (!inGroup(f) || f.logOdds <= 0) return f;
+    const logOdds = Math.min(f.logOdds, left);
+    left -= logOdds;
+    return { ...f, logOdds };
+  });
+}

@@ -1,5 +1,5 @@
 import { bindingTag, openPageToken, type PageTokenClaims } from "../../../tokens/pageToken.js";
-import type { Finding } from "./findings.js";
+import { capJointly, type Finding } from "./findings.js";
 
 /**
  * Evidence that the form's page ran (subject.page): a page token Warden issued when the page loaded
@@ -187,10 +187,5 @@ function behaviourFindings(behaviour: unknown, w: PageEvidenceWeights): Finding[
   }
   // Together they stay one channel's worth (behaviourCap): a voice-control user shows the first two
   // at once and must be challenged at worst, not refused for the sum.
-  let left = w.behaviourCap;
-  return findings.map((f) => {
-    const logOdds = Math.min(f.logOdds, left);
-    left -= logOdds;
-    return { ...f, logOdds };
-  });
+  return capJointly(findings, () => true, w.behaviourCap);
 }
