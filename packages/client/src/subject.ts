@@ -19,6 +19,7 @@ export interface RequestView {
  */
 export const FORWARDED_HEADERS: readonly string[] = Object.freeze([
   "accept",
+  "content-type",
   "accept-encoding",
   "accept-language",
   "host",

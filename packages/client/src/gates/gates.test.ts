@@ -110,8 +110,19 @@ const post = async (url: string, body: unknown, headers: Record<string, string>)
     json: (await res.json()) as Record<string, unknown>,
   };
 };
-const browser = (network: string) => ({
+/** A page's fetch() of the form, as Chromium sends it: a navigation's headers with a fetch's metadata. */
+const {
+  "sec-fetch-user": _user,
+  "upgrade-insecure-requests": _upgrade,
+  ...PAGE_FETCH
+} = {
   ...CHROME_HEADERS,
+  "sec-fetch-site": "same-origin",
+  "sec-fetch-mode": "cors",
+  "sec-fetch-dest": "empty",
+};
+const browser = (network: string) => ({
+  ...PAGE_FETCH,
   "user-agent": CHROME_UA,
   "x-forwarded-for": network,
 });
@@ -217,6 +228,19 @@ describe.each([
       });
       expect(res.status).toBe(415);
     }
+  });
+
+  it("a JSON form sent with a page load's Fetch Metadata (copied navigation headers) is not allowed", async () => {
+    const res = await post(
+      `${app}/signup`,
+      { email: "copy@example.org" },
+      { ...CHROME_HEADERS, "user-agent": CHROME_UA, "x-forwarded-for": "81.2.40.7" },
+    );
+    expect(res.status).not.toBe(200);
+    const [event] = await warden.store.insights.listEvents("acme", { since: 0, until: Date.now() + 1 }, 1);
+    expect(((event?.signals.findings ?? []) as { id: string }[]).map((f) => f.id)).toContain(
+      "fetch_metadata_navigation_json",
+    );
   });
 
   it("an email that is not a string is 400 invalid_email, never scored as no email", async () => {

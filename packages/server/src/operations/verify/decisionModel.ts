@@ -29,6 +29,8 @@ export interface DecisionModel {
     /** The most a disguised browser's contradictions (client hints, page against worker) add together. */
     disguiseCap: number;
     headerOrderOverride: number;
+    /** A JSON body with a navigation's Fetch Metadata (signals/fetchMetadata.ts). */
+    navigationJson: number;
     emailDisposable: number;
     emailInvalid: number;
     emailRandom: number;
@@ -67,6 +69,7 @@ export const DEFAULT_MODEL: DecisionModel = Object.freeze({
     pageScopeMismatch: 3.0,
     disguiseCap: 3.5,
     headerOrderOverride: 3.0,
+    navigationJson: 4.0,
     emailDisposable: 4.0,
     emailInvalid: 1.5,
     emailRandom: 1.0,

@@ -7,6 +7,7 @@ import { browserHeaderFindings, normaliseHeaders, readBrowserHeaders } from "./s
 import { browserSignalFindings } from "./signals/browserSignals.js";
 import { clientHintsFindings, readClientHints } from "./signals/clientHints.js";
 import { emailFindings, readEmail } from "./signals/email.js";
+import { fetchMetadataFindings } from "./signals/fetchMetadata.js";
 import { capJointly, type Finding } from "./signals/findings.js";
 import { formDataFindings, readFormData } from "./signals/formData.js";
 import { headerOrderFindings, languageOverridden } from "./signals/headerOrder.js";
@@ -169,7 +170,10 @@ export function observe(req: VerifyRequest, ctx: ObserveContext): Observation {
     mismatch: w.clientHintsMismatch,
     headless: w.uaAutomation,
   });
-  const headerOrder = headerOrderFindings(languageOverridden(ua, headers), w.headerOrderOverride);
+  const headerOrder = [
+    ...headerOrderFindings(languageOverridden(ua, headers), w.headerOrderOverride),
+    ...fetchMetadataFindings(headers, w.navigationJson),
+  ];
   const pageToken = readPageToken(subject.page, ctx.pageKey, ctx.tenantId, ctx.nowMs);
   const page = pageEvidenceFindings(
     pageToken,
