@@ -7,6 +7,7 @@ import { registerConsoleAssets } from "./console/assets.js";
 import { registerConsoleSession } from "./console/session.js";
 import type { Deps } from "./deps.js";
 import { authenticator, KnownCallers } from "./http/auth.js";
+import { guardConnections } from "./http/connectionGuard.js";
 import {
   clientErrorHandler,
   errorHandler,
@@ -14,7 +15,6 @@ import {
   frameworkError,
   notFoundHandler,
 } from "./http/errorHandler.js";
-import { guardConnections } from "./http/connectionGuard.js";
 import { registerHealth } from "./http/healthRoutes.js";
 import { registerJsonBody } from "./http/jsonBody.js";
 import { createMetrics } from "./http/metrics.js";
