@@ -111,16 +111,14 @@ const post = async (url: string, body: unknown, headers: Record<string, string>)
   };
 };
 /** A page's fetch() of the form, as Chromium sends it: a navigation's headers with a fetch's metadata. */
-const {
-  "sec-fetch-user": _user,
-  "upgrade-insecure-requests": _upgrade,
-  ...PAGE_FETCH
-} = {
-  ...CHROME_HEADERS,
-  "sec-fetch-site": "same-origin",
-  "sec-fetch-mode": "cors",
-  "sec-fetch-dest": "empty",
-};
+const PAGE_FETCH: Record<string, string> = Object.fromEntries(
+  Object.entries({
+    ...(CHROME_HEADERS as Record<string, string>),
+    "sec-fetch-site": "same-origin",
+    "sec-fetch-mode": "cors",
+    "sec-fetch-dest": "empty",
+  }).filter(([name]) => name !== "sec-fetch-user" && name !== "upgrade-insecure-requests"),
+);
 const browser = (network: string) => ({
   ...PAGE_FETCH,
   "user-agent": CHROME_UA,
