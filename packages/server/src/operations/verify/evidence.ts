@@ -20,12 +20,7 @@ import {
   readAddress,
   readNetwork,
 } from "./signals/ip.js";
-import {
-  type PageKeyLookup,
-  pageBinding,
-  pageEvidenceFindings,
-  readPageToken,
-} from "./signals/pageEvidence.js";
+import { type PageKeyLookup, pageEvidenceFindings, readPageToken } from "./signals/pageEvidence.js";
 import { MAX_USER_AGENT, readUserAgent, userAgentFindings } from "./signals/userAgent.js";
 import type { VelocityKey } from "./signals/velocity.js";
 
@@ -178,7 +173,7 @@ export function observe(req: VerifyRequest, ctx: ObserveContext): Observation {
   const page = pageEvidenceFindings(
     pageToken,
     subject.page?.behaviour,
-    pageBinding(network?.text, subject.userAgent ?? headers?.["user-agent"]),
+    { network: network?.text, userAgent: subject.userAgent ?? headers?.["user-agent"] },
     {
       required: ctx.tenant.requirePage(req.action),
       minFillMs: ctx.model.pageMinFillMs,

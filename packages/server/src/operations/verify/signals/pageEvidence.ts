@@ -90,7 +90,8 @@ export interface PageRules {
 export function pageEvidenceFindings(
   token: PageToken,
   behaviour: unknown,
-  binding: { network: string; userAgent: string },
+  /** The verify's own network and user agent, hashed only when a valid token is there to compare. */
+  request: { network: string | undefined; userAgent: string | undefined },
   rules: PageRules,
   w: PageEvidenceWeights,
 ): Finding[] {
@@ -119,6 +120,7 @@ export function pageEvidenceFindings(
   }
   const findings: Finding[] = [];
   const { claims, ageMs } = token;
+  const binding = pageBinding(request.network, request.userAgent);
   if (ageMs < rules.minFillMs) {
     findings.push({
       id: "page_submitted_fast",
