@@ -1,7 +1,13 @@
+import { execFileSync } from "node:child_process";
+import fs from "node:fs";
 import http from "node:http";
+import https from "node:https";
 import type { AddressInfo } from "node:net";
+import os from "node:os";
+import path from "node:path";
+import { trackClientHellos } from "read-tls-client-hello";
 import { describe, expect, it } from "vitest";
-import { subjectFromRequest, truncateAddress } from "./subject.js";
+import { clientJa4, type RequestView, socketJa4, subjectFromRequest, truncateAddress } from "./subject.js";
 
 const UA =
   "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/156.0.0.0 Safari/537.36";
@@ -102,5 +108,97 @@ describe("subjectFromRequest sends only what Warden accepts", () => {
     expect(subject.ipTrunc).toBe(network);
     expect(subject).not.toHaveProperty("ip");
     expect(truncateAddress(remoteAddress)).toBe(network);
+  });
+});
+
+describe("the client's TLS fingerprint (subject.tls.ja4)", () => {
+  const JA4 = "t13d1517h2_8daaf6152771_cb7bf5808d99";
+  const view = (remoteAddress: string, headers: RequestView["headers"], ja4?: string): RequestView => ({
+    method: "POST",
+    url: "/signup",
+    remoteAddress,
+    headers,
+    ...(ja4 === undefined ? {} : { ja4 }),
+  });
+  const behindProxy = { ja4Header: "CloudFront-Viewer-JA4-Fingerprint", trustedProxies: ["10.0.0.0/8"] };
+
+  it("a trusted proxy's header is sent as subject.tls.ja4", async () => {
+    const subject = await subjectFromRequest(
+      view("10.1.2.3", { "cloudfront-viewer-ja4-fingerprint": JA4, "x-forwarded-for": "203.0.113.9" }),
+      behindProxy,
+    );
+    expect(subject.tls).toEqual({ ja4: JA4 });
+    expect(subject.headers).not.toHaveProperty("cloudfront-viewer-ja4-fingerprint");
+  });
+
+  it("the same header from a client that is not a trusted proxy is ignored (anyone can send it)", async () => {
+    const headers = { "cloudfront-viewer-ja4-fingerprint": JA4 };
+    expect((await subjectFromRequest(view("203.0.113.9", headers), behindProxy)).tls).toBeUndefined();
+    expect(clientJa4(view("10.1.2.3", headers), { ja4Header: behindProxy.ja4Header })).toBeUndefined();
+  });
+
+  it("a value that is not a JA4 is left out rather than sent (Warden would refuse the verify)", async () => {
+    for (const bad of ["", "garbage", `${JA4}x`, "t13d1517h2_8DAAF6152771_cb7bf5808d99"]) {
+      const subject = await subjectFromRequest(
+        view("10.1.2.3", { "cloudfront-viewer-ja4-fingerprint": bad }),
+        behindProxy,
+      );
+      expect(subject.tls).toBeUndefined();
+    }
+  });
+
+  it("a server that terminates TLS itself: the gates read the socket's fingerprint (read-tls-client-hello)", async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "warden-ja4-"));
+    try {
+      const key = path.join(dir, "key.pem");
+      const cert = path.join(dir, "cert.pem");
+      execFileSync(
+        "openssl",
+        [
+          "req",
+          "-x509",
+          "-newkey",
+          "ec",
+          "-pkeyopt",
+          "ec_paramgen_curve:P-256",
+          "-nodes",
+          "-keyout",
+          key,
+          "-out",
+          cert,
+          "-days",
+          "1",
+          "-subj",
+          "/CN=localhost",
+        ],
+        { stdio: "ignore" },
+      );
+      const server = trackClientHellos(
+        https.createServer({ key: fs.readFileSync(key), cert: fs.readFileSync(cert) }),
+      );
+      await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+      try {
+        const seen = new Promise<http.IncomingMessage>((resolve) =>
+          server.once("request", (req: http.IncomingMessage, res: http.ServerResponse) => {
+            resolve(req);
+            res.end();
+          }),
+        );
+        const { port } = server.address() as AddressInfo;
+        https.get({ host: "127.0.0.1", port, path: "/", rejectUnauthorized: false }).on("error", () => {});
+        const incoming = await seen;
+        const ja4 = socketJa4(incoming.socket);
+        // Node's own https client, whose fingerprint Warden lists (no ALPN offered: "00").
+        expect(ja4).toMatch(/^t13i\d{4}00_a33745022dd6_/);
+        const subject = await subjectFromRequest(
+          view(incoming.socket.remoteAddress ?? "", incoming.headers, ja4),
+        );
+        expect(subject.tls).toEqual({ ja4 });
+      } finally {
+        server.close();
+      }
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

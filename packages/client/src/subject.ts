@@ -11,6 +11,21 @@ export interface RequestView {
   remoteAddress: string | undefined;
   /** "https" when the connection (or a trusted proxy in front) was TLS. */
   scheme?: "http" | "https";
+  /**
+   * The JA4 fingerprint of the client's TLS handshake, when this server terminated it and computed
+   * one (the gates read `socket.tlsClientHello.ja4`, which read-tls-client-hello's trackClientHellos
+   * sets). Behind a proxy, use the `ja4Header` option instead.
+   */
+  ja4?: string | undefined;
+}
+
+/** JA4 (TLS client), as Warden accepts it in subject.tls.ja4. */
+const JA4 = /^[tqd](?:1[0-3]|s[23]|d[1-3]|00)[di][0-9]{4}[0-9A-Za-z]{2}_[0-9a-f]{12}_[0-9a-f]{12}$/;
+
+/** The JA4 a TLS fingerprinting library left on a Node socket, if any. */
+export function socketJa4(socket: unknown): string | undefined {
+  const hello = (socket as { tlsClientHello?: { ja4?: unknown } } | undefined)?.tlsClientHello;
+  return typeof hello?.ja4 === "string" ? hello.ja4 : undefined;
 }
 
 /**
@@ -54,6 +69,13 @@ export interface SubjectOptions {
    * ignored (anyone can send it).
    */
   trustedProxies?: readonly string[];
+  /**
+   * A header in which the proxy in front of your app (one of trustedProxies) writes the JA4
+   * fingerprint of the client's TLS handshake: CloudFront's `cloudfront-viewer-ja4-fingerprint`, or
+   * the header your CDN or load balancer is set to write. Read only when the request came from a
+   * trusted proxy (a client can send any header); sent as subject.tls.ja4.
+   */
+  ja4Header?: string;
   /** Replaces FORWARDED_HEADERS. */
   headers?: readonly string[];
   /** Form fields to let Warden read generically (field count, links, repeated long texts). */
@@ -87,6 +109,31 @@ function isTrusted(addr: ipaddr.IPv4 | ipaddr.IPv6, trusted: readonly string[]):
     if (!range || range.kind() !== addr.kind()) return false;
     return bits < 0 ? range.toString() === addr.toString() : addr.match(range, bits);
   });
+}
+
+/** The peer is one of the trusted proxies. */
+function fromTrustedProxy(view: RequestView, trustedProxies: readonly string[]): boolean {
+  const peer = view.remoteAddress ? parseAddress(view.remoteAddress) : undefined;
+  return peer !== undefined && trustedProxies.length > 0 && isTrusted(peer, trustedProxies);
+}
+
+/**
+ * The client's JA4: from this server's own TLS termination, else from a trusted proxy's header. A
+ * value that is not a JA4 is left out (Warden would refuse the verify over it).
+ */
+export function clientJa4(
+  view: RequestView,
+  opts: Pick<SubjectOptions, "ja4Header" | "trustedProxies">,
+): string | undefined {
+  let value = view.ja4;
+  if (
+    value === undefined &&
+    opts.ja4Header !== undefined &&
+    fromTrustedProxy(view, opts.trustedProxies ?? [])
+  ) {
+    value = first(view.headers[opts.ja4Header.toLowerCase()])?.trim();
+  }
+  return value !== undefined && JA4.test(value) ? value : undefined;
 }
 
 /** The client's address: the peer, or, behind trusted proxies, the first untrusted hop of X-Forwarded-For. */
@@ -164,6 +211,8 @@ export async function subjectFromRequest(view: RequestView, opts: SubjectOptions
     headers[":path"] = view.url;
   }
   subject.headers = headers;
+  const ja4 = clientJa4(view, opts);
+  if (ja4 !== undefined) subject.tls = { ja4 };
   if (opts.formData) subject.formData = opts.formData;
   return subject;
 }

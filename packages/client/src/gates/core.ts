@@ -41,6 +41,8 @@ export interface GateOptions {
   pending?: (body: Record<string, unknown>) => Record<string, unknown> | undefined;
   /** Proxies in front of the app (see subjectFromRequest). */
   trustedProxies?: readonly string[];
+  /** The header a trusted proxy writes the client's JA4 TLS fingerprint in (see SubjectOptions). */
+  ja4Header?: string;
   surface?: string;
   /** Observe only (the verdict is always allow); set in server code, never from client data. */
   logOnly?: boolean;
@@ -141,6 +143,7 @@ export async function runGate(opts: GateOptions, view: RequestView, parsed: unkn
   const subject = await subjectFromRequest(view, {
     email,
     ...(opts.trustedProxies ? { trustedProxies: opts.trustedProxies } : {}),
+    ...(opts.ja4Header ? { ja4Header: opts.ja4Header } : {}),
   });
   if (opts.rawEmail && email !== undefined && email.trim() !== "") {
     delete subject.emailSha256;

@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
-import type { RequestView } from "../subject.js";
+import { type RequestView, socketJa4 } from "../subject.js";
 import {
   bodyObject,
   type ChallengeRouteOptions,
@@ -32,6 +32,7 @@ const viewOf = (req: ExpressRequest): RequestView => ({
   headers: req.headers,
   remoteAddress: req.socket.remoteAddress,
   scheme: req.secure ? "https" : "http",
+  ja4: socketJa4(req.socket),
 });
 
 /**

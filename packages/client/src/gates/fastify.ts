@@ -1,5 +1,5 @@
 import type { IncomingMessage } from "node:http";
-import type { RequestView } from "../subject.js";
+import { type RequestView, socketJa4 } from "../subject.js";
 import {
   bodyObject,
   type ChallengeRouteOptions,
@@ -39,6 +39,7 @@ const viewOf = (request: FastifyRequestLike): RequestView => ({
   headers: request.headers,
   remoteAddress: request.raw.socket.remoteAddress,
   scheme: request.protocol ?? "http",
+  ja4: socketJa4(request.raw.socket),
 });
 
 /** A preHandler for a gated route: allow sets `request.warden`; challenge answers 428; deny 403. */

@@ -1,4 +1,4 @@
-import type { RequestView } from "../subject.js";
+import { type RequestView, socketJa4 } from "../subject.js";
 import {
   bodyObject,
   type ChallengeRouteOptions,
@@ -54,6 +54,7 @@ function viewOf(c: HonoContextLike, remoteAddress: PeerReader | undefined): Requ
     headers: Object.fromEntries(Object.entries(c.req.header()).map(([k, v]) => [k.toLowerCase(), v])),
     remoteAddress: (remoteAddress ?? nodePeer)(c),
     scheme: url.protocol === "https:" ? "https" : "http",
+    ja4: socketJa4((c.env as { incoming?: { socket?: unknown } } | undefined)?.incoming?.socket),
   };
 }
 

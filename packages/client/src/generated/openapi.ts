@@ -211,6 +211,13 @@ export type paths = {
                             } & {
                                 [key: string]: unknown;
                             };
+                            /** @description The client's TLS handshake, forwarded by your server from the edge that saw it (the SDK's ja4Header option). A program that copies a browser's headers still shakes hands with its own TLS library. */
+                            tls?: {
+                                /** @description The client's JA4 TLS fingerprint as the edge that terminated its connection computed it (for example t13d1516h2_8daaf6152771_02713d6af862). */
+                                ja4?: string;
+                            } & {
+                                [key: string]: unknown;
+                            };
                         } & {
                             [key: string]: unknown;
                         };

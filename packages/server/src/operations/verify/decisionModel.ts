@@ -1,4 +1,5 @@
 import type { PageEvidenceWeights } from "./signals/pageEvidence.js";
+import type { TlsWeights } from "./signals/tlsFingerprint.js";
 import type { VelocityKind, VelocityLimits, VelocityWeights } from "./signals/velocity.js";
 
 /**
@@ -41,6 +42,8 @@ export interface DecisionModel {
     agentInvalid: number;
     agentUnverified: number;
     page: PageEvidenceWeights;
+    /** The client's TLS handshake against the browser it claims (signals/tlsFingerprint.ts). */
+    tls: TlsWeights;
     /** Per kind: how strongly a count over its limit counts. */
     velocity: Readonly<Record<VelocityKind, VelocityWeights>>;
   };
@@ -90,6 +93,12 @@ export const DEFAULT_MODEL: DecisionModel = Object.freeze({
       pointerTeleported: 2.5,
       syntheticEvents: 1.5,
       behaviourCap: 3.5,
+    },
+    tls: {
+      library: 5.0,
+      notBrowser: 4.0,
+      otherBrowser: 2.5,
+      unfamiliar: 1.0,
     },
     velocity: {
       ip_network: { overLimit: 1.5, perDoubling: 1.0, cap: 4.0 },

@@ -21,6 +21,7 @@ import {
   readNetwork,
 } from "./signals/ip.js";
 import { type PageKeyLookup, pageEvidenceFindings, readPageToken } from "./signals/pageEvidence.js";
+import { readJa4, tlsFindings } from "./signals/tlsFingerprint.js";
 import { MAX_USER_AGENT, readUserAgent, userAgentFindings } from "./signals/userAgent.js";
 import type { VelocityKey } from "./signals/velocity.js";
 
@@ -169,6 +170,8 @@ export function observe(req: VerifyRequest, ctx: ObserveContext): Observation {
     ...headerOrderFindings(languageOverridden(ua, headers), w.headerOrderOverride),
     ...fetchMetadataFindings(headers, w.navigationJson),
   ];
+  const ja4 = readJa4(subject.tls?.ja4);
+  const tls = declared || ua.automation ? [] : tlsFindings(ja4, ua, w.tls);
   const pageToken = readPageToken(subject.page, ctx.pageKey, ctx.tenantId, ctx.nowMs);
   const page = pageEvidenceFindings(
     pageToken,
@@ -185,7 +188,11 @@ export function observe(req: VerifyRequest, ctx: ObserveContext): Observation {
   // drives it (the page's own report, client hints that contradict it, a DevTools override's header
   // order, a page that never ran or was not filled in by a person) they take nothing off the risk.
   const browserEvidence =
-    pageReports.length > 0 || hints.length > 0 || headerOrder.length > 0 || page.some((f) => f.automation)
+    pageReports.length > 0 ||
+    hints.length > 0 ||
+    headerOrder.length > 0 ||
+    tls.length > 0 ||
+    page.some((f) => f.automation)
       ? undefined
       : browserHeaders;
   const findings: Finding[] = capJointly(
@@ -202,6 +209,7 @@ export function observe(req: VerifyRequest, ctx: ObserveContext): Observation {
       }),
       ...hints,
       ...headerOrder,
+      ...tls,
       ...pageReports,
       ...(declared ? [] : page),
       ...emailFindings(email, {
@@ -211,9 +219,12 @@ export function observe(req: VerifyRequest, ctx: ObserveContext): Observation {
       }),
       ...formDataFindings(form, { perLink: w.formLinkEach, linksCap: w.formLinksCap }),
     ],
-    // A browser that disguises itself contradicts its client hints and its own worker at once: a
-    // user-agent switcher, as people use, does both; counted as one story (disguiseCap).
-    (f) => (f.id === "client_hints_mismatch" && !f.automation) || f.id === "page_scope_mismatch",
+    // A browser that disguises itself contradicts its client hints, its own worker and its TLS stack
+    // at once: a user-agent switcher, as people use, does all three; counted as one story (disguiseCap).
+    (f) =>
+      (f.id === "client_hints_mismatch" && !f.automation) ||
+      f.id === "page_scope_mismatch" ||
+      f.id === "tls_other_browser",
     w.disguiseCap,
   );
   if (hosting && !declared) {
@@ -263,6 +274,7 @@ export function observe(req: VerifyRequest, ctx: ObserveContext): Observation {
       // Header names only: values (cookies, forwarded client IPs) are never stored.
       headerNames: headers ? Object.keys(headers).sort() : [],
       browser: ua.browser ?? null,
+      tls: ja4?.text ?? null,
       formFields: form.fields,
       page: pageToken.state === "valid" ? { ageMs: pageToken.ageMs } : pageToken.state,
       agent: agentRecord(agent),

@@ -2,6 +2,7 @@ import { type Static, Type } from "@sinclair/typebox";
 import { literalUnion } from "../../lib/literalUnion.js";
 import { ACTOR_TYPES, DECISIONS, ENFORCEMENT_MODES } from "../../store/interfaces.js";
 import { MAX_PAGE_TOKEN } from "../../tokens/pageToken.js";
+import { JA4_PATTERN } from "./signals/tlsFingerprint.js";
 import { MAX_USER_AGENT } from "./signals/userAgent.js";
 
 /**
@@ -122,6 +123,24 @@ export const Subject = Type.Object(
           additionalProperties: true,
           description:
             "Evidence that the form's page ran. With the tenant's requirePage, an attempt without it is a program that never ran the page.",
+        },
+      ),
+    ),
+    tls: Type.Optional(
+      Type.Object(
+        {
+          ja4: Type.Optional(
+            Type.String({
+              pattern: JA4_PATTERN,
+              description:
+                "The client's JA4 TLS fingerprint as the edge that terminated its connection computed it (for example t13d1516h2_8daaf6152771_02713d6af862).",
+            }),
+          ),
+        },
+        {
+          additionalProperties: true,
+          description:
+            "The client's TLS handshake, forwarded by your server from the edge that saw it (the SDK's ja4Header option). A program that copies a browser's headers still shakes hands with its own TLS library.",
         },
       ),
     ),
