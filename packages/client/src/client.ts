@@ -9,6 +9,7 @@ import {
   type TryOutcome,
   withRetries,
 } from "./retry.js";
+import { sha256Hex } from "./subject.js";
 import type {
   Challenge,
   ChallengeRequest,
@@ -147,10 +148,19 @@ export class WardenClient {
     /** Issue mode: { eventId, session, prefer?, context? }. */
     issue: (request: Omit<ChallengeRequest, "challengeId" | "proof">): Promise<ApiResult<Challenge>> =>
       this.call<Challenge>("POST", "/v1/challenge", request, undefined),
-    /** Completion mode: { eventId, session, challengeId, proof }. */
-    complete: (
+    /**
+     * Completion mode: { eventId, session, challengeId, proof }. Its Idempotency-Key is made from the
+     * completion itself, so that a completion sent again (its answer lost, by a retry here or by the
+     * page sending the same solve again) gets the answer of the one that cleared the challenge
+     * instead of 409 challenge_already_solved.
+     */
+    complete: async (
       request: ChallengeRequest & { challengeId: string; proof: Record<string, unknown> },
-    ): Promise<ApiResult<Challenge>> => this.call<Challenge>("POST", "/v1/challenge", request, undefined),
+      opts: { idempotencyKey?: string } = {},
+    ): Promise<ApiResult<Challenge>> => {
+      const key = opts.idempotencyKey ?? request.idempotencyKey ?? (await completionIdempotencyKey(request));
+      return this.call<Challenge>("POST", "/v1/challenge", request, key);
+    },
   };
 
   readonly feedback = {
@@ -290,4 +300,22 @@ function localVerdict(outcome: TryOutcome): LocalVerdict {
     verdictToken: undefined,
     enforcementMode: "enforce",
   };
+}
+
+/** JSON with object keys sorted at every level: one text per value, whatever the key order. */
+function stableJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(stableJson).join(",")}]`;
+  if (value !== null && typeof value === "object") {
+    const entries = Object.entries(value as Record<string, unknown>)
+      .filter(([, v]) => v !== undefined)
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${stableJson(v)}`).join(",")}}`;
+  }
+  return JSON.stringify(value) ?? "null";
+}
+
+/** The Idempotency-Key of a challenge completion: the same completion always has the same key. */
+export async function completionIdempotencyKey(request: ChallengeRequest): Promise<string> {
+  const { challengeId, session, eventId, proof } = request;
+  return `wc1-${await sha256Hex(stableJson({ challengeId, session, eventId, proof }))}`;
 }

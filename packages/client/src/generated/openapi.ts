@@ -303,7 +303,10 @@ export type paths = {
         post: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description Wins over the body's idempotencyKey. */
+                    "idempotency-key"?: string;
+                };
                 path?: never;
                 cookie?: never;
             };
@@ -337,6 +340,8 @@ export type paths = {
                         } & {
                             [key: string]: unknown;
                         };
+                        /** @description Body form of Idempotency-Key (the header wins): a retried completion replays its answer. */
+                        idempotencyKey?: string;
                         context?: {
                             /** @description default, elevated or severe. */
                             riskTier?: string;

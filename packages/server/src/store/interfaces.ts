@@ -356,6 +356,11 @@ export interface ChallengeRecord {
   redeemedAt: number | null;
   /** The provider object that proved the clear (a SetupIntent id); unique across challenges. */
   proofRef: string | null;
+  /**
+   * The completion that cleared it, when that completion carried an Idempotency-Key: the key's and the
+   * payload's hashes (operations/challenge/completionKey.ts). Set by the clearing update only.
+   */
+  completionKey: string | null;
   /** The attempt fingerprint of the event it was issued on: only a re-verify of that attempt redeems it. */
   attempt: string | null;
   /** Issued on a degraded verdict: its clear stands in for checks that never ran (re-verify scores). */
@@ -376,9 +381,17 @@ export interface ChallengeStore {
    * Atomic and once only: marks the challenge cleared at `now` if it belongs to the tenant, is bound
    * to `session`, is not cleared yet and has not expired (of concurrent calls, exactly one succeeds).
    * A `proofRef` is unique across challenges: one already recorded gives "proof_reused" and changes
-   * nothing. Redemption by a re-verify is part of `events.record`.
+   * nothing. `completionKey` is recorded by the same update. Redemption by a re-verify is part of
+   * `events.record`.
    */
-  clear(tenantId: string, id: string, session: string, now: number, proofRef?: string): Promise<ClearOutcome>;
+  clear(
+    tenantId: string,
+    id: string,
+    session: string,
+    now: number,
+    proofRef?: string,
+    completionKey?: string,
+  ): Promise<ClearOutcome>;
   /** Whether a re-verify already redeemed the clear of one of this event's challenges. */
   eventClearUsed(tenantId: string, eventId: string): Promise<boolean>;
 }

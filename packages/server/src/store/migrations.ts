@@ -277,6 +277,13 @@ const migrationsFor = (dialect: Dialect): Record<string, Migration> => ({
         where redeemed_at is not null group by tenant_id, event_id`.execute(db);
     },
   },
+  "0010_challenge_completion_key": {
+    async up(db) {
+      // Which completion cleared the challenge (a hash of its Idempotency-Key and payload), written
+      // by the clearing update itself: a retried completion replays instead of meeting 409.
+      await db.schema.alterTable("challenges").addColumn("completion_key", "text").execute();
+    },
+  },
 });
 
 /** Brings the schema up to date. Safe when several processes start at once (Kysely's migration lock). */

@@ -85,6 +85,7 @@ export interface Database {
     cleared_at: number | null;
     redeemed_at: number | null;
     proof_ref: string | null;
+    completion_key: string | null;
     attempt: string | null;
     event_degraded: number;
   };

@@ -92,6 +92,7 @@ export function insightContract(name: string, open: () => Promise<Store>): void 
         clearedAt: null,
         redeemedAt: null,
         proofRef: null,
+        completionKey: null,
         attempt: null,
         eventDegraded: false,
         ...extra,

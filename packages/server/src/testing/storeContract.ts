@@ -394,6 +394,7 @@ export function storeContract(
         clearedAt: null,
         redeemedAt: null,
         proofRef: null,
+        completionKey: null,
         attempt: "attempt-1",
         eventDegraded: false,
         ...extra,
@@ -423,6 +424,22 @@ export function storeContract(
         expect((await a.challenges.get("t1", "chl_p2"))?.clearedAt).toBeNull();
         expect(await a.challenges.clear("t1", "chl_p2", "s2", 2_000)).toEqual({ kind: "not_clearable" });
         expect(await a.challenges.clear("t1", "chl_p2", "s1", 10_000)).toEqual({ kind: "not_clearable" });
+      });
+
+      it("the clearing update records the completion key; a later clear attempt changes nothing", async () => {
+        await a.challenges.insert(challenge("chl_k1"));
+        const cleared = await a.challenges.clear("t1", "chl_k1", "s1", 2_000, undefined, "key-a.fp-a");
+        expect(cleared).toMatchObject({ kind: "cleared", challenge: { completionKey: "key-a.fp-a" } });
+        expect(await b.challenges.clear("t1", "chl_k1", "s1", 2_500, undefined, "key-b.fp-b")).toEqual({
+          kind: "not_clearable",
+        });
+        expect(await b.challenges.get("t1", "chl_k1")).toMatchObject({
+          clearedAt: 2_000,
+          completionKey: "key-a.fp-a",
+        });
+        await a.challenges.insert(challenge("chl_k2"));
+        await a.challenges.clear("t1", "chl_k2", "s1", 2_000);
+        expect(await b.challenges.get("t1", "chl_k2")).toMatchObject({ completionKey: null });
       });
 
       it("redeems a clear only with the event that honours it: same session and attempt, in the window, once", async () => {

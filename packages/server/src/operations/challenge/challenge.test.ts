@@ -267,6 +267,58 @@ describe("completion mode", () => {
       expectError(a, 409, "challenge_already_solved");
   });
 
+  it("a completion retried with its Idempotency-Key replays its answer; anything else on a cleared challenge is 409", async () => {
+    const { challenge } = await issued("s-retry");
+    const { nonce } = solvePow(challenge.instructions.seed, challenge.instructions.difficulty);
+    const body = { challengeId: challenge.challengeId, session: "s-retry", proof: { nonce } };
+    const send = (payload: Record<string, unknown>, idem?: string) =>
+      t.app.inject({
+        method: "POST",
+        url: "/v1/challenge",
+        headers: { ...bearer(key), ...(idem === undefined ? {} : { "idempotency-key": idem }) },
+        payload,
+      });
+    const first = await send(body, "complete-1");
+    expect(first.statusCode).toBe(200);
+    expect(first.json()).toMatchObject({ ok: true });
+    now += 2_000;
+    // The answer was lost: the retry gets it again, with the first clear's time.
+    const retried = await send(body, "complete-1");
+    expect(retried.statusCode).toBe(200);
+    expect(retried.headers["idempotent-replayed"]).toBe("true");
+    expect(retried.json()).toEqual(first.json());
+    // The body form of the key is the same key.
+    expect((await send({ ...body, idempotencyKey: "complete-1" })).json()).toEqual(first.json());
+    // Without the key, or with another key: the spec's 409.
+    expectError(await send(body), 409, "challenge_already_solved");
+    expectError(await send(body, "complete-2"), 409, "challenge_already_solved");
+    // The same key with another payload.
+    expectError(
+      await send({ ...body, proof: { nonce: `${nonce}x` } }, "complete-1"),
+      409,
+      "idempotency_conflict",
+    );
+    // Another session never learns the state, key or not.
+    expectError(await send({ ...body, session: "s-other" }, "complete-1"), 403, "challenge_session_mismatch");
+  });
+
+  it("of concurrent completions with one Idempotency-Key, one clears and every other gets the same answer", async () => {
+    const { challenge } = await issued("s-retry-race");
+    const { nonce } = solvePow(challenge.instructions.seed, challenge.instructions.difficulty);
+    const answers = await Promise.all(
+      Array.from({ length: 12 }, () =>
+        t.app.inject({
+          method: "POST",
+          url: "/v1/challenge",
+          headers: { ...bearer(key), "idempotency-key": "race-key" },
+          payload: { challengeId: challenge.challengeId, session: "s-retry-race", proof: { nonce } },
+        }),
+      ),
+    );
+    expect(answers.map((a) => a.statusCode)).toEqual(Array(12).fill(200));
+    expect(new Set(answers.map((a) => a.json().clearedAt)).size).toBe(1);
+  });
+
   it("store faults answer 503 challenge_issue_failed or challenge_unavailable", async () => {
     const event = await verify({ action: "signup", session: "s-fault", subject: {} });
     failing.add("challenges.insert");

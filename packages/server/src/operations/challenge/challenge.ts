@@ -13,6 +13,7 @@ import {
 import { type KeyLookup, verifyAgent, WEB_BOT_AUTH_TAG } from "../../webBotAuth/verifyAgent.js";
 import type { Caller } from "../caller.js";
 import { normaliseHeaders } from "../verify/signals/browserHeaders.js";
+import { compareCompletion, completionKey } from "./completionKey.js";
 import { checkDeviceAttestation, deviceAttestationChallenge } from "./deviceAttestation.js";
 import { selectMethod } from "./methods.js";
 import { newSeed, POW_ALGORITHM, solvesPow } from "./proofOfWork.js";
@@ -33,7 +34,7 @@ export interface ChallengeDeps {
 }
 
 export type ChallengeResult =
-  | { ok: true; challenge: ChallengeResponse }
+  | { ok: true; challenge: ChallengeResponse; replayed?: true }
   | { ok: false; code: ErrorCode; message?: string };
 
 /** An expected failure; without a message the catalogue's message for the code is used. */
@@ -56,6 +57,7 @@ export async function challenge(
   deps: ChallengeDeps,
   caller: Caller,
   req: ChallengeRequest,
+  idempotencyKey?: string,
 ): Promise<ChallengeResult> {
   if (req.session === undefined || req.session === "") return fail("session_required");
   if (req.session.length > MAX_SESSION_LENGTH) return fail("session_too_long");
@@ -67,7 +69,16 @@ export async function challenge(
       hasId ? "proof is required to complete a challenge." : "challengeId is required with a proof.",
     );
   }
-  return hasId ? complete(deps, caller, req, req.session) : issue(deps, caller, req, req.session);
+  // An issue retried issues another challenge (issuing never clears): only completions replay.
+  return hasId
+    ? complete(
+        deps,
+        caller,
+        req,
+        req.session,
+        idempotencyKey && completionKey(idempotencyKey, req, req.session),
+      )
+    : issue(deps, caller, req, req.session);
 }
 
 async function issue(
@@ -133,6 +144,7 @@ async function issue(
       clearedAt: null,
       redeemedAt: null,
       proofRef: null,
+      completionKey: null,
       attempt: event.attempt,
       eventDegraded: event.degraded,
     };
@@ -233,6 +245,19 @@ function proofMethod(proof: NonNullable<ChallengeRequest["proof"]>): ChallengeMe
   return undefined;
 }
 
+/** A completion of a cleared challenge: the replayed answer for the one that cleared it, else 409. */
+function alreadyCleared(c: ChallengeRecord, key: string | undefined): ChallengeResult {
+  const relation = compareCompletion(c.completionKey, key);
+  if (relation === "same") return { ok: true, challenge: view(c), replayed: true };
+  if (relation === "same_key_other_payload") {
+    return fail(
+      "idempotency_conflict",
+      "This idempotency key cleared the challenge with a different payload; create a new key.",
+    );
+  }
+  return fail("challenge_already_solved");
+}
+
 /**
  * Completion. When several failures apply, the first in this order answers:
  * 1. 404 unknown_challenge (also another tenant's, or one issued for another eventId);
@@ -241,12 +266,15 @@ function proofMethod(proof: NonNullable<ChallengeRequest["proof"]>): ChallengeMe
  *    (503 payment_verification_unavailable when the provider cannot answer).
  * The session is checked first so that another session learns nothing about the challenge's state.
  * A failed attempt leaves the challenge issued; the clear itself is one atomic, once-only update.
+ * A cleared challenge answers 409, except to the completion that cleared it, retried with its
+ * Idempotency-Key: that one gets its answer again (completionKey.ts).
  */
 async function complete(
   deps: ChallengeDeps,
   caller: Caller,
   req: ChallengeRequest,
   session: string,
+  key: string | undefined,
 ): Promise<ChallengeResult> {
   const tenantId = caller.tenant.id;
   const proof = req.proof ?? {};
@@ -254,7 +282,7 @@ async function complete(
     const c = await deps.store.challenges.get(tenantId, req.challengeId ?? "");
     if (!c || (req.eventId !== undefined && req.eventId !== c.eventId)) return fail("unknown_challenge");
     if (c.session !== session) return fail("challenge_session_mismatch");
-    if (c.clearedAt !== null) return fail("challenge_already_solved");
+    if (c.clearedAt !== null) return alreadyCleared(c, key);
     const now = deps.clock();
     if (now >= c.expiresAt) return fail("challenge_expired");
     if (proofMethod(proof) !== c.method) return fail("challenge_method_mismatch");
@@ -309,7 +337,7 @@ async function complete(
         return fail("invalid_challenge_proof");
       }
     }
-    const cleared = await deps.store.challenges.clear(tenantId, c.id, session, now, proofRef);
+    const cleared = await deps.store.challenges.clear(tenantId, c.id, session, now, proofRef, key);
     if (cleared.kind === "proof_reused") {
       return c.method === "device_attestation"
         ? fail(
@@ -323,7 +351,11 @@ async function complete(
     }
     // Lost the race to a concurrent valid completion (or it expired in between).
     if (cleared.kind === "not_clearable") {
-      return fail(now >= c.expiresAt ? "challenge_expired" : "challenge_already_solved");
+      if (now >= c.expiresAt) return fail("challenge_expired");
+      const after = await deps.store.challenges.get(tenantId, c.id);
+      return after && after.clearedAt !== null
+        ? alreadyCleared(after, key)
+        : fail("challenge_already_solved");
     }
     return { ok: true, challenge: view(cleared.challenge) };
   } catch (err) {

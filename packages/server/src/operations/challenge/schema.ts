@@ -49,6 +49,12 @@ export const ChallengeRequest = Type.Object(
         },
       ),
     ),
+    idempotencyKey: Type.Optional(
+      Type.String({
+        description:
+          "Body form of Idempotency-Key (the header wins): a retried completion replays its answer.",
+      }),
+    ),
     context: Type.Optional(
       Type.Object(
         { riskTier: Type.Optional(Type.String({ description: "default, elevated or severe." })) },

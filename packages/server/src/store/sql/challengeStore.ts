@@ -25,6 +25,7 @@ export function createChallengeStore(rt: SqlRuntime): ChallengeStore {
               cleared_at: c.clearedAt,
               redeemed_at: c.redeemedAt,
               proof_ref: c.proofRef,
+              completion_key: c.completionKey,
               attempt: c.attempt,
               event_degraded: c.eventDegraded ? 1 : 0,
             })
@@ -43,13 +44,13 @@ export function createChallengeStore(rt: SqlRuntime): ChallengeStore {
       }),
     // One conditional UPDATE: the conditions and the change are one atomic statement; the unique
     // index on proof_ref refuses a provider object that already proved another clear.
-    clear: (tenantId, id, session, now, proofRef) =>
+    clear: (tenantId, id, session, now, proofRef, completionKey) =>
       guard("challenges.clear", () =>
         rt.write(async (conn): Promise<ClearOutcome> => {
           try {
             const row = await conn
               .updateTable("challenges")
-              .set({ cleared_at: now, proof_ref: proofRef ?? null })
+              .set({ cleared_at: now, proof_ref: proofRef ?? null, completion_key: completionKey ?? null })
               .where("tenant_id", "=", tenantId)
               .where("id", "=", id)
               .where("session", "=", session)

@@ -143,6 +143,7 @@ export function challengeFromRow(r: Database["challenges"]): ChallengeRecord {
     clearedAt: nullableNumber(r.cleared_at),
     redeemedAt: nullableNumber(r.redeemed_at),
     proofRef: r.proof_ref,
+    completionKey: r.completion_key ?? null,
     attempt: r.attempt,
     eventDegraded: r.event_degraded === 1,
   };
