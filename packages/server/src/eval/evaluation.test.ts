@@ -1,14 +1,24 @@
+import fs from "node:fs";
 import { describe, expect, it } from "vitest";
 import { DEFAULT_COSTS } from "../operations/verify/decide.js";
-import { expectedCost, goals, PAGE_AUTOMATION_FINDINGS, runEvaluation } from "./runEval.js";
-import { TRUTH } from "./trafficGenerator.js";
+import {
+  expectedCost,
+  goals,
+  PAGE_AUTOMATION_FINDINGS,
+  runEvaluation,
+  TLS_AUTOMATION_FINDINGS,
+  TLS_FINDINGS,
+} from "./runEval.js";
+import { generateTraffic, JA4, makeOperators, TRUTH } from "./trafficGenerator.js";
 
 /**
  * A small replay of the labeled traffic through the real HTTP API (npm run eval does the full one),
  * on the eval tenant's policy (page evidence required on the browser forms). Asserted here: what
  * must hold on every sample (no person denied, challenged beyond 2% or called automation, no page
  * finding that calls a person's page a program, every valid agent signature attributed and no forged
- * one) and the page-evidence rates (headless browsers and scripts not allowed).
+ * one) and the page-evidence rates (headless browsers and scripts not allowed). The TLS model: its
+ * fingerprints are the verify signals' fixture's, no person's browser or app is called a program by
+ * its handshake, a script's library is.
  */
 describe("evaluation on generated traffic", () => {
   it("denies no person, attributes every valid agent signature and no forged one, stops the headless", async () => {
@@ -38,5 +48,32 @@ describe("evaluation on generated traffic", () => {
     const headless = rows.filter((r) => r.cls === "headless_ua_spoofed" || r.cls === "headless_stealth");
     expect(headless.length).toBeGreaterThan(0);
     expect(headless.every((r) => r.findings.includes("page_submitted_fast"))).toBe(true);
+
+    // TLS: people (behind an inspecting proxy at worst tls_unfamiliar) and apps are never a library's
+    // handshake; apps' user agents claim no browser, so no TLS finding at all; scripts' libraries are.
+    expect(
+      people.filter((r) => r.findings.some((id) => TLS_AUTOMATION_FINDINGS.has(id))).map((r) => r.findings),
+    ).toEqual([]);
+    const apps = rows.filter((r) => r.cls === "native_app");
+    expect(apps.filter((r) => r.findings.some((id) => TLS_FINDINGS.has(id)))).toEqual([]);
+    expect(rows.some((r) => r.cls === "disposable_farm" && r.findings.includes("tls_library"))).toBe(true);
   }, 60_000);
+
+  it("models TLS with the fixture's fingerprints, forwarded on about 70% of attempts whatever the class", () => {
+    const fixture = JSON.parse(
+      fs.readFileSync(new URL("../operations/verify/signals/fixtures/tls-ja4.json", import.meta.url), "utf8"),
+    ) as { measured: Record<string, string>; published: Record<string, string> };
+    const known = new Set([...Object.values(fixture.measured), ...Object.values(fixture.published)]);
+    expect(Object.values(JA4).filter((v) => !known.has(v))).toEqual([]);
+
+    const operators = makeOperators();
+    const attempts = generateTraffic({ seed: 3, size: 3000, operators, keyids: ["a", "b"] });
+    const forwarded = attempts.filter((a) => a.tls !== undefined).length / attempts.length;
+    expect(forwarded).toBeGreaterThan(0.65);
+    expect(forwarded).toBeLessThan(0.75);
+    // Every headless browser shakes hands as the Chromium it is.
+    const headless = attempts.filter((a) => a.cls.startsWith("headless_") && a.tls !== undefined);
+    expect(headless.length).toBeGreaterThan(0);
+    expect(headless.every((a) => a.tls === JA4.chromium156)).toBe(true);
+  });
 });

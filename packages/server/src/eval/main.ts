@@ -1,7 +1,16 @@
 import { parseArgs } from "node:util";
 import { resolveCosts } from "../operations/verify/decide.js";
 import { ACTOR_TYPES, DECISIONS } from "../store/interfaces.js";
-import { confusion, expectedCost, goals, outcome, pageFindingsTable, runEvaluation } from "./runEval.js";
+import {
+  confusion,
+  expectedCost,
+  findingsTable,
+  goals,
+  outcome,
+  pageFindingsTable,
+  runEvaluation,
+  TLS_FINDINGS,
+} from "./runEval.js";
 
 /**
  * `npm run eval [-- --size N --seed S --costs falseAllow,falseChallenge,falseDeny]`: replays labeled
@@ -37,6 +46,9 @@ async function main(): Promise<number> {
   out("Page findings by class (attempts with each)");
   out(pageFindingsTable(rows));
   out();
+  out("TLS findings by class (attempts with each; 30% of attempts carry no fingerprint)");
+  out(findingsTable(rows, TLS_FINDINGS));
+  out();
   const degraded = rows.filter((r) => r.degraded).length;
   out(`Degraded verdicts: ${degraded}`);
   out(`Expected cost per attempt: ${expectedCost(rows, costs).toFixed(4)}`);
@@ -46,12 +58,16 @@ async function main(): Promise<number> {
   for (const g of results) {
     out(`  ${g.met ? "met   " : "MISSED"}  ${g.name}: ${(g.value * 100).toFixed(1)}% (target ${g.target})`);
   }
-  const minted = outcome(rows, "scripted_page_minting");
   const pct = (x: number) => `${(x * 100).toFixed(1)}%`;
+  const report = (cls: "scripted_page_minting" | "scripted_tls_impersonation", what: string) => {
+    const o = outcome(rows, cls);
+    out(
+      `Not a goal: ${cls} (${what}), ${o.attempts} attempts: allowed ${pct(o.allow)}, challenged ${pct(o.challenge)}, denied ${pct(o.deny)}`,
+    );
+  };
   out();
-  out(
-    `Not a goal: scripted_page_minting (a script that fetches page tokens and fakes a person's counts), ${minted.attempts} attempts: allowed ${pct(minted.allow)}, challenged ${pct(minted.challenge)}, denied ${pct(minted.deny)}`,
-  );
+  report("scripted_page_minting", "a script that fetches page tokens and fakes a person's counts");
+  report("scripted_tls_impersonation", "the same over a TLS-impersonation library");
   return results.every((g) => g.met) && degraded === 0 ? 0 : 1;
 }
 

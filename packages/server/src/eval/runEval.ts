@@ -59,7 +59,7 @@ export interface EvalOptions {
 /**
  * Replays generated traffic through the real HTTP API: a fresh server on a throwaway SQLite file,
  * one raw-PII tenant with EVAL_POLICY, the generator's agent operators registered, requests sent one
- * by one over loopback with the given decisionCosts. The server runs on the eval's clock: it stands
+ * by one over loopback (with subject.tls.ja4 where the generator's edge forwards it) with the given decisionCosts. The server runs on the eval's clock: it stands
  * still while a request is served and moves to each page load and verify in time order, so a form
  * kept open 12 s is 12 s old at its verify without anyone waiting for it.
  */
@@ -145,6 +145,10 @@ export async function runEvaluation(o: EvalOptions): Promise<EvalRow[]> {
       if (attempt.page && token !== undefined) {
         const subject = body.subject as Record<string, unknown>;
         body.subject = { ...subject, page: { token, behaviour: attempt.page.behaviour } };
+      }
+      if (attempt.tls !== undefined) {
+        const subject = body.subject as Record<string, unknown>;
+        body.subject = { ...subject, tls: { ja4: attempt.tls } };
       }
       const v = (await post("/v1/verify", { ...body, context: { decisionCosts: o.costs } })) as Verdict;
       const event = await deps.store.events.get("eval", v.eventId);
@@ -276,11 +280,21 @@ export const PAGE_AUTOMATION_FINDINGS: ReadonlySet<string> = new Set([
   "page_pointer_teleported",
 ]);
 
+/** The findings of the TLS fingerprint (docs/api.md, TLS fingerprint), by the ids verify records. */
+export const TLS_FINDINGS: ReadonlySet<string> = new Set([
+  "tls_library",
+  "tls_not_browser",
+  "tls_other_browser",
+  "tls_unfamiliar",
+]);
+/** The TLS findings that call an attempt automation: none of them may fall on a person. */
+export const TLS_AUTOMATION_FINDINGS: ReadonlySet<string> = new Set(["tls_library", "tls_not_browser"]);
+
 /**
- * For each class, how many of its attempts got each page finding ("class  id n, id n"), classes with
- * none left out: where page evidence fired, and on whom.
+ * For each class, how many of its attempts got each finding of `ids` ("class  id n, id n"), classes
+ * with none left out: where a signal fired, and on whom.
  */
-export function pageFindingsTable(rows: readonly EvalRow[]): string {
+export function findingsTable(rows: readonly EvalRow[], ids: ReadonlySet<string>): string {
   const classes = [...new Set(rows.map((r) => r.cls))];
   const width = Math.max(18, ...classes.map((c) => c.length + 2));
   const lines: string[] = [];
@@ -288,7 +302,7 @@ export function pageFindingsTable(rows: readonly EvalRow[]): string {
     const counts = new Map<string, number>();
     for (const r of rows) {
       if (r.cls !== cls) continue;
-      for (const id of new Set(r.findings.filter((id) => PAGE_FINDINGS.has(id))))
+      for (const id of new Set(r.findings.filter((id) => ids.has(id))))
         counts.set(id, (counts.get(id) ?? 0) + 1);
     }
     if (counts.size === 0) continue;
@@ -297,6 +311,9 @@ export function pageFindingsTable(rows: readonly EvalRow[]): string {
   }
   return lines.length === 0 ? "(none)" : lines.join("\n");
 }
+
+/** Where page evidence fired, and on whom (findingsTable of PAGE_FINDINGS). */
+export const pageFindingsTable = (rows: readonly EvalRow[]): string => findingsTable(rows, PAGE_FINDINGS);
 
 /** Shares of a class's attempts allowed, challenged and denied. */
 export function outcome(

@@ -18,6 +18,29 @@ import { signRequest } from "../webBotAuth/signRequest.js";
  * send the form without a browser have no visit, except scripted_page_minting, which asks the
  * integrator's page route for a token, waits and fabricates a person's counts. Native apps have no
  * page and use their own actions (app_signup, app_trial_activation), which do not require one.
+ *
+ * TLS (subject.tls.ja4): the edge that terminates each connection computes the client's JA4, and the
+ * integration forwards it with the verify, except where it does not: 30% of attempts carry no `tls`
+ * (an edge without JA4, an integration without the SDK's ja4Header), drawn by attempt whatever the
+ * class. What the edge sees is the client's own TLS stack (the values are those of the verify
+ * signals' fixtures/tls-ja4.json, copied below as JA4; the nearest release the fixture lists for the
+ * browser claimed):
+ * - people: their browser's stack: Chromium's for Chrome, Edge, Brave and Android Chrome, Firefox's
+ *   for Firefox, Tor Browser and LibreWolf, Apple's for Safari and every browser on iOS; 3% of people
+ *   on a desktop browser are behind a TLS-inspecting proxy (corporate networks), which shakes hands
+ *   for them with its own stack: TLS 1.3 and HTTP/2 offered, cipher suites and extensions no browser
+ *   has (one of four proxies drawn from the seed). Native apps: Apple's stack on iOS, an okhttp-like
+ *   Android stack (Conscrypt with the client's cipher list, HTTP/2) that is no browser's.
+ * - headless browsers: Chromium's (they are Chromium); a user agent that names a program (curl,
+ *   python-requests, Go, axios, node-fetch, Scrapy, HeadlessChrome, an agent's): that program's stack.
+ * - programs that claim a browser (scripted_hosting's browser user agents, disposable_farm,
+ *   multi_account, slow_attacker, scripted_page_minting): their HTTP library as it comes (75%: Node's
+ *   undici fetch 30%, node:https 10%, got-scraping with the preset of the browser it claims 25%,
+ *   Python 15%, Go 12%, curl 8%); the same library with its cipher suites and signature algorithms
+ *   edited (15%: TLS version and ALPN as the library's, other counts and hashes); a TLS-impersonation
+ *   library presenting the claimed browser's own fingerprint (10%; for page minting that tenth is its
+ *   own class, scripted_tls_impersonation). A burst of multi_account is one program: one stack.
+ * These shares are assumptions of the model, not measurements.
  */
 
 export type TrafficClass =
@@ -36,7 +59,8 @@ export type TrafficClass =
   | "headless_hints_spoofed"
   | "headless_stealth"
   | "headless_stealth_patched"
-  | "scripted_page_minting";
+  | "scripted_page_minting"
+  | "scripted_tls_impersonation";
 export type Truth = "human" | "agent" | "abuse";
 
 export const TRUTH: Record<TrafficClass, Truth> = {
@@ -56,6 +80,7 @@ export const TRUTH: Record<TrafficClass, Truth> = {
   headless_stealth: "abuse",
   headless_stealth_patched: "abuse",
   scripted_page_minting: "abuse",
+  scripted_tls_impersonation: "abuse",
 };
 
 /** Headless browsers posing as people: the classes of the ≥90%-not-allowed goal. */
@@ -90,6 +115,8 @@ export interface Attempt {
   cls: TrafficClass;
   /** The page the attempt's form was sent from; absent when no page ran. */
   page?: PageVisit;
+  /** The client's JA4 as the edge forwards it (subject.tls.ja4); absent when it is not forwarded. */
+  tls?: string;
   body(nowSeconds: number): Record<string, unknown>;
 }
 
@@ -320,8 +347,45 @@ const MIX: Record<TrafficClass, number> = {
   headless_hints_spoofed: 0.02,
   headless_stealth: 0.02,
   headless_stealth_patched: 0.02,
-  scripted_page_minting: 0.02,
+  // Page-minting scripts, a tenth of them (the impersonation share below) with a browser's TLS.
+  scripted_page_minting: 0.018,
+  scripted_tls_impersonation: 0.002,
 };
+
+/** Share of attempts whose integration forwards no JA4 (subject.tls absent), whatever the class. */
+const NO_TLS = 0.3;
+/** Share of people on a desktop browser behind a TLS-inspecting proxy. */
+const TLS_INSPECTED = 0.03;
+/** Of programs that claim a browser: TLS-impersonation library, and library with edited ciphers. */
+const IMPERSONATING = 0.1;
+const TWEAKED = 0.15;
+
+/**
+ * JA4 fingerprints from the verify signals' fixtures/tls-ja4.json ("measured" on Node 20.20 and
+ * Debian 12, or "published" by JA4 references); evaluation.test.ts checks each is the fixture's.
+ */
+export const JA4 = Object.freeze({
+  /** chromium 156 (Debian, headless), measured: desktop Chromium 155–156 and the headless ones. */
+  chromium156: "t13d1517h2_8daaf6152771_cb7bf5808d99",
+  /** chrome 133 (Android), published: the fixture's Android Chromium. */
+  chromiumAndroid: "t13d1516h2_8daaf6152771_d8a2da3f94cd",
+  /** chrome 120, published (TLS-impersonation libraries' Chrome targets lag the releases). */
+  chromium120: "t13d1516h2_8daaf6152771_02713d6af862",
+  /** firefox 135, published: Firefox 128–135 (Tor Browser 128 ESR, Firefox 132–133, LibreWolf). */
+  firefox135: "t13d1717h2_5b57614c22b0_3cbfd9057e0d",
+  firefox120: "t13d1715h2_5b57614c22b0_5c2c66f702b0",
+  safariMac: "t13d2013h2_a09f3c656075_7f0f34a4126d",
+  /** safari ios 18, published: every browser and WebView on iOS and iPadOS, and URLSession apps. */
+  safariIos: "t13d2014h2_a09f3c656075_e42f34c56612",
+  undiciFetch: "t13d5911h1_a33745022dd6_1f22a2ca17c4",
+  nodeHttps: "t13d591000_a33745022dd6_1f22a2ca17c4",
+  gotChrome: "t13d1612h2_1711a4c0508c_7bd705b301e6",
+  gotFirefox: "t13d1812h2_796efca44d18_deba0f59a979",
+  gotSafari: "t13d2412h2_df98b6d6dfe4_7bd705b301e6",
+  curl: "t13d3112h2_e8f1e7e78f70_b26ce05bbdd6",
+  python: "t13d181100_85036bcba153_d41ae481755e",
+  go: "t13d190900_9dc949149365_97f8aa674fd9",
+});
 
 /** The /24 or /48 network of an address, as the SDK sends it (ipTrunc). */
 function truncate(ip: string): string {
@@ -359,6 +423,101 @@ function draws(rnd: () => number) {
   return { rnd, pick, int, token, v4, v6, residential, session, name, between, spread, normal };
 }
 type Draws = ReturnType<typeof draws>;
+
+const hex12 = (d: Draws) => Array.from({ length: 12 }, () => "0123456789abcdef"[d.int(16)]).join("");
+const pad2 = (n: number) => String(n).padStart(2, "0");
+
+/** A fingerprint no table lists: TLS 1.3 over TCP to a domain name, `alpn` first, its hashes drawn. */
+function unlistedJa4(d: Draws, ciphers: number, extensions: number, alpn: "h2" | "h1" | "00"): string {
+  return `t13d${pad2(ciphers)}${pad2(extensions)}${alpn}_${hex12(d)}_${hex12(d)}`;
+}
+
+/** The fixture's fingerprint of the release nearest `major` (ties to the newer). */
+function nearest(releases: readonly (readonly [number, string])[], major: number): string {
+  let best = releases[0] as readonly [number, string];
+  for (const r of releases) if (Math.abs(r[0] - major) <= Math.abs(best[0] - major)) best = r;
+  return best[1];
+}
+const major = (ua: string, token: RegExp) => Number(ua.match(token)?.[1] ?? 0);
+const IOS_UA = /iPhone|iPad|CriOS|FxiOS|EdgiOS/;
+
+/**
+ * The TLS stack of the browser `ua` names, as that browser makes it: every browser on iOS uses Apple's
+ * (an iPad that names itself a Mac is `ios`), Chrome, Edge and Brave Chromium's, Firefox and its
+ * forks Firefox's NSS, Safari Apple's.
+ */
+function browserJa4(ua: string, ios = false): string {
+  if (ios || IOS_UA.test(ua)) return JA4.safariIos;
+  if (/Firefox\//.test(ua))
+    return nearest(
+      [
+        [120, JA4.firefox120],
+        [135, JA4.firefox135],
+      ],
+      major(ua, /Firefox\/(\d+)/),
+    );
+  if (/Chrome\//.test(ua))
+    return /Android/.test(ua)
+      ? JA4.chromiumAndroid
+      : nearest(
+          [
+            [120, JA4.chromium120],
+            [156, JA4.chromium156],
+          ],
+          major(ua, /Chrome\/(\d+)/),
+        );
+  return JA4.safariMac;
+}
+
+/**
+ * A TLS-impersonation library (curl-impersonate, curl_cffi, tls-client and the like) set to the browser
+ * the program claims: that browser's fingerprint, from the library's targets (which lag the releases).
+ */
+function impersonatedJa4(d: Draws, ua: string): string {
+  if (IOS_UA.test(ua) || /Android/.test(ua)) return browserJa4(ua);
+  if (/Firefox\//.test(ua)) return d.pick([JA4.firefox120, JA4.firefox135]);
+  if (/Chrome\//.test(ua)) return d.pick([JA4.chromium120, JA4.chromium156]);
+  return JA4.safariMac;
+}
+
+/**
+ * The HTTP library a program that claims a browser is written with, as it comes: Node's undici fetch
+ * 30%, node:https (axios, got) 10%, got-scraping 25% (its preset for the browser claimed, whose
+ * headers it generates), Python 15%, Go 12%, curl 8%.
+ */
+function libraryJa4(d: Draws, ua: string): string {
+  const r = d.rnd();
+  if (r < 0.3) return JA4.undiciFetch;
+  if (r < 0.4) return JA4.nodeHttps;
+  if (r < 0.65) {
+    if (/Firefox\//.test(ua)) return JA4.gotFirefox;
+    return /Chrome\//.test(ua) ? JA4.gotChrome : JA4.gotSafari;
+  }
+  if (r < 0.8) return JA4.python;
+  if (r < 0.92) return JA4.go;
+  return JA4.curl;
+}
+
+/**
+ * The library with its cipher suites and signature algorithms edited (a browser's list pasted into its
+ * options): its TLS version and ALPN stay the library's, its counts and hashes are no table's.
+ */
+function tweakedJa4(d: Draws, library: string): string {
+  const extensions = Number(library.slice(6, 8)) - 1 + d.int(3);
+  return unlistedJa4(d, 12 + d.int(9), extensions, library.slice(8, 10) as "h2" | "h1" | "00");
+}
+
+/**
+ * A program that claims the browser `ua`: a TLS-impersonation library (IMPERSONATING), its library
+ * edited (TWEAKED), or its library as it comes. With `impersonates` false the draw is among the
+ * others, in the same proportions (the impersonating share is then a class of its own).
+ */
+function programJa4(d: Draws, ua: string, impersonates = true): string {
+  const r = impersonates ? d.rnd() : IMPERSONATING + d.rnd() * (1 - IMPERSONATING);
+  if (r < IMPERSONATING) return impersonatedJa4(d, ua);
+  const library = libraryJa4(d, ua);
+  return r < IMPERSONATING + TWEAKED ? tweakedJa4(d, library) : library;
+}
 
 /** What a person enters in a form: the address and the other fields' lengths (password, name, message). */
 interface FormFill {
@@ -456,11 +615,37 @@ export function generateTraffic(o: GeneratorOptions): Attempt[] {
   // Pages draw from a stream of their own: for a seed, every attempt is the one it was before page
   // evidence was modelled (same people, addresses, profiles), now with its page.
   const pg = draws(prng(o.seed ^ 0x5bd1e995));
+  // TLS draws from a stream of its own too: the attempts are the ones they were before TLS was modelled.
+  const tl = draws(prng(o.seed ^ 0x2c1b3c6d));
+  // What the seed's world has: four TLS-inspecting proxies, the Android apps' HTTP stack (okhttp over
+  // Conscrypt, its own cipher list) and Scrapy's (Twisted over pyOpenSSL), none of them measured here.
+  const proxies = Array.from({ length: 4 }, () => unlistedJa4(tl, 12 + tl.int(34), 9 + tl.int(8), "h2"));
+  const androidApp = unlistedJa4(tl, 12 + tl.int(6), 10 + tl.int(5), "h2");
+  const scrapy = unlistedJa4(tl, 20 + tl.int(40), 8 + tl.int(5), "00");
 
   const out: { at: number; attempt: Attempt }[] = [];
-  const add = (cls: TrafficClass, body: Attempt["body"], at = rnd(), page?: PageVisit) =>
-    out.push({ at, attempt: page ? { cls, page, body } : { cls, body } });
+  /** An attempt whose client shook hands with `ja4`; the integration forwards it or not (NO_TLS). */
+  const add = (cls: TrafficClass, ja4: string, body: Attempt["body"], at = rnd(), page?: PageVisit) => {
+    const tls = tl.rnd() < NO_TLS ? undefined : ja4;
+    out.push({ at, attempt: { cls, body, ...(page ? { page } : {}), ...(tls ? { tls } : {}) } });
+  };
   const count = (cls: TrafficClass) => Math.max(1, Math.round(o.size * MIX[cls]));
+  /** A person's stack: their browser's, a TLS-inspecting proxy's (desktops), or their app's platform's. */
+  const personJa4 = (cls: TrafficClass, ua: string): string => {
+    if (cls === "native_app") return /iOS|Darwin|CFNetwork/.test(ua) ? JA4.safariIos : androidApp;
+    const desktop = cls !== "human_ios" && !TOUCH_UA.test(ua);
+    if (desktop && tl.rnd() < TLS_INSPECTED) return tl.pick(proxies);
+    return browserJa4(ua, cls === "human_ios");
+  };
+  /** The stack of a program whose user agent names it. */
+  const namedJa4 = (ua: string): string => {
+    if (ua.startsWith("curl/")) return JA4.curl;
+    if (ua.startsWith("python-")) return JA4.python;
+    if (ua.startsWith("Go-http-client")) return JA4.go;
+    if (ua.startsWith("Scrapy")) return scrapy;
+    if (ua.includes("HeadlessChrome")) return browserJa4(ua.replace("HeadlessChrome", "Chrome"));
+    return JA4.nodeHttps;
+  };
 
   for (let i = 0; i < count("human"); i++) {
     const p = pick(browserProfiles(pick(LANGS)));
@@ -485,6 +670,7 @@ export function generateTraffic(o: GeneratorOptions): Attempt[] {
     });
     add(
       "human",
+      personJa4("human", p.ua),
       () => ({
         action,
         session: session(),
@@ -515,6 +701,7 @@ export function generateTraffic(o: GeneratorOptions): Attempt[] {
         });
     add(
       cls,
+      personJa4(cls, p.ua),
       () => ({
         action,
         session: session(),
@@ -567,7 +754,8 @@ export function generateTraffic(o: GeneratorOptions): Attempt[] {
     const legacy = rnd() < 0.3;
     const ip = v4(pick(HOSTING_V4));
     const action = pick(["api_key", "signup", "api_key"]);
-    add("verified_agent", (now) => ({
+    // The operators' crawlers: Go's and Python's stacks.
+    add("verified_agent", k % 2 === 0 ? JA4.go : JA4.python, (now) => ({
       action,
       session: session(),
       subject: {
@@ -583,7 +771,8 @@ export function generateTraffic(o: GeneratorOptions): Attempt[] {
     const op = o.operators[k] as AgentOperator;
     const mode = pick(["flipped", "stale", "agent_swapped", "wrong_key"]);
     const ip = v4(pick(HOSTING_V4));
-    add("forged_agent", (now) => ({
+    const ja4 = tl.pick([JA4.undiciFetch, JA4.nodeHttps, JA4.python, JA4.go, JA4.curl]);
+    add("forged_agent", ja4, (now) => ({
       action: pick(ACTIONS),
       session: session(),
       subject: {
@@ -599,7 +788,7 @@ export function generateTraffic(o: GeneratorOptions): Attempt[] {
     const ua = fakeBrowser ? (browserProfiles("en-US")[0] as Profile).ua : pick(SCRIPTS);
     const ip = v4(pick(HOSTING_V4));
     const email = rnd() < 0.5 ? `${name()}${int(1000)}@${pick(FREE)}` : undefined;
-    add("scripted_hosting", () => ({
+    add("scripted_hosting", fakeBrowser ? programJa4(tl, ua) : namedJa4(ua), () => ({
       action: pick(ACTIONS),
       subject: {
         ip,
@@ -617,7 +806,7 @@ export function generateTraffic(o: GeneratorOptions): Attempt[] {
     const local = rnd() < 0.6 ? token(10) : name();
     const email = `${local}@${pick(DISPOSABLE)}`;
     const ip = residential();
-    add("disposable_farm", () => ({
+    add("disposable_farm", programJa4(tl, p.ua), () => ({
       action: pick(["signup", "trial_activation"]),
       session: session(),
       subject: { email, ip, userAgent: p.ua, headers: p.headers },
@@ -633,6 +822,7 @@ export function generateTraffic(o: GeneratorOptions): Attempt[] {
     const ip = v4(pick(RESIDENTIAL_V4));
     const local = `${pick(FIRST)}${pick(LAST)}${100 + int(900)}`;
     const start = rnd();
+    const ja4 = programJa4(tl, p.ua);
     for (let j = 0; j < burst; j++) {
       const dotted = local
         .split("")
@@ -641,6 +831,7 @@ export function generateTraffic(o: GeneratorOptions): Attempt[] {
       const email = `${j % 3 === 0 ? local : dotted}${j > 0 ? `+t${j}` : ""}@gmail.com`;
       add(
         "multi_account",
+        ja4,
         () => ({
           action: "trial_activation",
           session: session(),
@@ -661,7 +852,7 @@ export function generateTraffic(o: GeneratorOptions): Attempt[] {
         : { ...p.headers, "sec-ch-ua": '"HeadlessChrome";v="129", "Chromium";v="129", "Not_A Brand";v="24"' };
     const ip = v4(pick(HOSTING_V4));
     const email = `${name()}${int(100)}@${pick(FREE)}`;
-    add("slow_attacker", () => ({
+    add("slow_attacker", programJa4(tl, p.ua), () => ({
       action: pick(["signup", "trial_activation"]),
       session: session(),
       subject: { email, ip, userAgent: p.ua, headers },
@@ -705,6 +896,7 @@ export function generateTraffic(o: GeneratorOptions): Attempt[] {
     const ip = residential();
     add(
       cls,
+      JA4.chromium156,
       () => ({
         action: pick(["signup", "trial_activation"]),
         session: session(),
@@ -718,8 +910,11 @@ export function generateTraffic(o: GeneratorOptions): Attempt[] {
 
   // A script that tries hard: it asks the integrator's page route for a token (from the network and
   // with the user agent it will submit with), replays a Chromium's navigation headers, waits 2–8 s and
-  // fabricates a person's counts. It runs no page, so no browser signals.
-  for (let i = 0; i < count("scripted_page_minting"); i++) {
+  // fabricates a person's counts. It runs no page, so no browser signals. scripted_tls_impersonation
+  // is the same script over a TLS-impersonation library (the Chromium it claims, its handshake too).
+  const minting = count("scripted_page_minting");
+  for (let i = 0; i < minting + count("scripted_tls_impersonation"); i++) {
+    const cls: TrafficClass = i < minting ? "scripted_page_minting" : "scripted_tls_impersonation";
     const lang = pg.pick(LANGS);
     const p = browserProfiles(lang)[pg.pick([0, 1, 3])] as Profile;
     const ip = pg.rnd() < 0.7 ? pg.residential() : pg.v4(pg.pick(HOSTING_V4));
@@ -742,7 +937,8 @@ export function generateTraffic(o: GeneratorOptions): Attempt[] {
       },
     };
     add(
-      "scripted_page_minting",
+      cls,
+      cls === "scripted_page_minting" ? programJa4(tl, p.ua, false) : impersonatedJa4(tl, p.ua),
       () => ({
         action,
         session: pg.session(),

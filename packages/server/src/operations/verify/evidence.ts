@@ -186,12 +186,14 @@ export function observe(req: VerifyRequest, ctx: ObserveContext): Observation {
   );
   // Consistent headers show a real browser, not a person at it: next to evidence that automation
   // drives it (the page's own report, client hints that contradict it, a DevTools override's header
-  // order, a page that never ran or was not filled in by a person) they take nothing off the risk.
+  // order, another TLS stack than the browser's, a page that never ran or was not filled in by a
+  // person) they take nothing off the risk. Unfamiliar cipher suites are not such evidence: people
+  // behind TLS inspection have them.
   const browserEvidence =
     pageReports.length > 0 ||
     hints.length > 0 ||
     headerOrder.length > 0 ||
-    tls.length > 0 ||
+    tls.some((f) => f.id !== "tls_unfamiliar") ||
     page.some((f) => f.automation)
       ? undefined
       : browserHeaders;
