@@ -6,7 +6,7 @@
 //   --policy FILE      the tenant policy (JSON) to measure under; default {"actions":{"signup":{"requirePage":true}}}
 //                      as docs/integration.md asks; a file holding null: no policy
 //   --reasons          also print each class's most frequent Warden reasons
-//   --json FILE        also write the rows as JSON to FILE
+//   --json FILE        also write the rows as JSON to FILE (with each class's JA4 values)
 //   --quiet            no per-signup lines
 //   --list             list the classes and exit
 import fs from "node:fs";
@@ -56,7 +56,12 @@ if (values.json) {
   fs.writeFileSync(
     values.json,
     JSON.stringify(
-      rows.map((r) => ({ ...r, reasons: Object.fromEntries(r.reasons) })),
+      rows.map((r) => ({
+        ...r,
+        reasons: Object.fromEntries(r.reasons),
+        ja4: [...r.ja4],
+        tlsJa4: [...r.tlsJa4],
+      })),
       null,
       2,
     ),

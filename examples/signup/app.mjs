@@ -13,7 +13,15 @@ const textOf = (value) => (typeof value === "string" ? value : "");
 
 /**
  * @param {{ wardenUrl: string, apiKey: string, tenantId: string, ticketSecret: string,
- *           tokenIssuer?: string, tokenAudience?: string, trustedProxies?: string[], verifyTimeoutMs?: number }} settings
+ *           tokenIssuer?: string, tokenAudience?: string, trustedProxies?: string[], ja4Header?: string,
+ *           verifyTimeoutMs?: number }} settings
+ *   trustedProxies: the addresses (CIDR) of the load balancers or CDN in front of the app, trusted to
+ *   write X-Forwarded-For (and ja4Header).
+ *   ja4Header: the name of a header in which that trusted proxy writes the client's JA4 TLS fingerprint
+ *   (CloudFront's `CloudFront-Viewer-JA4-Fingerprint`, a Cloudflare Transform Rule's header for its JA4
+ *   field, an nginx JA4 module's variable set as a header...). The gate reads it only when the
+ *   request came from one of trustedProxies, and send it to Warden as subject.tls.ja4;
+ *   unset (the default), no JA4 is read.
  */
 export function createSignupApp(settings) {
   const client = new WardenClient({
@@ -53,6 +61,7 @@ export function createSignupApp(settings) {
       email: (body) => body.email,
       pending: (body) => ({ email: textOf(body.email), name: textOf(body.name) }),
       ...(settings.trustedProxies ? { trustedProxies: settings.trustedProxies } : {}),
+      ...(settings.ja4Header ? { ja4Header: settings.ja4Header } : {}),
     }),
     async (req, res) => {
       const { verdict, session, pending } = req.warden;

@@ -4,7 +4,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { chromium } from "patchright";
 import { pageSignup } from "../lib/browserFlow.mjs";
-import { playwrightLaunch } from "../lib/browsers.mjs";
+import { ACCEPT_TEST_CERT, playwrightLaunch } from "../lib/browsers.mjs";
 import { removeDir } from "../lib/time.mjs";
 
 /** @type {import("./types.mjs").ClientClass[]} */
@@ -19,6 +19,7 @@ export const clients = [
       const context = await chromium.launchPersistentContext(profile, {
         ...playwrightLaunch({ mode: "headful", ctx }),
         viewport: null,
+        ...ACCEPT_TEST_CERT,
       });
       return {
         async signup(door, identity) {

@@ -4,9 +4,13 @@
 // Node, standing in for the page's solver on the phone or laptop. These rows are a model of people,
 // not people: the real one is person-chromium-xdotool. Header values are for HTTPS sites, as these
 // browsers would reach a deployed signup; Chrome Android's and the WebView's client hints take the
-// GREASE brand of the installed Chromium's capture (same engine version).
+// GREASE brand of the installed Chromium's capture (same engine version). Node cannot present these
+// browsers' TLS: each declares its browser's published JA4 (modelJa4.mjs) in a test-only header that
+// the door honours for these MODEL rows alone and removes before the app sees the request.
 import { httpSignup } from "../lib/httpFlow.mjs";
 import { orderedSender, retarget } from "../lib/orderedHttp.mjs";
+import { MODEL_JA4_HEADER } from "../lib/stack.mjs";
+import { MODEL_JA4 } from "./modelJa4.mjs";
 
 const H = "{host}";
 const O = "{origin}";
@@ -119,15 +123,19 @@ const person = (id, title, device, headersOf, needs) => ({
   needs,
   async start(ctx) {
     const sets = await headersOf(ctx);
+    const ja4 = MODEL_JA4[id];
+    if (!ja4) throw new Error(`no published JA4 for the model ${id} (clients/modelJa4.mjs)`);
     return {
       async signup(door, identity) {
         const origin = door.url;
-        const sender = orderedSender(door.url, (req) =>
-          retarget(req.kind === "navigate" ? sets.navigate : sets.fetch, req.url, {
+        const sender = orderedSender(door.url, (req) => [
+          ...retarget(req.kind === "navigate" ? sets.navigate : sets.fetch, req.url, {
             origin,
             referer: `${origin}/`,
           }),
-        );
+          // For the door only (removed there): the JA4 this browser would have presented.
+          [MODEL_JA4_HEADER, ja4],
+        ]);
         try {
           return await httpSignup(sender.send, identity, {
             pageFields: (page) => ctx.pageModel.personPageFields({ ...page, device }),

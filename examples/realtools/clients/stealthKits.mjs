@@ -7,7 +7,7 @@ import { chromium } from "playwright-core";
 import puppeteer from "puppeteer-extra";
 import StealthPlugin from "puppeteer-extra-plugin-stealth";
 import { pageSignup } from "../lib/browserFlow.mjs";
-import { perContext, personUserAgent, playwrightLaunch } from "../lib/browsers.mjs";
+import { ACCEPT_TEST_CERT, perContext, personUserAgent, playwrightLaunch } from "../lib/browsers.mjs";
 import { sandboxArgs } from "../lib/chromiumProcess.mjs";
 import { CHROMIUM_PATH } from "../lib/display.mjs";
 
@@ -26,6 +26,8 @@ const stealth = (mode) => ({
       executablePath: CHROMIUM_PATH,
       // puppeteer's names: "shell" passes --headless (the old mode's flag), true passes --headless=new.
       headless: mode === "old" ? "shell" : mode === "new",
+      // The door's self-signed test certificate (fixtures/README.md).
+      acceptInsecureCerts: true,
       args: sandboxArgs(),
       env: mode === "headful" ? ctx.displayEnv : ctx.browserEnv,
     });
@@ -52,7 +54,8 @@ export const clients = [
     needs: ["chromium"],
     start: perContext({
       launch: (ctx) => chromium.launch(playwrightLaunch({ mode: "new", ctx })),
-      context: (browser) => browser.newContext({ userAgent: personUserAgent(), locale: "en-US" }),
+      context: (browser) =>
+        browser.newContext({ userAgent: personUserAgent(), locale: "en-US", ...ACCEPT_TEST_CERT }),
     }),
   },
   stealth("old"),
@@ -68,6 +71,7 @@ export const clients = [
       context: (browser) =>
         newInjectedContext(browser, {
           fingerprintOptions: { devices: ["desktop"], operatingSystems: ["windows"], browsers: ["chrome"] },
+          newContextOptions: ACCEPT_TEST_CERT,
         }),
     }),
   },

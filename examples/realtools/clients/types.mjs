@@ -1,8 +1,9 @@
 // The shape every client class module exports (JSDoc only).
 
 /**
- * @typedef {{ url: string, address: string, paths: string[] }} Door
- *   One signup's own entrance: a proxy that appends X-Forwarded-For with the signup's address.
+ * @typedef {{ url: string, address: string, paths: string[], ja4: Set<string>, tlsJa4: Set<string> }} Door
+ *   One signup's own entrance (https://localhost:<port>): a TLS-terminating proxy that passes the
+ *   client's JA4 to the app in X-JA4 and appends X-Forwarded-For with the signup's address.
  * @typedef {{ email: string, name: string }} Identity
  * @typedef {{
  *   tempRoot: string,

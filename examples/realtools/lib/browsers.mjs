@@ -37,11 +37,18 @@ export function playwrightLaunch({ mode, args = [], ctx }) {
 }
 
 /**
- * A client class over one launched Playwright-API browser: a fresh context per signup.
+ * Context options every Playwright-API client adds: the door's certificate is a self-signed test one
+ * (fixtures/README.md). Nothing else about the browser's TLS changes.
+ */
+export const ACCEPT_TEST_CERT = Object.freeze({ ignoreHTTPSErrors: true });
+
+/**
+ * A client class over one launched Playwright-API browser: a fresh context per signup (with
+ * ACCEPT_TEST_CERT; a `context` of the class's own must add it).
  * @param {{ launch: (ctx: import("../clients/types.mjs").RunContext) => Promise<any>, context?: (browser: any) => Promise<any> }} o
  * @returns {(ctx: import("../clients/types.mjs").RunContext) => Promise<import("../clients/types.mjs").RunningClient>}
  */
-export function perContext({ launch, context = (browser) => browser.newContext() }) {
+export function perContext({ launch, context = (browser) => browser.newContext(ACCEPT_TEST_CERT) }) {
   return async (ctx) => {
     const browser = await launch(ctx);
     return {

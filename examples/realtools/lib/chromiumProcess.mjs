@@ -1,5 +1,7 @@
 // Chromium as a person runs it: a plain process with a profile of its own, no automation protocol
-// (no --remote-debugging-*, no --enable-automation), on this run's X display.
+// (no --remote-debugging-*, no --enable-automation), on this run's X display. It accepts the doors'
+// self-signed test certificate (--ignore-certificate-errors, fixtures/README.md), in every window this
+// suite starts (the person's, the calibration's and the capture's alike, so all look the same).
 import { spawn } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
@@ -31,6 +33,7 @@ export async function launchPersonChromium({ url, env, tempRoot, extraArgs = [],
       "--no-default-browser-check",
       "--window-position=0,0",
       `--window-size=${WINDOW.width},${WINDOW.height}`,
+      "--ignore-certificate-errors",
       ...(typeof extraArgs === "function" ? extraArgs(profile) : extraArgs),
       typeUrl ? "about:blank" : url,
     ],

@@ -17,8 +17,12 @@ import { removeDir } from "./time.mjs";
  *   n: number, allowed: number, challenged: number, denied: number, other: number, created: number,
  *   everDenied: number, degraded: number, humanFirst: number, ms: number, errors: string[], restarts: string[],
  *   reasons: Map<string, number>,
+ *   ja4: Set<string>, tlsJa4: Set<string>,
  *   skipped?: string,
  * }} Row
+ *   ja4: the distinct JA4 values the doors passed to the app for this class's signups (computed from
+ *   its ClientHellos; for a MODEL class, the one it declares for its browser, clients/modelJa4.mjs);
+ *   tlsJa4: those computed from the ClientHellos the class really sent (the same, except for models).
  */
 
 /** Does `id` match one of the --only selectors (exact id, or a prefix such as "playwright" or "person")? */
@@ -106,6 +110,8 @@ export async function evaluate({ signups, only = [], pageModel, policy, log = ()
         errors: [],
         restarts: [],
         reasons: new Map(),
+        ja4: new Set(),
+        tlsJa4: new Set(),
       };
       rows.push(row);
       const lacking = client.needs
@@ -132,7 +138,7 @@ export async function evaluate({ signups, only = [], pageModel, policy, log = ()
           const { address } = addresses.next();
           const identity = people.next();
           const since = new Date().toISOString();
-          const door = await stack.door(address);
+          const door = await stack.door(address, { modelJa4: client.model === true });
           let said;
           try {
             said = await running.signup(door, identity);
@@ -141,6 +147,8 @@ export async function evaluate({ signups, only = [], pageModel, policy, log = ()
           } finally {
             await door.close();
           }
+          for (const j of door.ja4) row.ja4.add(j);
+          for (const j of door.tlsJa4) row.tlsJa4.add(j);
           // Warden itself went away during this signup (killed from outside or crashed): the signup
           // measured nothing, so it is run again once Warden is back (at most 3 times a class).
           const revived = await stack.reviveWarden();

@@ -1,18 +1,23 @@
 // The system under measurement, as docs/integration.md sets it up: a real `warden serve` (embedded
 // SQLite in a temp dir), the example signup app (examples/signup/app.mjs) behind a trusted proxy, and
-// one front door per signup: a reverse proxy that appends X-Forwarded-For with that signup's own
-// residential address, as a load balancer would, leaving every other header as the client sent it.
+// one front door per signup: a TLS-terminating reverse proxy (HTTPS on 127.0.0.1, reached as
+// https://localhost:<port>) that computes the client's JA4 TLS fingerprint and passes it on in X-JA4,
+// and appends X-Forwarded-For with that signup's own residential address, as a CDN or load balancer
+// would, leaving every other header as the client sent it.
 import { execFile, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import fs from "node:fs";
 import http from "node:http";
+import https from "node:https";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import express from "express";
+import { trackClientHellos } from "read-tls-client-hello";
 import { createSignupApp } from "../../signup/app.mjs";
 import { removeDir } from "./time.mjs";
+import { httpsOrigin, LOCALHOST_TLS } from "./tlsFixture.mjs";
 
 const exec = promisify(execFile);
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -23,13 +28,20 @@ const TENANT = "realtools";
  * tenant of `npm run example` has): a signup that never ran the page is a program.
  */
 export const DEFAULT_POLICY = Object.freeze({ actions: { signup: { requirePage: true } } });
-/** The load balancer's address as the app sees it: the only proxy trusted to write X-Forwarded-For. */
+/** The load balancer's address as the app sees it: the only proxy trusted to write X-Forwarded-For and X-JA4. */
 const PROXY_NETWORKS = ["127.0.0.1/32"];
+/** The header the door writes with the client's JA4 (the app's `ja4Header`), as a CDN's JA4 header. */
+export const JA4_HEADER = "x-ja4";
+/**
+ * TEST ONLY: the JA4 a modelled person's real browser would present (clients/modelJa4.mjs), which
+ * Node cannot. Honoured by a door opened for a MODEL class only, never for a bot; always removed.
+ */
+export const MODEL_JA4_HEADER = "x-realtools-model-ja4";
 
-/** @param {http.Server} server */
+/** @param {import("node:net").Server} server */
 const portOf = (server) => /** @type {import("node:net").AddressInfo} */ (server.address()).port;
 
-/** @param {http.Server} server @param {number} [port] */
+/** @param {import("node:net").Server} server @param {number} [port] */
 const listen = (server, port = 0) =>
   new Promise((resolve, reject) => {
     server.once("error", reject);
@@ -86,15 +98,41 @@ export function createRecordedSignupApp(settings) {
 }
 
 /**
- * A front door for one client address: forwards every request to the app with the client's headers
- * in the order and case received, X-Forwarded-For appended last. `paths` lists what was asked.
+ * A front door for one client address: terminates TLS (HTTP/1.1 only in ALPN; the JA4 records what
+ * the client offered, h2 included) and forwards every request to the app over plain HTTP with the
+ * client's headers in the order and case received, without any X-JA4 or model header it sent, then
+ * X-Forwarded-For and X-JA4 appended last. `paths` lists what was asked; `ja4` the JA4 values passed
+ * to the app, `tlsJa4` those computed from the client's ClientHellos (they differ only for a model).
+ * @param {number} appPort
+ * @param {string} address
+ * @param {http.Agent} agent
+ * @param {{ modelJa4?: boolean }} [opts] modelJa4: a MODEL class's door, which honours MODEL_JA4_HEADER
  */
-async function openDoor(appPort, address, agent) {
+export async function openDoor(appPort, address, agent, { modelJa4 = false } = {}) {
   /** @type {string[]} */
   const paths = [];
-  const server = http.createServer((req, res) => {
+  /** @type {Set<string>} */
+  const ja4 = new Set();
+  /** @type {Set<string>} */
+  const tlsJa4 = new Set();
+  const server = https.createServer({ ...LOCALHOST_TLS, ALPNProtocols: ["http/1.1"] }, (req, res) => {
     paths.push(`${req.method} ${req.url}`);
-    const headers = [...req.rawHeaders, "X-Forwarded-For", address];
+    const computed = /** @type {any} */ (req.socket).tlsClientHello?.ja4;
+    /** @type {string[]} */
+    const headers = [];
+    let declared = "";
+    for (let i = 0; i < req.rawHeaders.length; i += 2) {
+      const name = /** @type {string} */ (req.rawHeaders[i]);
+      const lower = name.toLowerCase();
+      if (lower === MODEL_JA4_HEADER) declared = String(req.rawHeaders[i + 1] ?? "");
+      if (lower === JA4_HEADER || lower === MODEL_JA4_HEADER) continue;
+      headers.push(name, /** @type {string} */ (req.rawHeaders[i + 1]));
+    }
+    const presented = modelJa4 && declared ? declared : computed;
+    tlsJa4.add(computed ?? "(none)");
+    ja4.add(presented ?? "(none)");
+    headers.push("X-Forwarded-For", address);
+    if (presented) headers.push(JA4_HEADER, presented);
     const up = http.request(
       { host: "127.0.0.1", port: appPort, method: req.method, path: req.url, headers, setHost: false, agent },
       (answer) => {
@@ -108,11 +146,14 @@ async function openDoor(appPort, address, agent) {
     });
     req.pipe(up);
   });
+  trackClientHellos(server);
   const port = await listen(server);
   return {
-    url: `http://127.0.0.1:${port}`,
+    url: httpsOrigin(port),
     address,
     paths,
+    ja4,
+    tlsJa4,
     async close() {
       server.closeAllConnections();
       await new Promise((r) => server.close(r));
@@ -194,6 +235,7 @@ export async function startStack({ tempRoot, policy = DEFAULT_POLICY, log = () =
     tenantId: TENANT,
     ticketSecret: randomBytes(32).toString("base64url"),
     trustedProxies: PROXY_NETWORKS,
+    ja4Header: JA4_HEADER,
     verifyTimeoutMs: 5000,
   });
   const appServer = http.createServer(recorded.app);
@@ -205,9 +247,14 @@ export async function startStack({ tempRoot, policy = DEFAULT_POLICY, log = () =
     appUrl: `http://127.0.0.1:${appPort}`,
     accounts: recorded.accounts,
     answers: recorded.answers,
-    /** A door for one signup, with its own client address. */
-    async door(address) {
-      const d = await openDoor(appPort, address, agent);
+    /**
+     * A door for one signup, with its own client address; `modelJa4` only for a MODEL class (the
+     * door then passes on the JA4 the model declares for the browser it stands for).
+     * @param {string} address
+     * @param {{ modelJa4?: boolean }} [opts]
+     */
+    async door(address, opts) {
+      const d = await openDoor(appPort, address, agent, opts);
       doors.add(d);
       return d;
     },

@@ -1,6 +1,26 @@
-// The table: client | n | allowed at once | challenged | denied | account created, with percentages.
+// The table: client | n | allowed at once | challenged | denied | account created, with percentages;
+// then each client class's JA4 values.
 
 const pct = (k, n) => (n === 0 ? "-" : `${k} (${Math.round((100 * k) / n)}%)`);
+
+/**
+ * One line per client class: the distinct JA4 values its doors passed to the app. A MODEL's is the
+ * one it declares for its browser; the JA4 of its own (Node) connections follows in parentheses.
+ * @param {import("./evaluate.mjs").Row[]} rows
+ */
+export function ja4Lines(rows) {
+  const width = Math.max(0, ...rows.map((r) => r.id.length));
+  const list = (set) => (set.size === 0 ? "none seen" : [...set].sort().join(", "));
+  return [
+    "JA4 per client (as the door passed it to the app):",
+    ...rows.map((r) => {
+      const name = `${r.id}:`.padEnd(width + 2);
+      if (r.skipped) return `${name}not run`;
+      if (!r.model) return `${name}${list(r.ja4)}`;
+      return `${name}${list(r.ja4)} (MODEL, declared; its Node connections: ${list(r.tlsJa4)})`;
+    }),
+  ];
+}
 
 /** @param {import("./evaluate.mjs").Row[]} rows @param {{ reasons?: boolean }} [opts] */
 export function formatTable(rows, { reasons = false } = {}) {
@@ -34,6 +54,7 @@ export function formatTable(rows, { reasons = false } = {}) {
   const widths = head.map((_, i) => Math.max(head[i].length, ...body.map((b) => b[i].length)));
   const fmt = (cells) => `| ${cells.map((c, i) => c.padEnd(widths[i])).join(" | ")} |`;
   const out = [fmt(head), `| ${widths.map((w) => "-".repeat(w)).join(" | ")} |`, ...body.map(fmt)];
+  out.push("", ...ja4Lines(rows));
   if (reasons) {
     out.push("");
     for (const r of rows) {

@@ -8,6 +8,27 @@
  */
 export class ClearsInFlight {
   private readonly pending = new Map<string, Promise<boolean>>();
+  private readonly reverifies = new Map<string, Promise<unknown>>();
+
+  /**
+   * The re-verify of `challengeId` in flight in this process, if one is: the others wait for it to
+   * finish before touching the store, so that of a crowd of re-verifies of one clear only the first
+   * competes for the database (and, across processes, with the other processes' first): the one
+   * that can be honoured is not queued behind copies that cannot.
+   */
+  reverifyOf(tenantId: string, challengeId: string): Promise<unknown> | undefined {
+    return this.reverifies.get(slot(tenantId, challengeId));
+  }
+
+  /** Makes `answer` the re-verify of `challengeId` in flight until it settles. */
+  leadReverify(tenantId: string, challengeId: string, answer: Promise<unknown>): void {
+    const at = slot(tenantId, challengeId);
+    this.reverifies.set(at, answer);
+    const done = () => {
+      if (this.reverifies.get(at) === answer) this.reverifies.delete(at);
+    };
+    answer.then(done, done);
+  }
 
   /** Whether the redemption in flight for the event was honoured, if one is in flight. */
   of(tenantId: string, eventId: string): Promise<boolean> | undefined {
@@ -24,7 +45,7 @@ export class ClearsInFlight {
   }
 
   get size(): number {
-    return this.pending.size;
+    return this.pending.size + this.reverifies.size;
   }
 }
 

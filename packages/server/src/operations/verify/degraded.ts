@@ -1,9 +1,11 @@
+import { createHash } from "node:crypto";
 import { timeOrderedId } from "../../lib/crypto.js";
 import { signVerdictToken } from "../../tokens/verdictToken.js";
 import type { Caller } from "../caller.js";
 import { resolveCosts } from "./decide.js";
 import { enforcementModeFor } from "./enforcement.js";
 import { eventRecord, NO_PRINCIPAL } from "./eventRecord.js";
+import type { Idempotency } from "./record.js";
 import type { Verdict, VerifyRequest } from "./schema.js";
 import type { VerifyDeps } from "./verifyDeps.js";
 
@@ -11,17 +13,36 @@ export const DEGRADED_REASON =
   "Warden could not complete its checks in time (store outage, timeout or internal error); this is a precautionary challenge.";
 
 /**
+ * The eventId of a degraded answer to a request with an idempotency key: the same in every process
+ * for the same tenant, key and payload, so that degraded answers to one attempt (retries, or copies
+ * racing in several processes while the store is slow) are one event, however many of them there
+ * were (the events table keeps the first row of an id). Not time-ordered: events are listed by
+ * createdAt.
+ */
+export function keyedEventId(idem: Idempotency): string {
+  const digest = createHash("sha256")
+    .update(`degraded\n${idem.tenantId}\n${idem.key}\n${idem.fingerprint}`)
+    .digest()
+    .subarray(0, 22);
+  return `evt_${digest.toString("base64url")}`;
+}
+
+/**
  * The degraded verdict: always challenge, degraded true, signed with the last loaded key. Its event
  * is written after the response; while the store is down it waits in the bounded pending queue.
- * `caller` is undefined when even authentication could not reach the store.
+ * `caller` is undefined when even authentication could not reach the store. With an idempotency key
+ * the event claims the key with this answer when it is written (unless an answer is stored under it
+ * by then), so a retry replays it: one event per key, degraded or not.
  */
 export function degradedVerdict(
   deps: VerifyDeps,
   caller: Caller | undefined,
   req: Partial<VerifyRequest> | undefined,
+  idem?: Idempotency,
 ): Verdict {
   const now = deps.clock();
-  const eventId = timeOrderedId("evt", now);
+  const keyed = caller !== undefined && idem !== undefined && idem.tenantId === caller.tenant.id;
+  const eventId = keyed ? keyedEventId(idem) : timeOrderedId("evt", now);
   const action = typeof req?.action === "string" ? req.action : "unknown";
   const session = typeof req?.session === "string" ? req.session : null;
   const mode = enforcementModeFor(caller, req?.context?.logOnly === true ? true : undefined);
@@ -66,7 +87,18 @@ export function degradedVerdict(
       { degraded: true },
       { decidedBy: "degraded", risk: null },
     );
-    deps.pendingEvents.add(event);
+    deps.pendingEvents.add(
+      event,
+      keyed
+        ? {
+            tenantId: idem.tenantId,
+            operation: idem.operation,
+            key: idem.key,
+            response: { fingerprint: idem.fingerprint, statusCode: 200, body: verdict },
+            expiresAt: now + deps.idempotencyTtlMs,
+          }
+        : undefined,
+    );
   }
   return verdict;
 }

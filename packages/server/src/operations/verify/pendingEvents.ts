@@ -1,4 +1,18 @@
-import { type EventRecord, type Store, StoreRejectedError } from "../../store/interfaces.js";
+import {
+  type EventRecord,
+  type IdempotencyKey,
+  type IdempotentResponse,
+  type Store,
+  StoreRejectedError,
+} from "../../store/interfaces.js";
+
+/** The idempotency key a degraded event claims with its answer when it is written. */
+export type PendingClaim = IdempotencyKey & { response: IdempotentResponse; expiresAt: number };
+
+interface Pending {
+  event: EventRecord;
+  claim: PendingClaim | undefined;
+}
 
 export interface PendingEventSettings {
   /** At most this many events wait; past it the oldest is dropped (and counted). */
@@ -14,7 +28,7 @@ export interface PendingEventSettings {
  * written to the spool directory (degradedSpool.ts) for the next process; a crash loses what waits.
  */
 export class PendingEvents {
-  private readonly queue: EventRecord[] = [];
+  private readonly queue: Pending[] = [];
   private timer: NodeJS.Timeout | undefined;
   private flushing: Promise<void> | undefined;
   dropped = 0;
@@ -33,9 +47,13 @@ export class PendingEvents {
     return this.queue.length;
   }
 
-  /** Writes the event now if nothing is waiting and the store answers; queues it otherwise. */
-  add(event: EventRecord): void {
-    this.queue.push(event);
+  /**
+   * Writes the event now if nothing is waiting and the store answers; queues it otherwise. With a
+   * claim, the event is written together with its key's answer, or not at all when the key already
+   * holds an answer (another process's for the same attempt, degraded or not): one event per key.
+   */
+  add(event: EventRecord, claim?: PendingClaim): void {
+    this.queue.push({ event, claim });
     if (this.queue.length > this.settings.capacity) {
       this.queue.shift();
       this.dropped++;
@@ -43,15 +61,21 @@ export class PendingEvents {
     void this.flush();
   }
 
-  /** Events read back from a spool: queued in their order behind what waits, then written. */
+  /**
+   * Events read back from a spool: queued in their order behind what waits, then written. Their
+   * claims are not spooled; a keyed degraded event keeps its id, which still makes it one event.
+   */
   restore(events: readonly EventRecord[]): void {
     for (const event of events) this.add(event);
   }
 
   /** Empties the queue and hands back what waited (for the spool, after `drain`). */
   takeAll(): EventRecord[] {
-    return this.queue.splice(0, this.queue.length);
+    return this.queue.splice(0, this.queue.length).map((p) => p.event);
   }
+
+  /** Degraded events not written because their key already held another answer. */
+  superseded = 0;
 
   /** Writes waiting events in order until the queue is empty or the store fails. */
   flush(): Promise<void> {
@@ -69,10 +93,11 @@ export class PendingEvents {
    */
   private async writeWaiting(): Promise<void> {
     while (this.queue.length > 0) {
-      const next = this.queue[0] as EventRecord;
+      const { event: next, claim } = this.queue[0] as Pending;
       try {
-        await this.store.events.record(next, undefined);
-        this.written++;
+        const outcome = await this.store.events.record(next, claim);
+        if (outcome.kind === "recorded") this.written++;
+        else this.superseded++;
       } catch (err) {
         if (!(err instanceof StoreRejectedError)) {
           this.report(err, `degraded events waiting for the store: ${this.queue.length}`);

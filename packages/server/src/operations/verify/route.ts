@@ -5,7 +5,7 @@ import { applyRateLimit } from "../../http/rateLimit.js";
 import type { RouteSettings } from "../../http/types.js";
 import { REHEARSAL_TENANT } from "./rehearsal.js";
 import { Verdict, VerifyRequest } from "./schema.js";
-import { degradedVerdict, type VerifyDeps, verify } from "./verify.js";
+import { degradedVerdict, idempotencyOf, type VerifyDeps, verify } from "./verify.js";
 
 export function registerVerify(
   app: FastifyInstance,
@@ -48,7 +48,12 @@ export function registerVerify(
       const d = hooks.rehearsal && caller?.tenant.id === REHEARSAL_TENANT ? hooks.rehearsal : deps;
       // A store fault while authenticating degrades the whole verdict (spec, degradation).
       if (!caller || request.storeFault) {
-        const degraded = degradedVerdict(deps, caller ?? undefined, request.body);
+        const degraded = degradedVerdict(
+          deps,
+          caller ?? undefined,
+          request.body,
+          caller ? idempotencyOf(caller, request.body, idempotencyKey) : undefined,
+        );
         hooks.onVerdict(degraded);
         return degraded;
       }

@@ -126,25 +126,36 @@ describe("degradation: any fault answers 200 challenge with degraded true, never
     expect(body.enforcementMode).toBe("log_only");
   });
 
-  it("is not stored under the idempotency key, so a retry after recovery gets a real verdict", async () => {
+  it("is stored under the idempotency key with its one event: a retry replays it (one event per key)", async () => {
     const failing = new Set(["counters.hit"]);
     t = await makeTestApp({
       wrapStore: (s) => faultyStore(s, { failing, error: () => new StoreUnavailableError("down") }),
     });
     await t.tenant("acme");
     const { apiKey } = await t.key("acme");
-    const send = () =>
+    const send = (key = "retry-me", payload: Record<string, unknown> = attempt) =>
       (t as TestApp).app.inject({
         method: "POST",
         url: "/v1/verify",
-        headers: { ...bearer(apiKey), "idempotency-key": "retry-me" },
-        payload: attempt,
+        headers: { ...bearer(apiKey), "idempotency-key": key },
+        payload,
       });
-    expect((await send()).json().degraded).toBe(true);
+    const first = (await send()).json();
+    expect(first.degraded).toBe(true);
+    // Degraded again while the store is still failing: the same event.
+    expect((await send()).json().eventId).toBe(first.eventId);
+    await t.deps.pendingEvents.flush();
     failing.clear();
     const healed = await send();
-    expect(healed.json()).toMatchObject({ degraded: false, decision: "challenge" });
-    expect((await send()).json().eventId).toBe(healed.json().eventId);
+    expect(healed.headers["idempotent-replayed"]).toBe("true");
+    expect(healed.json()).toEqual(first);
+    expect(await t.store.events.get("acme", first.eventId)).toMatchObject({
+      id: first.eventId,
+      degraded: true,
+    });
+    // The same key with another payload conflicts; another key decides afresh.
+    expect((await send("retry-me", { ...attempt, action: "other" })).statusCode).toBe(409);
+    expect((await send("fresh-key")).json()).toMatchObject({ degraded: false });
   });
 });
 

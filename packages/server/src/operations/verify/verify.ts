@@ -50,6 +50,21 @@ export function verifyFingerprint(req: VerifyRequest, mode: EnforcementMode = "e
   return mode === "enforce" ? payload : sha256Hex(canonicalJson({ payload, enforcementMode: mode }));
 }
 
+/** The request's idempotency key with its payload fingerprint, when it has a key. */
+export function idempotencyOf(
+  caller: Caller,
+  req: VerifyRequest,
+  key: string | undefined,
+): Idempotency | undefined {
+  if (key === undefined) return undefined;
+  return {
+    tenantId: caller.tenant.id,
+    operation: "verify",
+    key,
+    fingerprint: verifyFingerprint(req, enforcementModeFor(caller, req.context?.logOnly)),
+  };
+}
+
 /**
  * POST /v1/verify as an operation. Expected refusals are results; every fault inside the deadline
  * (store error, timeout, bug) becomes the degraded challenge, never an exception.
@@ -72,27 +87,27 @@ export async function verify(
   const invalid = subjectError(req);
   if (invalid) return { ok: false, code: "invalid_field", message: invalid.message };
 
-  const idem: Idempotency | undefined =
-    idempotencyKey === undefined
-      ? undefined
-      : {
-          tenantId: caller.tenant.id,
-          operation: "verify",
-          key: idempotencyKey,
-          fingerprint: verifyFingerprint(req, enforcementModeFor(caller, req.context?.logOnly)),
-        };
+  const idem = idempotencyOf(caller, req, idempotencyKey);
   const leader = idem && deps.keysInFlight.leaderOf(idem.tenantId, idem.key);
   const cancel = new Cancellation();
   const lead = () => {
     if (idem) deps.keysInFlight.lead(idem.tenantId, idem.key, idem.fingerprint, answer);
   };
-  const answer: Promise<VerifyResult> = withDeadline(Math.max(1, budgetMs), cancel, () =>
-    scoreAndRecord(deps, caller, req, idem, leader, lead, cancel),
-  ).catch((err: unknown): VerifyResult => {
+  const challengeId = req.context?.challengeId;
+  const ahead =
+    challengeId === undefined ? undefined : deps.clearsInFlight.reverifyOf(caller.tenant.id, challengeId);
+  const answer: Promise<VerifyResult> = withDeadline(Math.max(1, budgetMs), cancel, async () => {
+    // A re-verify of the same clear in flight here goes first (clearsInFlight.ts); its outcome,
+    // whatever it is, is not this one's: this one is scored on its own afterwards.
+    if (ahead) await ahead.catch(() => undefined);
+    return scoreAndRecord(deps, caller, req, idem, leader, lead, cancel);
+  }).catch((err: unknown): VerifyResult => {
     deps.report(err, "verify degraded");
-    return { ok: true, verdict: degradedVerdict(deps, caller, req), replayed: false };
+    return { ok: true, verdict: degradedVerdict(deps, caller, req, idem), replayed: false };
   });
   if (!leader) lead();
+  if (challengeId !== undefined && !ahead)
+    deps.clearsInFlight.leadReverify(caller.tenant.id, challengeId, answer);
   return answer;
 }
 

@@ -1,6 +1,7 @@
 import fs from "node:fs";
 import { describe, expect, it } from "vitest";
 import { readJa4, type TlsWeights, tlsFindings } from "./tlsFingerprint.js";
+import { LIBRARY_FINGERPRINTS } from "./tlsStacks.js";
 import { readUserAgent } from "./userAgent.js";
 
 /**
@@ -66,6 +67,7 @@ describe("JA4 read from subject.tls", () => {
 describe("a browser's own handshake: nothing", () => {
   it.each([
     ["chromium 156 (Debian, headless)", UA.chrome],
+    ["chromium 156 (Debian), resumed session", UA.chrome],
     ["chrome 120", UA.chrome],
     ["chrome 133 (Android)", UA.chromeAndroid],
     ["firefox-esr 153.7 (Debian, headless)", UA.firefox],
@@ -90,6 +92,7 @@ describe("a program's handshake under a browser's user agent: automation", () =>
   it.each([
     ["undici 7.30 fetch", UA.chrome],
     ["undici 7.30 fetch", UA.safariIos],
+    ["undici 7.30 fetch, resumed session", UA.chrome],
     ["node:https get", UA.firefox],
     ["got-scraping 4.2.1, chrome headers", UA.chrome],
     ["got-scraping 4.2.1, firefox headers", UA.firefox],
@@ -107,6 +110,15 @@ describe("a program's handshake under a browser's user agent: automation", () =>
     expect(ids("t13d1812h1_0123456789ab_0123456789ab", UA.chrome)).toEqual(["tls_not_browser"]);
     expect(ids("t12d1812h2_0123456789ab_0123456789ab", UA.safari)).toEqual(["tls_not_browser"]);
     expect(ids("t13d181200_0123456789ab_0123456789ab", UA.firefox)).toEqual(["tls_not_browser"]);
+  });
+
+  it("a library with its signature algorithms or session changed is still its cipher suites", () => {
+    expect(ids("t13d1613h2_1711a4c0508c_0123456789ab", UA.chrome)).toEqual(["tls_library"]);
+  });
+
+  it("every library's recorded fingerprints carry its cipher suites", () => {
+    for (const lib of LIBRARY_FINGERPRINTS)
+      for (const seen of lib.seen) expect(readJa4(seen)?.ciphers).toBe(lib.ciphers);
   });
 
   it("a library's own user agent is the user-agent signal's business, not this one's", () => {

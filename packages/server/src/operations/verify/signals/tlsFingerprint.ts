@@ -77,9 +77,7 @@ const STACK_NAMES: Readonly<Record<TlsStack, string>> = {
 export function tlsFindings(ja4: Ja4 | undefined, ua: UserAgentSignal, w: TlsWeights): Finding[] {
   if (!ja4) return [];
   const claimed = expectedStack(ua);
-  const library = LIBRARY_FINGERPRINTS.find(
-    (l) => l.ciphersAndExtensions === `${ja4.ciphers}_${ja4.extensions}`,
-  );
+  const library = LIBRARY_FINGERPRINTS.find((l) => l.ciphers === ja4.ciphers);
   // A library's own user agent says what it is already (userAgent.ts); this is about disguise.
   if (library && ua.browser) {
     return [
