@@ -8,26 +8,33 @@
  */
 export class ClearsInFlight {
   private readonly pending = new Map<string, Promise<boolean>>();
-  private readonly reverifies = new Map<string, Promise<unknown>>();
+  private readonly reverifies = new Map<string, Promise<void>>();
+  /** Events whose clear a re-verify here redeemed lately, oldest first (bounded: HONOURED_KEPT). */
+  private readonly honoured = new Map<string, number>();
 
   /**
-   * The re-verify of `challengeId` in flight in this process, if one is: the others wait for it to
-   * finish before touching the store, so that of a crowd of re-verifies of one clear only the first
-   * competes for the database (and, across processes, with the other processes' first): the one
-   * that can be honoured is not queued behind copies that cannot.
+   * The re-verify of `challengeId` in flight in this process, if one is: the others wait until it
+   * has settled the clear (redeemed it, found it used or unusable, or finished) before touching the
+   * store, so that of a crowd of re-verifies of one clear only the first competes for the database
+   * (and, across processes, with the other processes' first): the one that can be honoured is not
+   * queued behind copies that cannot.
    */
-  reverifyOf(tenantId: string, challengeId: string): Promise<unknown> | undefined {
+  reverifyOf(tenantId: string, challengeId: string): Promise<void> | undefined {
     return this.reverifies.get(slot(tenantId, challengeId));
   }
 
-  /** Makes `answer` the re-verify of `challengeId` in flight until it settles. */
-  leadReverify(tenantId: string, challengeId: string, answer: Promise<unknown>): void {
+  /** Makes the caller the re-verify of `challengeId` in flight; it calls the result once the clear is settled. */
+  leadReverify(tenantId: string, challengeId: string): () => void {
     const at = slot(tenantId, challengeId);
-    this.reverifies.set(at, answer);
-    const done = () => {
-      if (this.reverifies.get(at) === answer) this.reverifies.delete(at);
+    let settle = () => {};
+    const settled = new Promise<void>((resolve) => {
+      settle = resolve;
+    });
+    this.reverifies.set(at, settled);
+    return () => {
+      settle();
+      if (this.reverifies.get(at) === settled) this.reverifies.delete(at);
     };
-    answer.then(done, done);
   }
 
   /** Whether the redemption in flight for the event was honoured, if one is in flight. */
@@ -35,12 +42,28 @@ export class ClearsInFlight {
     return this.pending.get(slot(tenantId, eventId));
   }
 
+  /**
+   * Whether a re-verify in this process redeemed the event's clear within the last HONOURED_MS: a
+   * crowd's later arrivals are refused as used without asking the store (which would refuse them too).
+   */
+  wasHonoured(tenantId: string, eventId: string, now: number): boolean {
+    const at = this.honoured.get(slot(tenantId, eventId));
+    return at !== undefined && now - at < HONOURED_MS;
+  }
+
   /** Records `honoured` as the redemption in flight for the event until it settles. */
-  track(tenantId: string, eventId: string, honoured: Promise<boolean>): void {
+  track(tenantId: string, eventId: string, honoured: Promise<boolean>, now: () => number = Date.now): void {
     const at = slot(tenantId, eventId);
     this.pending.set(at, honoured);
-    void honoured.then(() => {
+    void honoured.then((yes) => {
       if (this.pending.get(at) === honoured) this.pending.delete(at);
+      if (!yes) return;
+      this.honoured.delete(at);
+      this.honoured.set(at, now());
+      if (this.honoured.size > HONOURED_KEPT) {
+        const oldest = this.honoured.keys().next().value;
+        if (oldest !== undefined) this.honoured.delete(oldest);
+      }
     });
   }
 
@@ -50,3 +73,7 @@ export class ClearsInFlight {
 }
 
 const slot = (tenantId: string, eventId: string): string => `${tenantId}\n${eventId}`;
+
+/** How long an honoured redemption is remembered, and for how many events at most. */
+const HONOURED_MS = 60_000;
+const HONOURED_KEPT = 10_000;

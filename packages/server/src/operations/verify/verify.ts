@@ -96,18 +96,22 @@ export async function verify(
   const challengeId = req.context?.challengeId;
   const ahead =
     challengeId === undefined ? undefined : deps.clearsInFlight.reverifyOf(caller.tenant.id, challengeId);
+  // The first re-verify of a clear in this process settles it before the others touch the store
+  // (clearsInFlight.ts); the others are then scored on their own.
+  const settle =
+    challengeId !== undefined && !ahead
+      ? deps.clearsInFlight.leadReverify(caller.tenant.id, challengeId)
+      : () => {};
   const answer: Promise<VerifyResult> = withDeadline(Math.max(1, budgetMs), cancel, async () => {
-    // A re-verify of the same clear in flight here goes first (clearsInFlight.ts); its outcome,
-    // whatever it is, is not this one's: this one is scored on its own afterwards.
-    if (ahead) await ahead.catch(() => undefined);
-    return scoreAndRecord(deps, caller, req, idem, leader, lead, cancel);
-  }).catch((err: unknown): VerifyResult => {
-    deps.report(err, "verify degraded");
-    return { ok: true, verdict: degradedVerdict(deps, caller, req, idem), replayed: false };
-  });
+    if (ahead) await ahead;
+    return scoreAndRecord(deps, caller, req, idem, leader, lead, cancel, settle);
+  })
+    .catch((err: unknown): VerifyResult => {
+      deps.report(err, "verify degraded");
+      return { ok: true, verdict: degradedVerdict(deps, caller, req, idem), replayed: false };
+    })
+    .finally(settle);
   if (!leader) lead();
-  if (challengeId !== undefined && !ahead)
-    deps.clearsInFlight.leadReverify(caller.tenant.id, challengeId, answer);
   return answer;
 }
 
@@ -120,6 +124,8 @@ async function scoreAndRecord(
   /** Makes this request the leader for its key (keysInFlight.ts). */
   lead: () => void,
   signal: Cancellation,
+  /** Called once this request has settled its clear (redeemed, found used or unusable). */
+  settled: () => void = () => {},
 ): Promise<VerifyResult> {
   const { store, policy } = deps;
   const tenantId = caller.tenant.id;
@@ -172,7 +178,10 @@ async function scoreAndRecord(
       window,
     );
     if (check.ok) clear = check;
-    else clearNote = clearNotHonored(check.why);
+    else {
+      clearNote = clearNotHonored(check.why);
+      settled();
+    }
   }
   const obs = observe(req, {
     model: policy,
@@ -201,9 +210,11 @@ async function scoreAndRecord(
       const cleared = await redeemOnce(deps, tenantId, earned.challenge.eventId, () =>
         recordCleared(deps, caller, req, earned, tenantPolicy.version, idem, now, signal),
       );
+      settled();
       if (cleared) return withLimit(cleared, limit as RateLimitState);
       clearNote = clearNotHonored(ALREADY_USED);
     }
+    settled();
     clear = undefined;
   }
   const checks = velocityChecks(
@@ -293,6 +304,7 @@ async function redeemOnce(
   eventId: string,
   redeem: () => Promise<VerifyResult | null>,
 ): Promise<VerifyResult | null> {
+  if (deps.clearsInFlight.wasHonoured(tenantId, eventId, deps.clock())) return null;
   for (let pending = deps.clearsInFlight.of(tenantId, eventId); pending; ) {
     if (await pending) return null;
     pending = deps.clearsInFlight.of(tenantId, eventId);
@@ -305,6 +317,7 @@ async function redeemOnce(
       (r) => r?.ok === true,
       () => false,
     ),
+    deps.clock,
   );
   return attempt;
 }
