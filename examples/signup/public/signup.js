@@ -42,7 +42,10 @@ form.addEventListener("submit", async (event) => {
     result.dataset.state = "unavailable";
   } else if (res.status === 403) {
     slot.replaceChildren();
-    result.textContent = "Sorry, we cannot create this account.";
+    result.textContent =
+      typeof answer.reference === "string"
+        ? `Sorry, we cannot create this account. If you think this is a mistake, write to us and quote ${answer.reference}.`
+        : "Sorry, we cannot create this account.";
     result.dataset.state = "refused";
   } else {
     result.textContent = answer.message ?? "Something went wrong.";

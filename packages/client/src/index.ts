@@ -18,6 +18,7 @@ export {
   type GateVerdict,
   runGate,
   UNAVAILABLE_RETRY_SECONDS,
+  type VerdictSeen,
 } from "./gates/core.js";
 export { wardenChallengeRoutes, wardenGate } from "./gates/express.js";
 export { registerWardenChallengeRoutes, wardenPreHandler } from "./gates/fastify.js";

@@ -46,7 +46,27 @@ export interface GateOptions {
   surface?: string;
   /** Observe only (the verdict is always allow); set in server code, never from client data. */
   logOnly?: boolean;
+  /**
+   * Called with every verdict the gate acts on, before it answers: log it, keep the eventId of a
+   * challenged or denied attempt for support (the 428 and 403 bodies carry it as `reference`). Its
+   * errors are swallowed (a failing log must not turn into an allow or a 500); it is not awaited.
+   */
+  onVerdict?: (seen: VerdictSeen) => void;
   ticketTtlSeconds?: number;
+}
+
+/** What `onVerdict` is told: the verdict's decision and why, and the attempt it belongs to. */
+export interface VerdictSeen {
+  action: string;
+  /** The gate's session of the attempt (the same across its challenge and re-verify). */
+  session: string;
+  eventId: string;
+  decision: "allow" | "challenge" | "deny";
+  actorType: string;
+  reasons: readonly string[];
+  degraded: boolean;
+  /** A re-verify whose solved challenge Warden honoured. */
+  challengeCleared: boolean;
 }
 
 /** Body of the 428: what the page needs to start the challenge (or to try again later). */
@@ -56,6 +76,8 @@ export type ChallengeRequired =
       code: "warden_challenge";
       ticket: string;
       degraded: boolean;
+      /** The attempt's eventId, to quote to support. */
+      reference: string;
       message: string;
     }
   | { error: "challenge_required"; code: "warden_unavailable"; retryAfterSeconds: number; message: string };
@@ -74,7 +96,7 @@ export type GateAnswer =
   | {
       kind: "deny";
       status: 403;
-      body: { error: "forbidden"; code: "warden_denied"; message: string };
+      body: { error: "forbidden"; code: "warden_denied"; reference: string; message: string };
       headers: Record<string, string>;
     }
   | {
@@ -176,13 +198,34 @@ export async function runGate(opts: GateOptions, view: RequestView, parsed: unkn
       },
     };
   }
+  if (opts.onVerdict) {
+    try {
+      opts.onVerdict({
+        action: opts.action,
+        session,
+        eventId: verdict.eventId,
+        decision: verdict.decision,
+        actorType: verdict.actorType,
+        reasons: verdict.reasons,
+        degraded: verdict.degraded,
+        challengeCleared: verdict.challengeCleared === true,
+      });
+    } catch {
+      // the hook's failure is the app's to log; the gate's answer stands
+    }
+  }
   if (verdict.decision === "allow") return { kind: "allow", verdict, session, pending: resumed?.pending };
   if (verdict.decision === "deny") {
     return {
       kind: "deny",
       status: 403,
       headers: {},
-      body: { error: "forbidden", code: "warden_denied", message: "This request was refused." },
+      body: {
+        error: "forbidden",
+        code: "warden_denied",
+        reference: verdict.eventId,
+        message: "This request was refused.",
+      },
     };
   }
   const pending = resumed ? resumed.pending : opts.pending?.(body);
@@ -207,6 +250,7 @@ export async function runGate(opts: GateOptions, view: RequestView, parsed: unkn
       code: "warden_challenge",
       ticket: signed,
       degraded: verdict.degraded,
+      reference: verdict.eventId,
       message: "Complete the challenge, then send the form again with its ticket and challengeId.",
     },
   };

@@ -297,6 +297,49 @@ describe("a gate with rawEmail, for a tenant that opted in to raw PII", () => {
   });
 });
 
+describe("a gate's onVerdict hook and support references", () => {
+  it("tells the app every verdict; the 403 and 428 carry the attempt's eventId; a throwing hook changes nothing", async () => {
+    const client = new WardenClient({ baseUrl, apiKey, verifyTimeoutMs: 5000 });
+    const seen: import("./core.js").VerdictSeen[] = [];
+    const app = express();
+    app.use(express.json());
+    let throwing = false;
+    app.post(
+      "/signup",
+      wardenGate({
+        ...gateOptions(client),
+        onVerdict: (v) => {
+          seen.push(v);
+          if (throwing) throw new Error("the app's logger failed");
+        },
+      }),
+      (_req, res) => {
+        res.status(201).json({});
+      },
+    );
+    const server = app.listen(0, "127.0.0.1");
+    await new Promise((r) => server.once("listening", r));
+    servers.push(server);
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+
+    const denied = await post(`${url}/signup`, { email: "eve@example.org" }, browser("198.51.100.9"));
+    expect(denied).toMatchObject({ status: 403, json: { code: "warden_denied" } });
+    const challenged = await post(`${url}/signup`, { email: "bot@example.org" }, script("81.2.30.7"));
+    expect(challenged).toMatchObject({ status: 428, json: { code: "warden_challenge" } });
+    expect(seen.map((v) => v.decision)).toEqual(["deny", "challenge"]);
+    expect(denied.json.reference).toBe(seen[0]?.eventId);
+    expect(challenged.json.reference).toBe(seen[1]?.eventId);
+    expect(seen[0]).toMatchObject({ action: "signup", degraded: false, challengeCleared: false });
+    expect(seen[0]?.reasons.length).toBeGreaterThan(0);
+    expect(seen[0]?.session).toMatch(/\S/);
+
+    throwing = true;
+    const again = await post(`${url}/signup`, { email: "eve@example.org" }, browser("198.51.100.10"));
+    expect(again).toMatchObject({ status: 403, json: { code: "warden_denied" } });
+    expect(seen).toHaveLength(3);
+  });
+});
+
 describe("gates when Warden cannot be reached", () => {
   it("answer 428 warden_unavailable with Retry-After: fail closed, no ticket, never allow", async () => {
     const client = new WardenClient({ baseUrl: "http://127.0.0.1:9", apiKey: "wdn_x", verifyTimeoutMs: 500 });
