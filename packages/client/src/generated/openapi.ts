@@ -251,6 +251,14 @@ export type paths = {
                             actorType: "human" | "agent_principal" | "agent_abusive" | "unknown";
                             confidence: number;
                             reasons: string[];
+                            /** @description reasons in their additive object form (spec, Versioning): entry i is reasons[i] with a stable code and a category to group by. */
+                            reasonDetails: {
+                                /** @description Stable code from the reason catalogue (docs/api.md, Reason codes). */
+                                code: string;
+                                /** @description The same sentence as reasons[i]. */
+                                message: string;
+                                category: "agent" | "browser" | "page" | "tls" | "email" | "network" | "form" | "velocity" | "policy" | "evidence" | "decision" | "challenge" | "mode" | "operational";
+                            }[];
                             principal: {
                                 resolved: boolean;
                                 operator: string;

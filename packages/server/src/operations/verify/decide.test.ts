@@ -18,7 +18,7 @@ const SEVERITY = { allow: 0, challenge: 1, deny: 2 } as const;
 const weight = fc.double({ min: 1e-3, max: 1e3, noNaN: true, noDefaultInfinity: true });
 const costsArb = fc.record({ falseAllow: weight, falseChallenge: weight, falseDeny: weight });
 const findingArb: fc.Arbitrary<Finding> = fc.record({
-  id: fc.constantFrom("a", "b", "c"),
+  id: fc.constantFrom("email_random" as const, "form_links" as const, "hosting_network" as const),
   logOdds: fc.double({ min: -3, max: 6, noNaN: true }),
   reason: fc.constant("some reason"),
   automation: fc.boolean(),
@@ -148,7 +148,7 @@ describe("the cost-weighted three-way rule", () => {
   });
 
   it("uncertainty widens the challenge band: the same estimate allowed with rich evidence is challenged with thin", () => {
-    const finding: Finding = { id: "x", logOdds: 2.1, reason: "x" };
+    const finding: Finding = { id: "email_random", logOdds: 2.1, reason: "x" };
     const rich = decide(
       ev({ findings: [finding], channels: 4, browserConsistent: false }),
       DEFAULT_COSTS,
@@ -167,7 +167,11 @@ describe("the cost-weighted three-way rule", () => {
   it("deny needs strong evidence under default weights", () => {
     const at = (logOdds: number) =>
       decide(
-        ev({ findings: [{ id: "x", logOdds, reason: "x" }], channels: 3, browserConsistent: false }),
+        ev({
+          findings: [{ id: "email_random", logOdds, reason: "x" }],
+          channels: 3,
+          browserConsistent: false,
+        }),
         DEFAULT_COSTS,
         DEFAULT_MODEL,
       );
@@ -186,7 +190,7 @@ describe("the cost-weighted three-way rule", () => {
 describe("friction priced by the actor it faces", () => {
   const at = (logOdds: number, automation: boolean) =>
     decide(
-      ev({ findings: [{ id: "x", logOdds, reason: "x", automation }], channels: 3 }),
+      ev({ findings: [{ id: "email_random", logOdds, reason: "x", automation }], channels: 3 }),
       DEFAULT_COSTS,
       DEFAULT_MODEL,
     );
@@ -209,7 +213,7 @@ describe("friction priced by the actor it faces", () => {
     fc.assert(
       fc.property(fc.double({ min: -3, max: 12, noNaN: true }), costsArb, (logOdds, costs) => {
         const evidence = (automation: boolean) =>
-          ev({ findings: [{ id: "x", logOdds, reason: "x", automation }], channels: 3 });
+          ev({ findings: [{ id: "email_random", logOdds, reason: "x", automation }], channels: 3 });
         const plain = decide(evidence(false), costs, DEFAULT_MODEL).decision;
         const automated = decide(evidence(true), costs, DEFAULT_MODEL).decision;
         expect(SEVERITY[automated]).toBeGreaterThanOrEqual(SEVERITY[plain]);
@@ -223,14 +227,18 @@ describe("actor classification", () => {
     const base = { channels: 2, browserConsistent: false };
     expect(
       decide(
-        ev({ ...base, findings: [{ id: "ua", logOdds: 3.5, reason: "r", automation: true }] }),
+        ev({ ...base, findings: [{ id: "ua_automation", logOdds: 3.5, reason: "r", automation: true }] }),
         DEFAULT_COSTS,
         DEFAULT_MODEL,
       ).actorType,
     ).toBe("agent_abusive");
     expect(
       decide(
-        ev({ channels: 2, browserConsistent: true, findings: [{ id: "ok", logOdds: -1, reason: "r" }] }),
+        ev({
+          channels: 2,
+          browserConsistent: true,
+          findings: [{ id: "browser_consistent", logOdds: -1, reason: "r" }],
+        }),
         DEFAULT_COSTS,
         DEFAULT_MODEL,
       ).actorType,
@@ -240,7 +248,11 @@ describe("actor classification", () => {
     // Consistent browser headers but high risk (e.g. a disposable email) is not human.
     expect(
       decide(
-        ev({ channels: 3, browserConsistent: true, findings: [{ id: "d", logOdds: 3, reason: "r" }] }),
+        ev({
+          channels: 3,
+          browserConsistent: true,
+          findings: [{ id: "email_disposable", logOdds: 3, reason: "r" }],
+        }),
         DEFAULT_COSTS,
         DEFAULT_MODEL,
       ).actorType,
@@ -249,7 +261,7 @@ describe("actor classification", () => {
 });
 
 describe("agents and tenant rules", () => {
-  const automation: Finding = { id: "ua", logOdds: 3.5, reason: "r", automation: true };
+  const automation: Finding = { id: "ua_automation", logOdds: 3.5, reason: "r", automation: true };
 
   it("agent_principal only for a verified signature; a forged one is agent_abusive", () => {
     expect(

@@ -1,6 +1,7 @@
 import type { VerifiedAgentRule } from "../../policy/tenantPolicy.js";
 import type { ActorType, Decision } from "../../store/interfaces.js";
 import type { DecisionModel } from "./decisionModel.js";
+import { type ReasonCode, type ReasonDetail, reason } from "./reasonCodes.js";
 import type { Finding } from "./signals/findings.js";
 
 /** Relative, dimensionless weights of the three mistakes (spec, context.decisionCosts). */
@@ -56,6 +57,8 @@ export interface Assessment {
   decision: Decision;
   /** Set when a tenant rule (a list or a per-action setting), not the model, made the decision. */
   rule: string | undefined;
+  /** The rule's code in the reason catalogue, with `rule`. */
+  ruleCode?: ReasonCode;
   actorType: ActorType;
   risk: Risk;
   expectedCost: Record<Decision, number>;
@@ -127,16 +130,18 @@ function classify(evidence: Evidence, risk: Risk, policy: DecisionModel): ActorT
  * Tenant rules, which take precedence over the model in this order: a deny-list hit denies; an
  * allow-list hit allows, except a forged agent signature; a verified agent gets the action's rule.
  */
-function tenantRule(evidence: Evidence): { decision: Decision; rule: string } | undefined {
+function tenantRule(evidence: Evidence): { decision: Decision; rule: string; code: ReasonCode } | undefined {
   const [deny] = evidence.lists.deny;
-  if (deny) return { decision: "deny", rule: `The tenant's deny list names ${deny}.` };
+  if (deny)
+    return { decision: "deny", rule: `The tenant's deny list names ${deny}.`, code: "tenant_deny_list" };
   const [allow] = evidence.lists.allow;
   if (allow && evidence.agent !== "invalid")
-    return { decision: "allow", rule: `The tenant's allow list names ${allow}.` };
+    return { decision: "allow", rule: `The tenant's allow list names ${allow}.`, code: "tenant_allow_list" };
   if (evidence.agent === "verified" && evidence.verifiedAgents !== "score") {
     return {
       decision: evidence.verifiedAgents,
       rule: `The tenant's policy answers ${evidence.verifiedAgents} to verified agents for this action.`,
+      code: "tenant_verified_agents",
     };
   }
   return undefined;
@@ -204,6 +209,7 @@ export function decide(evidence: Evidence, costs: DecisionCosts, policy: Decisio
   return {
     decision: rule?.decision ?? model.decision,
     rule: rule?.rule,
+    ...(rule ? { ruleCode: rule.code } : {}),
     actorType,
     risk,
     expectedCost: model.cost,
@@ -215,13 +221,18 @@ const pct = (p: number): string => `${Math.round(p * 100)}%`;
 
 /** Display sentences, most important first; never empty. Not a machine interface (spec, reasons). */
 export function reasonsFor(a: Assessment, costs: DecisionCosts, channels: number): string[] {
-  const reasons = a.findings.map((f) => f.reason);
-  if (a.rule) reasons.unshift(a.rule);
+  return reasonDetailsFor(a, costs, channels).map((r) => r.message);
+}
+
+/** The same reasons with their codes and categories (reasonCodes.ts): the verdict's reasonDetails. */
+export function reasonDetailsFor(a: Assessment, costs: DecisionCosts, channels: number): ReasonDetail[] {
+  const reasons = a.findings.map((f) => reason(f.id, f.reason));
+  if (a.rule) reasons.unshift(reason(a.ruleCode ?? "tenant_deny_list", a.rule));
   if (reasons.length === 0) {
     reasons.push(
       channels === 0
-        ? "The attempt carried almost no evidence to assess."
-        : "No risk signal was found in the attempt.",
+        ? reason("no_evidence", "The attempt carried almost no evidence to assess.")
+        : reason("no_risk_signal", "No risk signal was found in the attempt."),
     );
   }
   const verdictLine = a.rule
@@ -229,7 +240,10 @@ export function reasonsFor(a: Assessment, costs: DecisionCosts, channels: number
     : `${a.decision} had the lowest expected cost with weights falseAllow ${costs.falseAllow}, ` +
       `falseChallenge ${costs.falseChallenge}, falseDeny ${costs.falseDeny}`;
   reasons.push(
-    `Estimated abuse risk ${pct(a.risk.estimate)} (range ${pct(a.risk.low)}–${pct(a.risk.high)}); ${verdictLine}.`,
+    reason(
+      "risk_estimate",
+      `Estimated abuse risk ${pct(a.risk.estimate)} (range ${pct(a.risk.low)}–${pct(a.risk.high)}); ${verdictLine}.`,
+    ),
   );
   return reasons;
 }

@@ -5,6 +5,7 @@ import type { Caller } from "../caller.js";
 import { resolveCosts } from "./decide.js";
 import { enforcementModeFor } from "./enforcement.js";
 import { eventRecord, NO_PRINCIPAL } from "./eventRecord.js";
+import { reason } from "./reasonCodes.js";
 import type { Idempotency } from "./record.js";
 import type { Verdict, VerifyRequest } from "./schema.js";
 import type { VerifyDeps } from "./verifyDeps.js";
@@ -51,6 +52,7 @@ export function degradedVerdict(
     actorType: "unknown",
     confidence: 0,
     reasons: [DEGRADED_REASON],
+    reasonDetails: [reason("degraded", DEGRADED_REASON)],
     principal: NO_PRINCIPAL,
     verdictToken: signVerdictToken(
       deps.keyring.activeSigner(),

@@ -8,6 +8,7 @@ import type { Cancellation } from "./deadline.js";
 import { resolveCosts } from "./decide.js";
 import { enforcementModeFor } from "./enforcement.js";
 import { eventRecord, NO_PRINCIPAL } from "./eventRecord.js";
+import { reason } from "./reasonCodes.js";
 import type { Verdict, VerifyRequest } from "./schema.js";
 import type { VerifyDeps, VerifyResult } from "./verifyDeps.js";
 
@@ -51,6 +52,7 @@ export async function recordCleared(
     // Decided by a rule (the honoured clear), as a tenant rule's decision is: certain by definition.
     confidence: 1,
     reasons: [CLEARED_REASON],
+    reasonDetails: [reason("challenge_cleared", CLEARED_REASON)],
     principal: NO_PRINCIPAL,
     eventId: timeOrderedId("evt", now),
     degraded: false,

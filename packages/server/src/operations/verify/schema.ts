@@ -2,6 +2,7 @@ import { type Static, Type } from "@sinclair/typebox";
 import { literalUnion } from "../../lib/literalUnion.js";
 import { ACTOR_TYPES, DECISIONS, ENFORCEMENT_MODES } from "../../store/interfaces.js";
 import { MAX_PAGE_TOKEN } from "../../tokens/pageToken.js";
+import { REASON_CATEGORIES } from "./reasonCodes.js";
 import { JA4_PATTERN } from "./signals/tlsFingerprint.js";
 import { MAX_USER_AGENT } from "./signals/userAgent.js";
 
@@ -193,6 +194,20 @@ export const Verdict = Type.Object({
   actorType: literalUnion(ACTOR_TYPES),
   confidence: Type.Number({ minimum: 0, maximum: 1 }),
   reasons: Type.Array(Type.String(), { minItems: 1 }),
+  reasonDetails: Type.Array(
+    Type.Object({
+      code: Type.String({
+        description: "Stable code from the reason catalogue (docs/api.md, Reason codes).",
+      }),
+      message: Type.String({ description: "The same sentence as reasons[i]." }),
+      category: literalUnion(REASON_CATEGORIES),
+    }),
+    {
+      minItems: 1,
+      description:
+        "reasons in their additive object form (spec, Versioning): entry i is reasons[i] with a stable code and a category to group by.",
+    },
+  ),
   principal: Principal,
   verdictToken: Type.String(),
   eventId: Type.String(),

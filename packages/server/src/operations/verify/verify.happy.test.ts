@@ -41,6 +41,7 @@ describe("the Verdict", () => {
         "eventId",
         "principal",
         "reasons",
+        "reasonDetails",
         "verdictToken",
       ].sort(),
     );

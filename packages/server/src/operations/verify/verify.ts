@@ -13,7 +13,7 @@ import {
   DENY_NOT_CLEARED,
 } from "./clearRedemption.js";
 import { Cancellation, withDeadline } from "./deadline.js";
-import { confidenceFor, decide, raisesRisk, reasonsFor, resolveCosts } from "./decide.js";
+import { confidenceFor, decide, raisesRisk, reasonDetailsFor, resolveCosts } from "./decide.js";
 import type { DecisionModel } from "./decisionModel.js";
 import { degradedVerdict } from "./degraded.js";
 import { enforcementModeFor } from "./enforcement.js";
@@ -21,6 +21,7 @@ import { eventRecord } from "./eventRecord.js";
 import { observe, subjectError } from "./evidence.js";
 import type { Leader } from "./keysInFlight.js";
 import { principalFor } from "./principal.js";
+import { reason } from "./reasonCodes.js";
 import {
   type Idempotency,
   keyRevoked,
@@ -251,12 +252,18 @@ async function scoreAndRecord(
   /** The scored verdict, honouring `redeem` (a degraded event's clear) when given; signed and recorded. */
   const answer = async (redeem: typeof clear, note: string | undefined): Promise<VerifyResult | null> => {
     const decision = mode === "log_only" || redeem ? "allow" : assessment.decision;
-    const reasons = reasonsFor(assessment, costs, obs.channels);
-    if (note) reasons.unshift(note);
-    if (redeem) reasons.unshift(clearedAfterDegradedReason(assessment.decision));
+    const details = reasonDetailsFor(assessment, costs, obs.channels);
+    if (note) details.unshift(reason("clear_not_honoured", note));
+    if (redeem)
+      details.unshift(
+        reason("challenge_cleared_after_degraded", clearedAfterDegradedReason(assessment.decision)),
+      );
     if (mode === "log_only") {
-      reasons.unshift(
-        `Log-only mode: observed, not enforced; the decision would have been ${assessment.decision}.`,
+      details.unshift(
+        reason(
+          "log_only",
+          `Log-only mode: observed, not enforced; the decision would have been ${assessment.decision}.`,
+        ),
       );
     }
     const unsigned: UnsignedVerdict = {
@@ -267,7 +274,8 @@ async function scoreAndRecord(
         assessment.rule !== undefined && decision === assessment.decision
           ? 1
           : confidenceFor(decision, assessment.expectedCost),
-      reasons,
+      reasons: details.map((d) => d.message),
+      reasonDetails: details,
       principal: principalFor(obs.agent, obs.businessDomain),
       eventId: timeOrderedId("evt", now),
       degraded: false,

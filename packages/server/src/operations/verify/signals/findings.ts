@@ -1,9 +1,12 @@
+import type { ReasonCode } from "../reasonCodes.js";
+
 /**
  * A finding is one piece of evidence a signal contributes to the decision: a log-odds weight
  * (positive raises the abuse estimate), a display sentence, and flags the classifier reads.
  */
 export interface Finding {
-  id: string;
+  /** Its code in the reason catalogue (reasonCodes.ts). */
+  id: ReasonCode;
   logOdds: number;
   reason: string;
   /** Evidence that a program, not a person's browser, made the request. */
