@@ -88,6 +88,19 @@ export async function wardenCli(env: Record<string, string>, ...args: string[]):
   return stdout;
 }
 
+/** Every scope a test key usually needs. */
+export const ALL_TEST_SCOPES = "verify:write,challenge:write,feedback:write,ledger:read";
+
+/** A new API key of `tenant` made with the real CLI (`warden key create --json`). */
+export async function createKey(
+  env: Record<string, string>,
+  tenant: string,
+  scopes: string = ALL_TEST_SCOPES,
+): Promise<string> {
+  const out = await wardenCli(env, "key", "create", "--tenant", tenant, "--scopes", scopes, "--json");
+  return (JSON.parse(out) as { apiKey: string }).apiKey;
+}
+
 /** Runs the real `warden` CLI and resolves its exit code and output instead of throwing. */
 export async function runWarden(
   env: NodeJS.ProcessEnv,

@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startWarden, type WardenProcess, wardenCli } from "../lib/wardenProcess.js";
+import { createKey, startWarden, type WardenProcess, wardenCli } from "../lib/wardenProcess.js";
 import { solvePow } from "../operations/challenge/proofOfWork.js";
 import { FaultProxy } from "../testing/faultProxy.js";
 import { postgresDatabaseOrSkip } from "../testing/postgres.js";
@@ -52,17 +52,7 @@ if (databaseUrl) {
       };
       procs = await Promise.all([startWarden(env), startWarden(env), startWarden(env)]);
       await wardenCli(env, "tenant", "create", "acme");
-      const out = await wardenCli(
-        env,
-        "key",
-        "create",
-        "--tenant",
-        "acme",
-        "--scopes",
-        "verify:write,challenge:write,feedback:write,ledger:read",
-        "--json",
-      );
-      key = (JSON.parse(out) as { apiKey: string }).apiKey;
+      key = await createKey(env, "acme");
     }, 60_000);
     afterAll(async () => {
       proxy.set("pass");

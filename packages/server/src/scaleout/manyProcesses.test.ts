@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { createLocalJWKSet, decodeProtectedHeader, type JSONWebKeySet, jwtVerify } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startWarden, type WardenProcess, wardenCli } from "../lib/wardenProcess.js";
+import { createKey, startWarden, type WardenProcess, wardenCli } from "../lib/wardenProcess.js";
 import { solvePow } from "../operations/challenge/proofOfWork.js";
 import { postgresDatabaseOrSkip } from "../testing/postgres.js";
 import { redisPrefixOrSkip, TEST_REDIS_URL } from "../testing/redis.js";
@@ -29,19 +29,7 @@ if (prefix && databaseUrl) {
   let procs: WardenProcess[] = [];
   const at = (i: number) => procs[i % procs.length] as WardenProcess;
 
-  async function newKey(): Promise<string> {
-    const out = await wardenCli(
-      env,
-      "key",
-      "create",
-      "--tenant",
-      "acme",
-      "--scopes",
-      "verify:write,challenge:write,feedback:write,ledger:read",
-      "--json",
-    );
-    return (JSON.parse(out) as { apiKey: string }).apiKey;
-  }
+  const newKey = () => createKey(env, "acme");
   const call = async (
     i: number,
     key: string,
