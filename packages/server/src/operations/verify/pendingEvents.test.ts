@@ -39,6 +39,37 @@ describe("events of degraded verdicts", () => {
     queue.stop();
   });
 
+  it("a keyed degraded event: one per key with its copies; written without the key when a scored answer holds it", async () => {
+    t = await makeTestApp();
+    const claim = (eventId: string) => ({
+      tenantId: "t1",
+      operation: "verify",
+      key: "k-1",
+      response: {
+        fingerprint: "fp",
+        statusCode: 200,
+        body: { eventId, degraded: eventId === "evt_degraded" },
+      },
+      expiresAt: Date.now() + 60_000,
+    });
+    const queue = new PendingEvents(t.store, { capacity: 100, retryMs: 10_000 });
+    // Two processes' copies of one degraded answer: the same id, one event, one answer under the key.
+    queue.add(testEvent("evt_degraded", { degraded: true }), claim("evt_degraded"));
+    queue.add(testEvent("evt_degraded", { degraded: true }), claim("evt_degraded"));
+    await queue.flush();
+    expect(queue).toMatchObject({ written: 1, superseded: 0 });
+    // A scored answer committed under another key first; then this key's degraded copy arrives.
+    await t.store.events.record(testEvent("evt_scored"), { ...claim("evt_scored"), key: "k-2" });
+    queue.add(testEvent("evt_late", { degraded: true }), { ...claim("evt_late"), key: "k-2" });
+    await queue.flush();
+    expect(queue).toMatchObject({ written: 2, superseded: 1 });
+    // Its caller's eventId works; the key keeps the scored answer.
+    expect(await t.store.events.get("t1", "evt_late")).toMatchObject({ degraded: true });
+    const held = await t.store.idempotency.find({ tenantId: "t1", operation: "verify", key: "k-2" }, 0);
+    expect(held?.body).toMatchObject({ eventId: "evt_scored" });
+    queue.stop();
+  });
+
   it("wait while the store is down and are written when it returns: the eventId then works for challenge and feedback", async () => {
     const failing = new Set<string>();
     t = await makeTestApp({

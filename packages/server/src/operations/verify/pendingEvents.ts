@@ -49,8 +49,8 @@ export class PendingEvents {
 
   /**
    * Writes the event now if nothing is waiting and the store answers; queues it otherwise. With a
-   * claim, the event is written together with its key's answer, or not at all when the key already
-   * holds an answer (another process's for the same attempt, degraded or not): one event per key.
+   * claim, the event is written together with its key's answer; when the key already holds this same
+   * degraded answer (another process's copy, the same eventId) nothing more is written.
    */
   add(event: EventRecord, claim?: PendingClaim): void {
     this.queue.push({ event, claim });
@@ -74,7 +74,11 @@ export class PendingEvents {
     return this.queue.splice(0, this.queue.length).map((p) => p.event);
   }
 
-  /** Degraded events not written because their key already held another answer. */
+  /**
+   * Degraded events whose key already held another answer (a scored verdict that committed after this
+   * process had answered degraded): written without the key, so the eventId their caller holds still
+   * works for challenge and feedback, while the key replays the stored answer.
+   */
   superseded = 0;
 
   /** Writes waiting events in order until the queue is empty or the store fails. */
@@ -96,8 +100,17 @@ export class PendingEvents {
       const { event: next, claim } = this.queue[0] as Pending;
       try {
         const outcome = await this.store.events.record(next, claim);
+        const heldBy =
+          outcome.kind === "replay"
+            ? (outcome.response.body as { eventId?: unknown } | null)?.eventId
+            : undefined;
         if (outcome.kind === "recorded") this.written++;
-        else this.superseded++;
+        else if (heldBy !== next.id) {
+          // Not another process's copy of this same event (same key, same id): another answer.
+          await this.store.events.record(next, undefined);
+          this.superseded++;
+          this.written++;
+        }
       } catch (err) {
         if (!(err instanceof StoreRejectedError)) {
           this.report(err, `degraded events waiting for the store: ${this.queue.length}`);
