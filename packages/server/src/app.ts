@@ -213,7 +213,11 @@ export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<Fa
     { onRequest: [authenticator(store, callers, { fromMemory: true })] },
   );
   registerFeedback(app, { store, clock, idempotencyTtlMs: verifyDeps.idempotencyTtlMs }, { onRequest });
-  registerInsights(app, { store, clock, tokens: verifyDeps.tokens, model: policy }, { onRequest });
+  registerInsights(
+    app,
+    { store, clock, tokens: verifyDeps.tokens, model: policy, readRowsPerMinute: config.readRowsPerMinute },
+    { onRequest },
+  );
   registerConsoleSession(app, {
     store,
     clock,

@@ -30,6 +30,7 @@ describe("configuration", () => {
     ["WARDEN_PG_POOL_SIZE", "0", /WARDEN_PG_POOL_SIZE: must be between 1 and 200/],
     ["WARDEN_PG_POOL_MIN", "11", /WARDEN_PG_POOL_MIN: must not exceed WARDEN_PG_POOL_SIZE \(10\), got 11/],
     ["WARDEN_PG_POOL_MIN", "-1", /WARDEN_PG_POOL_MIN: must be/],
+    ["WARDEN_PG_POOLER", "pgbouncer", /WARDEN_PG_POOLER: must be one of none, transaction, got "pgbouncer"/],
     ["WARDEN_TOKEN_ISSUER", "  ", /WARDEN_TOKEN_ISSUER: must not be empty/],
     ["WARDEN_REDIS_URL", "localhost:6379", /WARDEN_REDIS_URL: must start with redis:\/\/ or rediss:\/\//],
     ["WARDEN_AGENT_DIRECTORY_FETCH", "maybe", /WARDEN_AGENT_DIRECTORY_FETCH: must be true or false/],
@@ -48,6 +49,16 @@ describe("configuration", () => {
     expect(loadConfig({}).pgPoolMin).toBe(2);
     expect(loadConfig({}).pgPreparedStatements).toBe(true);
     expect(loadConfig({ WARDEN_PG_PREPARED_STATEMENTS: "false" }).pgPreparedStatements).toBe(false);
+    // Behind a transaction pooler, no named statements unless asked for (PgBouncer 1.21+ keeps them).
+    expect(loadConfig({}).pgPooler).toBe("none");
+    expect(loadConfig({ WARDEN_PG_POOLER: "transaction" })).toMatchObject({
+      pgPooler: "transaction",
+      pgPreparedStatements: false,
+    });
+    expect(
+      loadConfig({ WARDEN_PG_POOLER: "transaction", WARDEN_PG_PREPARED_STATEMENTS: "true" })
+        .pgPreparedStatements,
+    ).toBe(true);
     expect(loadConfig({ WARDEN_PG_POOL_SIZE: "1" }).pgPoolMin).toBe(1);
     expect(loadConfig({ WARDEN_PG_POOL_SIZE: "20", WARDEN_PG_POOL_MIN: "20" }).pgPoolMin).toBe(20);
   });

@@ -14,6 +14,8 @@ export interface Config {
   /** Requests allowed per API key and operation in one rate-limit window. */
   readonly rateLimitMax: number;
   readonly rateLimitWindowSeconds: number;
+  /** Rows an API key's console reads may answer per minute in one process (CSV exports, lists, tables). */
+  readonly readRowsPerMinute: number;
   /** verdictToken `iss` claim: a constant issuer identifier. */
   readonly tokenIssuer: string;
   /** verdictToken `aud` claim. */
@@ -28,7 +30,17 @@ export interface Config {
   readonly pgPoolSize: number;
   /** Connections of that pool opened at start-up and kept open while idle. */
   readonly pgPoolMin: number;
-  /** Hot statements as named prepared statements on PostgreSQL (off behind a pooler that drops them). */
+  /**
+   * What stands between Warden and PostgreSQL: "none" (a direct connection, or a pooler that passes
+   * connection parameters through) or "transaction" (a pooler that lends a server connection for one
+   * transaction at a time and refuses other startup parameters: PgBouncer in transaction mode).
+   */
+  readonly pgPooler: PgPooler;
+  /**
+   * Hot statements as named prepared statements on PostgreSQL. Default: on without a pooler, off
+   * behind a transaction pooler (on again only for one that keeps them: PgBouncer 1.21+ with
+   * max_prepared_statements).
+   */
   readonly pgPreparedStatements: boolean;
   /** PostgreSQL statement timeout off verify's path (feedback, challenges, administration). */
   readonly pgPatientTimeoutMs: number;
@@ -81,6 +93,9 @@ export interface Config {
   /** On SIGTERM, requests still open after this long are cut and the process exits. */
   readonly shutdownGraceMs: number;
 }
+
+export const PG_POOLERS = ["none", "transaction"] as const;
+export type PgPooler = (typeof PG_POOLERS)[number];
 
 export class ConfigError extends Error {
   constructor(
@@ -147,6 +162,17 @@ function redisUrl(env: Env): string | undefined {
   return raw;
 }
 
+function pgPooler(env: Env): PgPooler {
+  const value = text(env, "WARDEN_PG_POOLER", "none").toLowerCase();
+  const known = PG_POOLERS.find((p) => p === value);
+  if (known === undefined)
+    throw new ConfigError(
+      "WARDEN_PG_POOLER",
+      `must be one of ${PG_POOLERS.join(", ")}, got "${env.WARDEN_PG_POOLER}"`,
+    );
+  return known;
+}
+
 const LOG_LEVELS = ["fatal", "error", "warn", "info", "debug", "trace", "silent"];
 
 export function defaultDatabaseUrl(cwd: string = process.cwd()): string {
@@ -173,6 +199,7 @@ export function loadConfig(env: Env = process.env): Config {
   const storeTimeoutMs = integer(env, "WARDEN_STORE_TIMEOUT_MS", 20, 1, 10_000);
   const pgPoolSize = integer(env, "WARDEN_PG_POOL_SIZE", 10, 1, 200);
   const pgPoolMin = integer(env, "WARDEN_PG_POOL_MIN", Math.min(2, pgPoolSize), 0, 200);
+  const pooler = pgPooler(env);
   const requestTimeoutMs = integer(env, "WARDEN_REQUEST_TIMEOUT_MS", 10_000, 1000, 300_000);
   const headersTimeoutMs = integer(env, "WARDEN_HEADERS_TIMEOUT_MS", 5000, 500, 300_000);
   if (headersTimeoutMs > requestTimeoutMs) {
@@ -195,6 +222,7 @@ export function loadConfig(env: Env = process.env): Config {
     bodyLimitBytes: integer(env, "WARDEN_BODY_LIMIT_BYTES", 64 * 1024, 1024, 10 * 1024 * 1024),
     rateLimitMax: integer(env, "WARDEN_RATE_LIMIT_MAX", 6000, 1, 100_000_000),
     rateLimitWindowSeconds: integer(env, "WARDEN_RATE_LIMIT_WINDOW_SECONDS", 60, 1, 3600),
+    readRowsPerMinute: integer(env, "WARDEN_READ_ROWS_PER_MINUTE", 200_000, 1000, 100_000_000),
     tokenIssuer: text(env, "WARDEN_TOKEN_ISSUER", "https://warden.local"),
     tokenAudience: text(env, "WARDEN_TOKEN_AUDIENCE", "warden:verdict"),
     tokenTtlSeconds: integer(env, "WARDEN_TOKEN_TTL_SECONDS", 300, 10, 86_400),
@@ -203,7 +231,8 @@ export function loadConfig(env: Env = process.env): Config {
     idempotencyTtlHours: integer(env, "WARDEN_IDEMPOTENCY_TTL_HOURS", 24, 24, 24 * 30),
     pgPoolSize,
     pgPoolMin,
-    pgPreparedStatements: flag(env, "WARDEN_PG_PREPARED_STATEMENTS", true),
+    pgPooler: pooler,
+    pgPreparedStatements: flag(env, "WARDEN_PG_PREPARED_STATEMENTS", pooler === "none"),
     pgPatientTimeoutMs: integer(env, "WARDEN_PG_PATIENT_TIMEOUT_MS", 2_000, 10, 60_000),
     pgReadTimeoutMs: integer(env, "WARDEN_PG_READ_TIMEOUT_MS", 10_000, 100, 600_000),
     redisUrl: redisUrl(env),

@@ -39,6 +39,7 @@ export async function openStore(config: Config, storeTimeoutMs = config.storeTim
         statementTimeoutMs: storeTimeoutMs,
         poolSize: config.pgPoolSize,
         poolMin: config.pgPoolMin,
+        pooler: config.pgPooler,
         preparedStatements: config.pgPreparedStatements,
         patientTimeoutMs: Math.max(storeTimeoutMs, config.pgPatientTimeoutMs),
         readTimeoutMs: config.pgReadTimeoutMs,
@@ -69,7 +70,7 @@ const STARTUP_PATIENCE_MS = 15_000;
  * under the request path's short statement timeout, which concurrent cold starts on one database
  * overrun. Past STARTUP_PATIENCE_MS the last error stands and the start fails.
  */
-async function duringStartup<T>(fn: () => Promise<T>): Promise<T> {
+export async function duringStartup<T>(fn: () => Promise<T>): Promise<T> {
   const until = Date.now() + STARTUP_PATIENCE_MS;
   for (let wait = 50; ; wait = Math.min(wait * 2, 1000)) {
     try {

@@ -1,3 +1,4 @@
+import { duringStartup } from "../deps.js";
 import { ALL_SCOPES, type Store } from "../store/interfaces.js";
 import { type IssuedKey, issueApiKey } from "./apiKeys.js";
 
@@ -6,9 +7,10 @@ export const DEMO_TENANT = "demo";
 /**
  * First run: on a database with no tenant, creates the `demo` tenant and one key with every scope.
  * The tenant insert is atomic, so when several processes start at once exactly one issues the key.
+ * The count is a start-up read: it retries through store timeouts like the others (deps.ts).
  */
 export async function bootstrapDemoTenant(store: Store, now: number): Promise<IssuedKey | undefined> {
-  if ((await store.tenants.count()) > 0) return undefined;
+  if ((await duringStartup(() => store.tenants.count())) > 0) return undefined;
   const created = await store.tenants.create({
     id: DEMO_TENANT,
     rawPii: false,
@@ -16,5 +18,9 @@ export async function bootstrapDemoTenant(store: Store, now: number): Promise<Is
     createdAt: now,
   });
   if (!created) return undefined;
-  return issueApiKey(store, { tenantId: DEMO_TENANT, scopes: [...ALL_SCOPES], logOnly: false, now });
+  // Retried like the start-up reads: a start that created the tenant and then failed here would
+  // leave a demo tenant without the key this run exists to print.
+  return duringStartup(() =>
+    issueApiKey(store, { tenantId: DEMO_TENANT, scopes: [...ALL_SCOPES], logOnly: false, now }),
+  );
 }

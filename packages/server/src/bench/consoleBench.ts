@@ -10,7 +10,8 @@ import { buildDeps } from "../deps.js";
 import { ALL_SCOPES } from "../store/interfaces.js";
 import { openSqliteStore } from "../store/sqlite/sqliteStore.js";
 import { seedConsoleData } from "./consoleSeed.js";
-import { load } from "./verifyLoad.js";
+import { steadyLoad } from "./steadyLoad.js";
+import { body, load, SETTLE_SECONDS } from "./verifyLoad.js";
 
 /**
  * The operator console on a large SQLite store: 1,000,000 events over 30 days and 200,000 feedback
@@ -18,16 +19,55 @@ import { load } from "./verifyLoad.js";
  *   1. each console page's data (the API calls the page makes, at once, as the page does): median
  *      and worst of five loads;
  *   2. verify's closed-loop throughput alone, then while a console user reloads every page in a loop,
- *      side by side (BENCH_CONSOLE_SECONDS each).
+ *      side by side (BENCH_CONSOLE_SECONDS each);
+ *   3. verify at a steady rate (half its closed-loop peak, or BENCH_CONSOLE_RATE) alone and while
+ *      BENCH_CONSOLE_READERS (12) console readers, each with an API key of its own, loop over the
+ *      console's reads with a 50,000-row CSV export among them: verify's degraded share and p99 side
+ *      by side, and the server's longest event-loop block, in BENCH_CONSOLE_READER_ROUNDS rounds.
+ * BENCH_CONSOLE_SCENARIOS (pages,user,readers) picks the parts to run.
  */
 const EVENTS = Number(process.env.BENCH_CONSOLE_EVENTS ?? 1_000_000);
 const FEEDBACK = Number(process.env.BENCH_CONSOLE_FEEDBACK ?? 200_000);
 const SECONDS = Number(process.env.BENCH_CONSOLE_SECONDS ?? 10);
+const READERS = Number(process.env.BENCH_CONSOLE_READERS ?? 12);
+const READER_ROUNDS = Number(process.env.BENCH_CONSOLE_READER_ROUNDS ?? 2);
+const SCENARIOS = new Set((process.env.BENCH_CONSOLE_SCENARIOS ?? "pages,user,readers").split(","));
 const DAY = 86_400_000;
 
 const serving = process.argv[2] === "--serve";
-const dir = serving ? "" : fs.mkdtempSync(path.join(os.tmpdir(), "warden-console-bench-"));
+const reading = process.argv[2] === "--readers";
+const dir = serving || reading ? "" : fs.mkdtempSync(path.join(os.tmpdir(), "warden-console-bench-"));
 const file = serving ? (process.argv[3] as string) : path.join(dir, "warden.db");
+
+/**
+ * The server's longest event-loop block while watched: its main thread's own CPU time between two
+ * turns of a 1 ms timer (Linux's per-thread schedstat; elsewhere the wall-clock gap), so that the
+ * other processes of this machine holding the core do not count. Watched only when asked: the
+ * timer costs the server a few percent of a core.
+ */
+function loopWatch(): { start(): void; stop(): number } {
+  const stat = "/proc/thread-self/schedstat";
+  const cpu = fs.existsSync(stat)
+    ? () => Number(fs.readFileSync(stat, "utf8").split(" ")[0]) / 1e6
+    : () => performance.now();
+  let timer: NodeJS.Timeout | undefined;
+  let worst = 0;
+  return {
+    start() {
+      worst = 0;
+      let last = cpu();
+      timer = setInterval(() => {
+        const now = cpu();
+        worst = Math.max(worst, now - last);
+        last = now;
+      }, 1);
+    },
+    stop() {
+      clearInterval(timer);
+      return Math.round(worst * 10) / 10;
+    },
+  };
+}
 
 /** The server, in a process of its own (as in production): the load and the console user are not in it. */
 async function serve(): Promise<void> {
@@ -40,16 +80,22 @@ async function serve(): Promise<void> {
   const deps = await buildDeps(config);
   const now = Date.now();
   await deps.store.tenants.create({ id: "bench", rawPii: false, logOnly: false, createdAt: now });
-  const { apiKey } = await issueApiKey(deps.store, {
-    tenantId: "bench",
-    scopes: [...ALL_SCOPES],
-    logOnly: false,
-    now,
-  });
+  const issue = async () =>
+    (await issueApiKey(deps.store, { tenantId: "bench", scopes: [...ALL_SCOPES], logOnly: false, now }))
+      .apiKey;
+  const apiKey = await issue();
+  // The console readers' keys: each reader is an operator of its own (a read budget each).
+  const readerKeys: string[] = [];
+  for (let i = 0; i < READERS; i++) readerKeys.push(await issue());
   const app = await buildApp(deps);
   const url = await app.listen({ host: "127.0.0.1", port: 0 });
   await app.warmUp();
-  process.stdout.write(`${JSON.stringify({ url, apiKey })}\n`);
+  const watch = loopWatch();
+  process.on("message", (message) => {
+    if (message === "watch") watch.start();
+    if (message === "unwatch") process.send?.({ blockMs: watch.stop() });
+  });
+  process.stdout.write(`${JSON.stringify({ url, apiKey, readerKeys })}\n`);
   process.once("SIGTERM", () => {
     void app
       .close()
@@ -58,19 +104,138 @@ async function serve(): Promise<void> {
   });
 }
 
-function startServer(): Promise<{ child: ChildProcess; url: string; apiKey: string }> {
+interface Served {
+  url: string;
+  apiKey: string;
+  readerKeys: string[];
+}
+
+function startServer(): Promise<{ child: ChildProcess } & Served> {
   const child = spawn(process.execPath, [fileURLToPath(import.meta.url), "--serve", file], {
-    stdio: ["ignore", "pipe", "inherit"],
+    stdio: ["ignore", "pipe", "inherit", "ipc"],
   });
   return new Promise((resolve, reject) => {
     let out = "";
+    let started = false;
     child.stdout?.on("data", (d) => {
+      // Before its address and after it, what the server writes is its log (warnings, errors): passed on.
+      if (started) {
+        process.stderr.write(d);
+        return;
+      }
       out += d;
-      if (out.includes("\n"))
-        resolve({ child, ...(JSON.parse(out.split("\n")[0] as string) as { url: string; apiKey: string }) });
+      const lines = out.split("\n");
+      out = lines.pop() as string;
+      for (const line of lines) {
+        const served = started ? undefined : (JSON.parse(line) as Partial<Served>);
+        if (served?.url !== undefined) {
+          started = true;
+          resolve({ child, ...(served as Served) });
+        } else process.stderr.write(`${line}\n`);
+      }
+      if (started && out !== "") process.stderr.write(out);
     });
     child.once("exit", (code) => reject(new Error(`the console bench server exited with ${code}`)));
   });
+}
+
+/** What the readers did, counted by their process. */
+interface Reads {
+  reads: number;
+  exports: number;
+  limited: number;
+  failed: number;
+  megabytes: number;
+}
+
+/**
+ * The console readers, in a process of their own (their downloads are not the load generator's
+ * work): each loops over the console's reads for the last 31 days, `until` to the second as the
+ * console sends it, a 50,000-row CSV export among them. A 429 is waited out as its Retry-After says.
+ * Runs until SIGTERM, then prints its counts.
+ */
+async function readers(url: string, keys: string[], since: string): Promise<void> {
+  const counts: Reads = { reads: 0, exports: 0, limited: 0, failed: 0, megabytes: 0 };
+  process.once("SIGTERM", () => {
+    process.stdout.write(`${JSON.stringify(counts)}\n`);
+    process.exit(0);
+  });
+  const reader = async (apiKey: string, offset: number) => {
+    const headers = { authorization: `Bearer ${apiKey}` };
+    for (let pass = 0; ; pass++) {
+      const period = `since=${since}&until=${new Date(Math.floor(Date.now() / 1000) * 1000).toISOString()}`;
+      const urls = [
+        `/v1/stats/decisions?${period}`,
+        `/v1/stats/challenges?${period}`,
+        `/v1/events?${period}&limit=50`,
+        `/v1/stats/outcomes?${period}`,
+        `/v1/feedback/quarantined?${period}`,
+        `/v1/stats/calibration?${period}`,
+        `/v1/stats/what-if?${period}&falseAllow=2`,
+        `/v1/events?${period}&format=csv&limit=50000`,
+      ];
+      // The readers start at different reads, so the exports do not all run at once.
+      for (let i = 0; i < urls.length; i++) {
+        const u = urls[(i + offset + pass) % urls.length] as string;
+        const res = await fetch(`${url}${u}`, { headers }).catch(() => undefined);
+        if (!res) {
+          counts.failed++;
+          continue;
+        }
+        const body = await res.arrayBuffer().catch(() => new ArrayBuffer(0));
+        if (res.status === 429) {
+          counts.limited++;
+          await new Promise((r) => setTimeout(r, Number(res.headers.get("retry-after") ?? 1) * 1000));
+        } else if (res.status !== 200) {
+          counts.failed++;
+        } else {
+          counts.reads++;
+          counts.megabytes += body.byteLength / 1e6;
+          if (u.includes("format=csv")) counts.exports++;
+        }
+      }
+    }
+  };
+  await Promise.all(keys.map((k, i) => reader(k, i)));
+}
+
+function startReaders(served: Served, since: string): { stop(): Promise<Reads> } {
+  const child = spawn(
+    process.execPath,
+    [fileURLToPath(import.meta.url), "--readers", served.url, JSON.stringify(served.readerKeys), since],
+    { stdio: ["ignore", "pipe", "inherit"] },
+  );
+  // In production the readers are browsers and scripts on other machines; here they share the two
+  // cores with the server and the load generator, so they get a lower CPU priority (nice 10).
+  try {
+    if (child.pid !== undefined) os.setPriority(child.pid, 10);
+  } catch {
+    // not allowed here: the default priority
+  }
+  let out = "";
+  child.stdout?.on("data", (d) => {
+    out += d;
+  });
+  return {
+    stop: async () => {
+      const exited = new Promise((resolve) => child.once("exit", resolve));
+      child.kill("SIGTERM");
+      await exited;
+      return JSON.parse(out.trim().split("\n").pop() as string) as Reads;
+    },
+  };
+}
+
+/** Asks the server for its longest event-loop block since it was told to watch. */
+function watchServer(child: ChildProcess): { stop(): Promise<number> } {
+  child.send("watch");
+  return {
+    stop: () =>
+      new Promise((resolve) => {
+        child.once("message", (m) => resolve((m as { blockMs: number }).blockMs));
+        child.send("unwatch");
+      }),
+  };
 }
 
 async function main(): Promise<void> {
@@ -82,7 +247,8 @@ async function main(): Promise<void> {
   process.stdout.write(
     `seeded ${EVENTS} events and ${FEEDBACK} observations in ${Math.round((performance.now() - t) / 1000)} s\n`,
   );
-  const { child, url, apiKey } = await startServer();
+  const served = await startServer();
+  const { child, url, apiKey } = served;
   const headers = { authorization: `Bearer ${apiKey}` };
   const since = new Date(now - 31 * DAY).toISOString();
   /**
@@ -113,8 +279,9 @@ async function main(): Promise<void> {
     return performance.now() - started;
   };
 
-  process.stdout.write("\n| page (uncached) | median ms | worst ms |\n|---|---:|---:|\n");
-  for (const [p, name] of Object.keys(pages).entries()) {
+  if (SCENARIOS.has("pages"))
+    process.stdout.write("\n| page (uncached) | median ms | worst ms |\n|---|---:|---:|\n");
+  for (const [p, name] of SCENARIOS.has("pages") ? Object.keys(pages).entries() : []) {
     const times: number[] = [];
     // A period of its own per page and load: pages that share a scan (calibration, what-if) do not
     // find it in the cache either.
@@ -129,12 +296,19 @@ async function main(): Promise<void> {
   const withUser = async (thinkMs: number) => {
     let browsing = true;
     let pageLoads = 0;
+    let failedPages = 0;
     const user = (async () => {
       while (browsing) {
         for (const urls of Object.values(pages)) {
           if (!browsing) break;
-          await loadPage(urls);
-          pageLoads++;
+          // A refused read (a 503 while the store is busy) is counted, not fatal, while verify is loaded.
+          await loadPage(urls).then(
+            () => pageLoads++,
+            (err: Error) => {
+              failedPages++;
+              process.stderr.write(`console user: ${err.message}\n`);
+            },
+          );
           if (thinkMs > 0) await new Promise((r) => setTimeout(r, thinkMs));
         }
       }
@@ -142,10 +316,10 @@ async function main(): Promise<void> {
     const run = await load({ url, apiKey }, SECONDS);
     browsing = false;
     await user;
-    return { run, pageLoads };
+    return { run, pageLoads, failedPages };
   };
   // Rounds of (alone, back to back, paced) side by side; each ratio against its round's alone figure.
-  const ROUNDS = Number(process.env.BENCH_CONSOLE_ROUNDS ?? 3);
+  const ROUNDS = SCENARIOS.has("user") ? Number(process.env.BENCH_CONSOLE_ROUNDS ?? 3) : 0;
   const ratios: Record<string, number[]> = { "back to back": [], "a page every 2 s": [] };
   for (let round = 1; round <= ROUNDS; round++) {
     const alone = await load({ url, apiKey }, SECONDS);
@@ -156,26 +330,91 @@ async function main(): Promise<void> {
       ["back to back", 0],
       ["a page every 2 s", 2000],
     ] as const) {
-      const { run, pageLoads } = await withUser(thinkMs);
+      const { run, pageLoads, failedPages } = await withUser(thinkMs);
       const ratio = run.rps / alone.rps;
       ratios[label]?.push(ratio);
       process.stdout.write(
-        `  with a console user loading pages ${label} (${pageLoads} pages): ${Math.round(run.rps)} req/s ` +
+        `  with a console user loading pages ${label} (${pageLoads} pages${failedPages ? `, ${failedPages} failed` : ""}): ${Math.round(run.rps)} req/s ` +
           `(p99 ${run.p99} ms), ratio ${ratio.toFixed(3)}\n`,
       );
     }
   }
-  for (const [label, values] of Object.entries(ratios)) {
+  for (const [label, values] of ROUNDS > 0 ? Object.entries(ratios) : []) {
     const sorted = [...values].sort((a, b) => a - b);
     const median = sorted[Math.floor(sorted.length / 2)] as number;
     process.stdout.write(
       `median ratio, a user loading pages ${label}: ${median.toFixed(3)} (verify throughput drop ${((1 - median) * 100).toFixed(1)}%)\n`,
     );
   }
+
+  if (SCENARIOS.has("readers")) await withReaders(served, since);
   child.kill("SIGTERM");
   await new Promise((resolve) => child.once("exit", resolve));
   fs.rmSync(dir, { recursive: true, force: true });
 }
 
-if (process.argv[2] === "--serve") await serve();
+/**
+ * Verify at one steady rate (open loop: steadyLoad.ts) alone, then with the console readers, in
+ * rounds side by side: its degraded share and p99, and the server's longest event-loop block.
+ */
+async function withReaders(served: { child: ChildProcess } & Served, since: string): Promise<void> {
+  const target = { url: served.url, apiKey: served.apiKey };
+  // One export alone first (three times): how long it takes and the server loop's longest block.
+  const exportUrl = `${served.url}/v1/events?since=${since}&until=${new Date().toISOString()}&format=csv&limit=50000`;
+  for (let i = 1; i <= 3; i++) {
+    const watch = watchServer(served.child);
+    const started = performance.now();
+    const res = await fetch(exportUrl, { headers: { authorization: `Bearer ${served.apiKey}` } });
+    const bytes = (await res.arrayBuffer()).byteLength;
+    const ms = performance.now() - started;
+    process.stdout.write(
+      `${i === 1 ? "\n" : ""}one 50,000-row CSV export alone (${res.status}, ${(bytes / 1e6).toFixed(1)} MB): ` +
+        `${Math.round(ms)} ms, server loop's longest block ${await watch.stop()} ms\n`,
+    );
+  }
+  const rate = Number(process.env.BENCH_CONSOLE_RATE ?? 0) || Math.round((await load(target, 5)).rps / 2);
+  process.stdout.write(
+    `\nverify at ${rate} req/s (open loop, ${SECONDS} s after ${SETTLE_SECONDS} s not counted), alone and with ${READERS} console readers\n\n` +
+      "| round | console readers | verify degraded | verify p99 ms | late p99 ms | server loop's longest block ms | reads (exports, 429s, failed) |\n" +
+      "|---|---|---:|---:|---:|---:|---|\n",
+  );
+  const shares: Record<string, number[]> = { none: [], readers: [] };
+  for (let round = 1; round <= READER_ROUNDS; round++) {
+    for (const withThem of [false, true]) {
+      const them = withThem ? startReaders(served, since) : undefined;
+      const endpoint = {
+        origin: served.url,
+        path: "/v1/verify",
+        headers: { authorization: `Bearer ${served.apiKey}`, "content-type": "application/json" },
+        body,
+      };
+      if (SETTLE_SECONDS > 0) await steadyLoad([endpoint], SETTLE_SECONDS, rate);
+      const watch = watchServer(served.child);
+      const run = await steadyLoad([endpoint], SECONDS, rate);
+      const blockMs = await watch.stop();
+      const reads = await them?.stop();
+      const sent = Math.round(rate * SECONDS);
+      const share = ((run.degraded ?? 0) + run.non2xx + run.errors) / sent;
+      shares[withThem ? "readers" : "none"]?.push(share);
+      process.stdout.write(
+        `| ${round} | ${withThem ? READERS : "none"} | ${(share * 100).toFixed(2)}% | ${run.p99} | ${run.lateP99} | ${blockMs} | ` +
+          `${reads ? `${reads.reads} (${reads.exports}, ${reads.limited}, ${reads.failed})` : "–"} |\n`,
+      );
+    }
+  }
+  const median = (v: number[]) => [...v].sort((a, b) => a - b)[Math.floor(v.length / 2)] ?? Number.NaN;
+  const [none, withThem] = [median(shares.none ?? []), median(shares.readers ?? [])];
+  process.stdout.write(
+    `median degraded share: ${(none * 100).toFixed(2)}% alone, ${(withThem * 100).toFixed(2)}% with ${READERS} readers ` +
+      `(${((withThem - none) * 100).toFixed(2)} points)\n`,
+  );
+}
+
+if (serving) await serve();
+else if (reading)
+  await readers(
+    process.argv[3] as string,
+    JSON.parse(process.argv[4] as string) as string[],
+    process.argv[5] as string,
+  );
 else await main();

@@ -495,6 +495,24 @@ export interface OutcomeCount {
   events: number;
   observations: number;
 }
+/** An event as the console's lists show it (InsightStore.listEvents). */
+export type EventListItem = Pick<
+  EventRecord,
+  | "id"
+  | "createdAt"
+  | "action"
+  | "surface"
+  | "session"
+  | "decision"
+  | "wouldBeDecision"
+  | "actorType"
+  | "confidence"
+  | "degraded"
+  | "enforcementMode"
+> & {
+  /** The recorded risk estimate; null when nothing was scored. */
+  riskEstimate: number | null;
+};
 /** Newest first: events created before the cursor event (createdAt, then id, descending). */
 export interface EventListFilter extends EventScope {
   session?: string;
@@ -511,8 +529,22 @@ export interface InsightStore {
   decisionCounts(tenantId: string, scope: EventScope, bucket: "hour" | "day"): Promise<DecisionCount[]>;
   /** Challenges issued in [since, until) (on events of `action` when given), by method. */
   challengeCounts(tenantId: string, scope: EventScope, now: number): Promise<ChallengeCount[]>;
-  /** At most `limit` events, newest first. */
-  listEvents(tenantId: string, filter: EventListFilter, limit: number): Promise<EventRecord[]>;
+  /**
+   * At most `limit` events, newest first, as lists show them: without reasons, costs, signals or
+   * the principal, so a 50,000-row export brings a fifth of the bytes to the event loop and no JSON
+   * to parse.
+   */
+  listEvents(tenantId: string, filter: EventListFilter, limit: number): Promise<EventListItem[]>;
+  /**
+   * Where the list's events from `offset` on sit (at most `count`, in listEvents' order): their time
+   * and id only. An export names the cursor after its last row before it streams the rows.
+   */
+  eventPositions(
+    tenantId: string,
+    filter: EventListFilter,
+    offset: number,
+    count: number,
+  ): Promise<{ createdAt: number; id: string }[]>;
   /** The challenges issued on one event, oldest first. */
   challengesForEvent(tenantId: string, eventId: string): Promise<ChallengeRecord[]>;
   /** Every event in scope, grouped by what replaying its decision needs. */

@@ -189,6 +189,41 @@ export function insightContract(name: string, open: () => Promise<Store>): void 
       expect(await s.insights.listEvents("i2", { ...all, session: "s-chal" }, 10)).toEqual([]);
     });
 
+    it("lists what the event list shows, and where its events sit without reading them", async () => {
+      const [item] = await s.insights.listEvents("i1", { ...all, session: "s-chal" }, 1);
+      expect(item).toEqual({
+        id: "evt_i03",
+        createdAt: T0 + HOUR + 5,
+        action: "signup",
+        surface: null,
+        session: "s-chal",
+        decision: "challenge",
+        wouldBeDecision: "challenge",
+        actorType: "agent_abusive",
+        confidence: 0.5,
+        degraded: false,
+        enforcementMode: "enforce",
+        riskEstimate: 0.7,
+      });
+      expect((await s.insights.listEvents("i1", all, 1))[0]?.riskEstimate).toBeNull();
+      // The third and fourth newest; then past the end of the list.
+      expect(await s.insights.eventPositions("i1", all, 2, 2)).toEqual([
+        { createdAt: T0 + HOUR + 5, id: "evt_i03" },
+        { createdAt: T0 + 2, id: "evt_i02" },
+      ]);
+      expect(await s.insights.eventPositions("i1", all, 4, 2)).toEqual([
+        { createdAt: T0 + 1, id: "evt_i01" },
+      ]);
+      const after = { ...all, before: { createdAt: T0 + HOUR + 5, id: "evt_i03" } };
+      expect(await s.insights.eventPositions("i1", after, 0, 5)).toEqual([
+        { createdAt: T0 + 2, id: "evt_i02" },
+        { createdAt: T0 + 1, id: "evt_i01" },
+      ]);
+      // A cursor past the period's end reads from the period's end.
+      const early = { ...all, until: T0 + 2, before: { createdAt: T0 + 2 * HOUR, id: "evt_i04" } };
+      expect((await s.insights.listEvents("i1", early, 10)).map((e) => e.id)).toEqual(["evt_i01"]);
+    });
+
     it("keeps a console session until it expires or is deleted", async () => {
       await s.apiKeys.create(
         {

@@ -6,12 +6,22 @@
  * (attacker-controlled values such as action and session reach these tables).
  */
 export function toCsv(columns: readonly string[], rows: readonly (readonly unknown[])[]): string {
-  const lines = [columns, ...rows].map((row) => row.map(field).join(","));
-  return `${lines.join("\r\n")}\r\n`;
+  return csvLines([columns, ...rows]);
+}
+
+/**
+ * Rows as CSV lines, each ended by CRLF ("" for none): the text of a streamed export is its header's
+ * lines followed by each batch's, byte for byte what toCsv makes of the same rows.
+ */
+export function csvLines(rows: readonly (readonly unknown[])[]): string {
+  if (rows.length === 0) return "";
+  return `${rows.map((row) => row.map(field).join(",")).join("\r\n")}\r\n`;
 }
 
 function field(value: unknown): string {
   if (value === null || value === undefined) return "";
+  // Nothing below applies to these (no prefix for numbers; their text holds no separator or quote).
+  if (typeof value === "number" || typeof value === "boolean") return String(value);
   let text = typeof value === "object" ? JSON.stringify(value) : String(value);
   if (/^[=+\-@\t\r]/.test(text) && typeof value !== "number") text = `'${text}`;
   return /[",;\t\r\n]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text;

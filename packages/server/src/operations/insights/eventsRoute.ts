@@ -1,16 +1,76 @@
 import type { FastifyInstance } from "fastify";
 import { ApiError, ErrorResponse } from "../../errors.js";
 import { requireCaller } from "../../http/auth.js";
+import type { EventListFilter, EventListItem } from "../../store/interfaces.js";
 import { eventWithObservations, observationView } from "../feedback/ledger.js";
-import { EventView } from "../feedback/schema.js";
-import { readPage } from "./cursor.js";
-import { type InsightDeps, iso, pageSize, schema, scopeOf, sendCsv } from "./readRoute.js";
+import { EventView, type ObservationView } from "../feedback/schema.js";
+import { type Cursor, decodeCursor, encodeCursor, readPage, readPages } from "./cursor.js";
+import {
+  admitRead,
+  type InsightRouteDeps,
+  iso,
+  pageSize,
+  schema,
+  scopeOf,
+  sendCsv,
+  turn,
+} from "./readRoute.js";
 import { EventPage, type EventSummary, EventsQuery, PageQuery, QuarantinedPage } from "./schema.js";
+
+const EVENT_COLUMNS = [
+  "eventId",
+  "createdAt",
+  "action",
+  "surface",
+  "session",
+  "decision",
+  "wouldBeDecision",
+  "actorType",
+  "confidence",
+  "risk",
+  "degraded",
+  "enforcementMode",
+] as const;
+
+const eventSummary = (e: EventListItem): EventSummary => ({
+  eventId: e.id,
+  createdAt: iso(e.createdAt),
+  action: e.action,
+  surface: e.surface,
+  session: e.session,
+  decision: e.decision,
+  wouldBeDecision: e.wouldBeDecision,
+  actorType: e.actorType,
+  confidence: e.confidence,
+  risk: e.riskEstimate,
+  degraded: e.degraded,
+  enforcementMode: e.enforcementMode,
+});
+
+/** The export's CSV rows (EVENT_COLUMNS, the summary's fields in its order), read by read. */
+async function* eventRows(pages: AsyncIterable<EventListItem[]>): AsyncGenerator<unknown[][]> {
+  for await (const page of pages) {
+    yield page.map((e) => [
+      e.id,
+      iso(e.createdAt),
+      e.action,
+      e.surface,
+      e.session,
+      e.decision,
+      e.wouldBeDecision,
+      e.actorType,
+      e.confidence,
+      e.riskEstimate,
+      e.degraded,
+      e.enforcementMode,
+    ]);
+  }
+}
 
 /** The lists (events, quarantined observations; paginated) and one event in full. */
 export function registerEventRoutes(
   app: FastifyInstance,
-  deps: InsightDeps,
+  deps: InsightRouteDeps,
   route: Pick<Parameters<FastifyInstance["get"]>[1] & object, "config" | "onRequest">,
 ): void {
   const { store } = deps;
@@ -28,63 +88,32 @@ export function registerEventRoutes(
       const tenantId = requireCaller(request).tenant.id;
       const q = request.query;
       const scope = scopeOf(q, deps.clock());
-      const { items: page, nextCursor } = await readPage(
-        pageSize(q),
-        q.cursor,
-        (before, count) =>
-          store.insights.listEvents(
-            tenantId,
-            {
-              ...scope,
-              ...(q.session === undefined ? {} : { session: q.session }),
-              ...(q.decision === undefined ? {} : { decision: q.decision }),
-              ...(q.actorType === undefined ? {} : { actorType: q.actorType }),
-              ...(before ? { before: { createdAt: before.at, id: before.id } } : {}),
-            },
-            count,
-          ),
-        (e) => ({ at: e.createdAt, id: e.id }),
-      );
-      const items = page.map(
-        (e): EventSummary => ({
-          eventId: e.id,
-          createdAt: iso(e.createdAt),
-          action: e.action,
-          surface: e.surface,
-          session: e.session,
-          decision: e.decision,
-          wouldBeDecision: e.wouldBeDecision,
-          actorType: e.actorType,
-          confidence: e.confidence,
-          risk: e.risk?.estimate ?? null,
-          degraded: e.degraded,
-          enforcementMode: e.enforcementMode,
-        }),
-      );
+      const limit = pageSize(q);
+      const start = q.cursor === undefined ? undefined : decodeCursor(q.cursor);
+      const ticket = admitRead(request, reply, deps.budget, limit);
+      const filter: EventListFilter = {
+        ...scope,
+        ...(q.session === undefined ? {} : { session: q.session }),
+        ...(q.decision === undefined ? {} : { decision: q.decision }),
+        ...(q.actorType === undefined ? {} : { actorType: q.actorType }),
+      };
+      const after = (c: Cursor | undefined): EventListFilter =>
+        c ? { ...filter, before: { createdAt: c.at, id: c.id } } : filter;
+      const read = (before: Cursor | undefined, count: number) =>
+        store.insights.listEvents(tenantId, after(before), count);
+      const position = (e: EventListItem): Cursor => ({ at: e.createdAt, id: e.id });
       if (q.format === "csv") {
-        const columns = [
-          "eventId",
-          "createdAt",
-          "action",
-          "surface",
-          "session",
-          "decision",
-          "wouldBeDecision",
-          "actorType",
-          "confidence",
-          "risk",
-          "degraded",
-          "enforcementMode",
-        ] as const;
-        if (nextCursor) reply.header("x-next-cursor", nextCursor);
-        return sendCsv(
-          reply,
-          "events",
-          columns,
-          items.map((r) => columns.map((c) => r[c])),
-        );
+        // The header goes before the rows: the cursor after the export's last row is read first
+        // (positions only), then the rows are streamed through it, read by read.
+        const [last, beyond] = await store.insights.eventPositions(tenantId, after(start), limit - 1, 2);
+        const through = last && beyond ? { at: last.createdAt, id: last.id } : undefined;
+        if (through) reply.header("x-next-cursor", encodeCursor(through));
+        const pages = readPages({ limit: Number.MAX_SAFE_INTEGER, start, read, position, through });
+        return sendCsv(reply, "events", EVENT_COLUMNS, eventRows(pages), ticket);
       }
-      return { items, nextCursor };
+      const { items, nextCursor } = await readPage(limit, q.cursor, read, position);
+      ticket.add(items.length);
+      return { items: items.map(eventSummary), nextCursor };
     },
   );
 
@@ -105,7 +134,8 @@ export function registerEventRoutes(
         security: [{ bearer: [] }],
       },
     },
-    async (request) => {
+    async (request, reply) => {
+      admitRead(request, reply, deps.budget, 1);
       const view = await eventWithObservations(
         store,
         deps.tokens,
@@ -131,22 +161,36 @@ export function registerEventRoutes(
       const tenantId = requireCaller(request).tenant.id;
       const q = request.query;
       const scope = scopeOf(q, deps.clock());
-      const { items: page, nextCursor } = await readPage(
-        pageSize(q),
-        q.cursor,
-        (before, count) =>
+      const limit = pageSize(q);
+      const ticket = admitRead(request, reply, deps.budget, limit);
+      const pages = readPages({
+        limit,
+        start: q.cursor === undefined ? undefined : decodeCursor(q.cursor),
+        read: (before, count) =>
           store.feedback.quarantined(
             tenantId,
             { since: scope.since, until: scope.until, ...(scope.action ? { action: scope.action } : {}) },
             count,
             before ? { receivedAt: before.at, feedbackId: before.id } : undefined,
           ),
-        (q) => ({ at: q.observation.receivedAt, id: q.observation.feedbackId }),
-      );
-      const items = page.map((q) => ({
-        observation: observationView(q.observation),
-        conflictsWith: q.conflictsWith ? observationView(q.conflictsWith) : null,
-      }));
+        position: (q) => ({ at: q.observation.receivedAt, id: q.observation.feedbackId }),
+      });
+      // Read by read (the loop turns between them); the cursor is known once the last is read, so
+      // the CSV is sent after them (quarantined observations are few; the text is still formatted
+      // in chunks, streamed).
+      const items: { observation: ObservationView; conflictsWith: ObservationView | null }[] = [];
+      let read = await pages.next();
+      while (!read.done) {
+        for (const q of read.value) {
+          items.push({
+            observation: observationView(q.observation),
+            conflictsWith: q.conflictsWith ? observationView(q.conflictsWith) : null,
+          });
+        }
+        await turn();
+        read = await pages.next();
+      }
+      const nextCursor = read.value;
       if (q.format === "csv") {
         if (nextCursor) reply.header("x-next-cursor", nextCursor);
         const columns = [
@@ -177,8 +221,10 @@ export function registerEventRoutes(
             o.conflictsWith,
             c?.outcome ?? null,
           ]),
+          ticket,
         );
       }
+      ticket.add(items.length);
       return { items, nextCursor };
     },
   );

@@ -5,11 +5,14 @@ import { ABUSE_OUTCOMES } from "../feedback/conflicts.js";
 import { DEFAULT_COSTS, type DecisionCosts } from "../verify/decide.js";
 import { calibrationBins } from "./calibration.js";
 import { registerEventRoutes } from "./eventsRoute.js";
+import { ReadBudget } from "./readBudget.js";
 import { ReadCache } from "./readCache.js";
 import {
+  admitRead,
   DAY_MS,
   type InsightDeps,
   iso,
+  mapInTurns,
   numberIn,
   schema,
   scopeOf,
@@ -40,9 +43,10 @@ export const RISK_GROUPS_TTL_MS = 10_000;
  */
 export function registerInsights(
   app: FastifyInstance,
-  deps: InsightDeps,
+  insightDeps: InsightDeps,
   hooks: { onRequest: preHandlerHookHandler[] },
 ): void {
+  const deps = { ...insightDeps, budget: new ReadBudget(insightDeps.readRowsPerMinute, insightDeps.clock) };
   const { store } = deps;
   const route = { config: { warden: settings }, onRequest: hooks.onRequest };
   registerEventRoutes(app, deps, route);
@@ -70,12 +74,11 @@ export function registerInsights(
     async (request, reply) => {
       const tenantId = requireCaller(request).tenant.id;
       const scope = scopeOf(request.query, deps.clock());
+      const ticket = admitRead(request, reply, deps.budget, 1);
       const bucket = request.query.bucket ?? (scope.until - scope.since <= 3 * DAY_MS ? "hour" : "day");
-      const rows = (await store.insights.decisionCounts(tenantId, scope, bucket)).map(
-        ({ bucketStart, ...r }) => ({
-          bucketStart: iso(bucketStart),
-          ...r,
-        }),
+      const rows = await mapInTurns(
+        await store.insights.decisionCounts(tenantId, scope, bucket),
+        ({ bucketStart, ...r }) => ({ bucketStart: iso(bucketStart), ...r }),
       );
       if (request.query.format === "csv") {
         const columns = [
@@ -91,9 +94,11 @@ export function registerInsights(
           reply,
           "decisions",
           columns,
-          rows.map((r) => columns.map((c) => r[c])),
+          await mapInTurns(rows, (r) => columns.map((c) => r[c])),
+          ticket,
         );
       }
+      ticket.add(rows.length);
       return { ...scopeView(tenantId, scope), bucket, rows } satisfies DecisionsReport;
     },
   );
@@ -112,6 +117,7 @@ export function registerInsights(
       const tenantId = requireCaller(request).tenant.id;
       const now = deps.clock();
       const scope = scopeOf(request.query, now);
+      const ticket = admitRead(request, reply, deps.budget, 1);
       const rows = (await store.insights.challengeCounts(tenantId, scope, now)).map((c) => ({
         ...c,
         open: c.issued - c.cleared - c.expired,
@@ -123,8 +129,10 @@ export function registerInsights(
           "challenges",
           columns,
           rows.map((r) => columns.map((c) => r[c])),
+          ticket,
         );
       }
+      ticket.add(rows.length);
       return { ...scopeView(tenantId, scope), rows };
     },
   );
@@ -142,6 +150,7 @@ export function registerInsights(
     async (request, reply) => {
       const tenantId = requireCaller(request).tenant.id;
       const scope = scopeOf(request.query, deps.clock());
+      const ticket = admitRead(request, reply, deps.budget, 1);
       const filter = {
         since: scope.since,
         until: scope.until,
@@ -159,8 +168,10 @@ export function registerInsights(
           "outcomes",
           columns,
           rows.map((r) => columns.map((c) => r[c])),
+          ticket,
         );
       }
+      ticket.add(rows.length);
       const decisions: Record<Decision, number> = { allow: 0, challenge: 0, deny: 0 };
       for (const g of groups) decisions[g.decision] += g.count;
       const quarantinedCount = ledger
@@ -183,6 +194,7 @@ export function registerInsights(
     async (request, reply) => {
       const tenantId = requireCaller(request).tenant.id;
       const scope = scopeOf(request.query, deps.clock());
+      const ticket = admitRead(request, reply, deps.budget, 1);
       const [groups, labelled] = await Promise.all([
         riskGroups(tenantId, scope),
         labelledRiskGroups(tenantId, scope),
@@ -214,8 +226,10 @@ export function registerInsights(
             b.interval?.low,
             b.interval?.high,
           ]),
+          ticket,
         );
       }
+      ticket.add(bins.length);
       const sum = (f: (b: (typeof bins)[number]) => number) => bins.reduce((n, b) => n + f(b), 0);
       return {
         ...scopeView(tenantId, scope),
@@ -241,6 +255,7 @@ export function registerInsights(
       const tenantId = requireCaller(request).tenant.id;
       const q = request.query;
       const scope = scopeOf(q, deps.clock());
+      const ticket = admitRead(request, reply, deps.budget, 1);
       const [groups, labelled, stored] = await Promise.all([
         riskGroups(tenantId, scope),
         labelledRiskGroups(tenantId, scope),
@@ -263,8 +278,10 @@ export function registerInsights(
           "what-if",
           ["decision", "recorded", "whatIf"],
           (["allow", "challenge", "deny"] as const).map((d) => [d, result.recorded[d], result.whatIf[d]]),
+          ticket,
         );
       }
+      ticket.add(3);
       return {
         ...scopeView(tenantId, scope),
         ...result,

@@ -1,4 +1,13 @@
-import { CompiledQuery, Kysely, PostgresDialect, sql } from "kysely";
+import {
+  CompiledQuery,
+  type DialectAdapter,
+  Kysely,
+  PostgresAdapter,
+  PostgresDialect,
+  type PostgresPool,
+  type PostgresPoolClient,
+  sql,
+} from "kysely";
 import pg from "pg";
 import type { Store } from "../interfaces.js";
 import { StoreUnavailableError } from "../interfaces.js";
@@ -33,9 +42,19 @@ export interface PostgresOptions {
   /** The statement timeout of long reads (the console's aggregates, ledger totals). Default 10,000 ms. */
   readTimeoutMs?: number;
   /**
-   * Whether the hot statements run as named prepared statements (namedStatements.ts); default true.
-   * Off for a connection pooler that does not keep prepared statements across transactions
-   * (PgBouncer in transaction mode before 1.21, or without max_prepared_statements).
+   * What stands between Warden and PostgreSQL; default "none" (a direct connection). "transaction":
+   * a pooler that lends a server connection for one transaction at a time and refuses startup
+   * parameters it does not know (PgBouncer in transaction mode). Behind it no connection sends
+   * statement_timeout or options (startupParameters): every wait stays bounded on the client
+   * (query_timeout, per pool as without a pooler), the server's work by the role's statement_timeout
+   * (docs/deployment.md), and counters commit waiting for the WAL flush like every other write.
+   */
+  pooler?: "none" | "transaction";
+  /**
+   * Whether the hot statements run as named prepared statements (namedStatements.ts). Default: true
+   * without a pooler, false behind a transaction pooler, where a statement prepared on one server
+   * connection is missing on the next; true there only for a pooler that keeps them (PgBouncer 1.21
+   * and later with max_prepared_statements).
    */
   preparedStatements?: boolean;
 }
@@ -78,31 +97,49 @@ const poolSize = (opts: PostgresOptions, use: PoolUse): number =>
           ? READ_POOL_SIZE
           : opts.poolSize;
 
+/**
+ * What a connection of `use` tells the server as it opens: its name and, without a transaction
+ * pooler, its statement timeout (the server's own bound on its work) and settings. A transaction
+ * pooler refuses any other startup parameter (PgBouncer: "unsupported startup parameter"), drops it
+ * when told to ignore it, and a SET instead would outlive the transaction on a server connection
+ * that other clients share next: behind one, only the name.
+ */
+function startupParameters(
+  opts: PostgresOptions,
+  use: PoolUse,
+  statementTimeoutMs: number | undefined,
+): pg.ClientConfig {
+  const named = { connectionString: opts.url, application_name: opts.applicationName ?? "warden" };
+  if (opts.pooler === "transaction") return named;
+  const settings = [
+    ...(opts.schema === undefined ? [] : [`-c search_path=${opts.schema}`]),
+    ...(use === "counters" ? ["-c synchronous_commit=off"] : []),
+  ];
+  return {
+    ...named,
+    ...(statementTimeoutMs === undefined ? {} : { statement_timeout: statementTimeoutMs }),
+    ...(settings.length === 0 ? {} : { options: settings.join(" ") }),
+  };
+}
+
 function pool(
   opts: PostgresOptions,
   statementTimeoutMs: number | undefined,
   use: PoolUse = statementTimeoutMs === undefined ? "migrations" : "requests",
   named?: NamedStatements,
 ): pg.Pool {
-  const settings = [
-    ...(opts.schema === undefined ? [] : [`-c search_path=${opts.schema}`]),
-    ...(use === "counters" ? ["-c synchronous_commit=off"] : []),
-  ];
   const created = new pg.Pool({
     ...(named === undefined ? {} : { Client: named.clientClass() }),
-    connectionString: opts.url,
-    application_name: opts.applicationName ?? "warden",
+    ...startupParameters(opts, use, statementTimeoutMs),
     max: poolSize(opts, use),
     min: use === "migrations" || use === "reads" ? 0 : Math.min(keptConnections(opts), poolSize(opts, use)),
     // No unbounded waits: a request that cannot get a connection in time fails like a slow statement.
     connectionTimeoutMillis:
       statementTimeoutMs === undefined ? MIGRATION_CONNECT_TIMEOUT_MS : Math.max(statementTimeoutMs, 50),
-    // statement_timeout bounds the server's work; query_timeout bounds the client's wait, which is what
-    // matters when the network itself stalls (the server never sees the statement).
-    ...(statementTimeoutMs === undefined
-      ? {}
-      : { statement_timeout: statementTimeoutMs, query_timeout: statementTimeoutMs + 25 }),
-    ...(settings.length === 0 ? {} : { options: settings.join(" ") }),
+    // statement_timeout (startupParameters) bounds the server's work; query_timeout bounds the
+    // client's wait, which is what matters when the network itself stalls (the server never sees the
+    // statement), and behind a transaction pooler the wait for one of its server connections.
+    ...(statementTimeoutMs === undefined ? {} : { query_timeout: statementTimeoutMs + 25 }),
   });
   // An idle connection that the server or the network drops (failover, reset) is discarded by the
   // pool; without a listener its error would crash the process.
@@ -113,6 +150,115 @@ function pool(
   return created;
 }
 
+/** What an operator changes when a pooler refuses or drops Warden's connection parameters. */
+const POOLER_HINT =
+  "a connection pooler between Warden and PostgreSQL refuses or drops them (PgBouncer refuses them, or drops " +
+  "those in ignore_startup_parameters): set WARDEN_PG_POOLER=transaction (docs/deployment.md, PgBouncer)";
+
+/**
+ * Before anything else, on one connection opened as a request connection opens (the counters', which
+ * send the most): whether the statement timeouts will hold.
+ *
+ * Without a pooler, PostgreSQL must receive what the connections send. A pooler that refuses it
+ * would fail every request connection, and only once the start-up reads had retried for 15 s; one
+ * that drops it would leave statements without their timeout and, in transaction mode, named
+ * statements missing on the next server connection ("prepared statement … does not exist"). Either
+ * way the start fails at once, naming the setting to use.
+ *
+ * Behind a transaction pooler, connections send no timeout: the server's statement_timeout for
+ * Warden's role must bound statements instead (docs/deployment.md). Unset (0), the start fails,
+ * saying what to set.
+ */
+async function checkConnections(opts: PostgresOptions): Promise<void> {
+  const behindPooler = opts.pooler === "transaction";
+  const client = new pg.Client({
+    ...startupParameters(opts, "counters", opts.statementTimeoutMs),
+    connectionTimeoutMillis: MIGRATION_CONNECT_TIMEOUT_MS,
+  });
+  client.on("error", () => undefined);
+  let received: { timeout: string; commit: string; role: string } | undefined;
+  try {
+    await client.connect();
+    const { rows } = await client.query<{ timeout: string; commit: string; role: string }>(
+      "select (select setting from pg_settings where name = 'statement_timeout') as timeout, " +
+        "current_setting('synchronous_commit') as commit, current_user as role",
+    );
+    received = rows[0];
+  } catch (err) {
+    const message = (err as Error).message;
+    throw new StoreUnavailableError(
+      /startup parameter/i.test(message) && !behindPooler
+        ? `PostgreSQL did not accept Warden's connection parameters (${message}): ${POOLER_HINT}`
+        : `cannot connect to PostgreSQL: ${message}`,
+      { cause: err },
+    );
+  } finally {
+    await client.end().catch(() => undefined);
+  }
+  if (behindPooler) {
+    if (received?.timeout === "0") {
+      throw new StoreUnavailableError(
+        "behind a transaction pooler (WARDEN_PG_POOLER=transaction) Warden's connections send no statement " +
+          `timeout, and role ${received.role} has none: PostgreSQL would let a statement run unbounded. Set one: ` +
+          `ALTER ROLE ${received.role} SET statement_timeout = '10s' (docs/deployment.md, PgBouncer)`,
+      );
+    }
+    return;
+  }
+  if (received?.timeout !== String(opts.statementTimeoutMs) || received.commit !== "off") {
+    throw new StoreUnavailableError(
+      `PostgreSQL did not receive Warden's connection parameters (statement_timeout ${received?.timeout} ms, ` +
+        `synchronous_commit ${received?.commit}; sent ${opts.statementTimeoutMs} ms, off): ${POOLER_HINT}`,
+    );
+  }
+}
+
+/**
+ * Kysely's migration lock: a session-level advisory lock (pg_advisory_lock) taken before the
+ * migrations' transaction. Behind a transaction pooler the lock, the transaction and the unlock each
+ * run on whichever server connection the pooler lends: processes starting together migrated at once
+ * ("duplicate key value violates unique constraint pg_type_typname_nsp_index"), and an unlock sent on
+ * another server connection leaves the lock held by one that others use next. There the lock is
+ * taken inside the transaction instead (pooledMigrations), on the same key, so processes connected
+ * directly wait for it too.
+ */
+const MIGRATION_LOCK_ID = "3853314791062309107";
+
+class PooledMigrationsAdapter extends PostgresAdapter {
+  override async acquireMigrationLock(): Promise<void> {}
+  override async releaseMigrationLock(): Promise<void> {}
+}
+
+class PooledMigrationsDialect extends PostgresDialect {
+  override createAdapter(): DialectAdapter {
+    return new PooledMigrationsAdapter();
+  }
+}
+
+/**
+ * The migrations' connections behind a transaction pooler: right after Kysely's BEGIN, the
+ * transaction lifts the role's statement_timeout (docs/deployment.md; migrations run without one on
+ * a direct connection) and takes the migration lock. Both end with the transaction, so the shared
+ * server connection is left as it was.
+ */
+function pooledMigrations(pool: PostgresPool): PostgresPool {
+  return {
+    async connect(): Promise<PostgresPoolClient> {
+      const client = await pool.connect();
+      const query = async (text: string, parameters: readonly unknown[]) => {
+        const result = await client.query(text, parameters);
+        if (/^\s*(begin|start transaction)\b/i.test(text)) {
+          await client.query("set local statement_timeout = 0", []);
+          await client.query(`select pg_advisory_xact_lock(${MIGRATION_LOCK_ID})`, []);
+        }
+        return result;
+      };
+      return { query: query as unknown as PostgresPoolClient["query"], release: () => client.release() };
+    },
+    end: () => pool.end(),
+  };
+}
+
 /**
  * The scale-out store: many Warden processes on one PostgreSQL. Transactions run at READ COMMITTED;
  * the atomic guarantees come from single conditional statements, unique constraints and, where a
@@ -120,9 +266,18 @@ function pool(
  * advisory lock per key.
  */
 export async function openPostgresStore(opts: PostgresOptions): Promise<Store> {
+  const behindPooler = opts.pooler === "transaction";
+  if (behindPooler && opts.schema !== undefined) {
+    // search_path goes as a startup parameter, which a transaction pooler refuses.
+    throw new Error("a schema other than the role's search_path needs a direct connection (pooler none)");
+  }
+  await checkConnections(opts);
   // Migrations run without the request-path statement timeout, on their own short-lived pool.
+  const migrations = reuseGuard(pool(opts, undefined));
   const migrator = new Kysely<Database>({
-    dialect: new PostgresDialect({ pool: reuseGuard(pool(opts, undefined)) }),
+    dialect: behindPooler
+      ? new PooledMigrationsDialect({ pool: pooledMigrations(migrations) })
+      : new PostgresDialect({ pool: migrations }),
   });
   try {
     await migrateToLatest(migrator as unknown as Kysely<unknown>, "postgres");
@@ -131,7 +286,7 @@ export async function openPostgresStore(opts: PostgresOptions): Promise<Store> {
   } finally {
     await migrator.destroy();
   }
-  const named = opts.preparedStatements === false ? undefined : new NamedStatements();
+  const named = (opts.preparedStatements ?? !behindPooler) ? new NamedStatements() : undefined;
   const db = new Kysely<Database>({
     dialect: new PostgresDialect({
       pool: reuseGuard(pool(opts, opts.statementTimeoutMs, "requests", named)),

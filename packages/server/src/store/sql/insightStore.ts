@@ -7,13 +7,15 @@ import type {
   Decision,
   DecisionCount,
   EnforcementMode,
+  EventListFilter,
+  EventListItem,
   InsightStore,
   LabelledRiskGroup,
   OutcomeCount,
   RiskGroup,
 } from "../interfaces.js";
 import type { Database } from "../schema.js";
-import { challengeFromRow, eventFromRow, guard } from "./rows.js";
+import { challengeFromRow, guard } from "./rows.js";
 import type { SqlRuntime } from "./runtime.js";
 
 const HOUR_MS = 3_600_000;
@@ -119,29 +121,57 @@ export function createInsightStore(rt: SqlRuntime): InsightStore {
 
     listEvents: (tenantId, filter, limit) =>
       guard("insights.listEvents", async () => {
-        let qb = db
-          .selectFrom("events")
-          .selectAll()
-          .where("tenant_id", "=", tenantId)
-          .where("created_at", ">=", filter.since)
-          .where("created_at", "<", filter.until);
-        if (filter.action !== undefined) qb = qb.where("action", "=", filter.action);
-        if (filter.session !== undefined) qb = qb.where("session", "=", filter.session);
-        if (filter.decision !== undefined) qb = qb.where("decision", "=", filter.decision);
-        if (filter.actorType !== undefined) qb = qb.where("actor_type", "=", filter.actorType);
-        const before = filter.before;
-        if (before) {
-          qb = qb.where((eb) =>
-            eb.or([
-              eb("created_at", "<", before.createdAt),
-              eb.and([eb("created_at", "=", before.createdAt), eb("id", "<", before.id)]),
-            ]),
-          );
-        }
         const rows = await rt.report(
-          qb.orderBy("created_at", "desc").orderBy("id", "desc").limit(limit).compile(),
+          eventList(db, tenantId, filter)
+            .select([
+              "id",
+              "created_at",
+              "action",
+              "surface",
+              "session",
+              "decision",
+              "would_be_decision",
+              "actor_type",
+              "confidence",
+              "degraded",
+              "enforcement_mode",
+              "risk_estimate",
+            ])
+            .orderBy("created_at", "desc")
+            .orderBy("id", "desc")
+            .limit(limit)
+            .compile(),
         );
-        return rows.map(eventFromRow);
+        return rows.map(
+          (r): EventListItem => ({
+            id: r.id,
+            createdAt: Number(r.created_at),
+            action: r.action,
+            surface: r.surface,
+            session: r.session,
+            decision: r.decision as Decision,
+            wouldBeDecision: r.would_be_decision as Decision,
+            actorType: r.actor_type as ActorType,
+            confidence: Number(r.confidence),
+            degraded: Number(r.degraded) === 1,
+            enforcementMode: r.enforcement_mode as EnforcementMode,
+            riskEstimate: r.risk_estimate === null ? null : Number(r.risk_estimate),
+          }),
+        );
+      }),
+
+    eventPositions: (tenantId, filter, offset, count) =>
+      guard("insights.eventPositions", async () => {
+        const rows = await rt.report(
+          eventList(db, tenantId, filter)
+            .select(["created_at", "id"])
+            .orderBy("created_at", "desc")
+            .orderBy("id", "desc")
+            .limit(count)
+            .offset(offset)
+            .compile(),
+        );
+        return rows.map((r) => ({ createdAt: Number(r.created_at), id: r.id }));
       }),
 
     challengesForEvent: (tenantId, eventId) =>
@@ -236,6 +266,34 @@ export function createInsightStore(rt: SqlRuntime): InsightStore {
         );
       }),
   };
+}
+
+/**
+ * The events of a list (listEvents' filter). After a cursor, the period ends at the cursor's time
+ * too: with that single upper bound the database starts its index range there; with only
+ * `created_at < until` and the cursor as an OR it read every newer index entry again, each page
+ * slower than the one before (50 ms a page at 900,000 events from the newest, 4 ms now).
+ */
+function eventList(db: Kysely<Database>, tenantId: string, filter: EventListFilter) {
+  const before = filter.before;
+  let qb = db
+    .selectFrom("events")
+    .where("tenant_id", "=", tenantId)
+    .where("created_at", ">=", filter.since)
+    .where("created_at", "<", before ? Math.min(filter.until, before.createdAt + 1) : filter.until);
+  if (filter.action !== undefined) qb = qb.where("action", "=", filter.action);
+  if (filter.session !== undefined) qb = qb.where("session", "=", filter.session);
+  if (filter.decision !== undefined) qb = qb.where("decision", "=", filter.decision);
+  if (filter.actorType !== undefined) qb = qb.where("actor_type", "=", filter.actorType);
+  if (before) {
+    qb = qb.where((eb) =>
+      eb.or([
+        eb("created_at", "<", before.createdAt),
+        eb.and([eb("created_at", "=", before.createdAt), eb("id", "<", before.id)]),
+      ]),
+    );
+  }
+  return qb;
 }
 
 /** In the order of the events_risk index, so the groups are formed while it is scanned. */
