@@ -1,8 +1,7 @@
-import { spawn } from "node:child_process";
 import { createServer, type Server } from "node:net";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { WARDEN_BIN } from "../lib/wardenProcess.js";
+import { serveUntilExit as serve } from "../lib/wardenProcess.js";
 import { tempDir } from "../testing/harness.js";
 import { postgresDatabaseOrSkip, TEST_POSTGRES_URL } from "../testing/postgres.js";
 
@@ -10,25 +9,6 @@ import { postgresDatabaseOrSkip, TEST_POSTGRES_URL } from "../testing/postgres.j
  * A `warden serve` that cannot start exits non-zero within seconds: a process that neither listens
  * nor exits is never restarted by its supervisor.
  */
-function serve(env: Record<string, string>): Promise<{ code: number | null; ms: number; stderr: string }> {
-  const started = Date.now();
-  const child = spawn(process.execPath, [WARDEN_BIN, "serve"], {
-    env: { ...process.env, WARDEN_LOG_LEVEL: "silent", ...env },
-    stdio: ["ignore", "ignore", "pipe"],
-  });
-  let stderr = "";
-  child.stderr?.on("data", (d) => {
-    stderr += String(d);
-  });
-  const killer = setTimeout(() => child.kill("SIGKILL"), 30_000);
-  return new Promise((resolve) =>
-    child.once("exit", (code) => {
-      clearTimeout(killer);
-      resolve({ code, ms: Date.now() - started, stderr });
-    }),
-  );
-}
-
 const held: Server[] = [];
 afterAll(() => {
   for (const s of held) s.close();

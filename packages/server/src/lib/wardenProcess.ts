@@ -88,6 +88,31 @@ export async function wardenCli(env: Record<string, string>, ...args: string[]):
   return stdout;
 }
 
+/**
+ * A `warden serve` expected not to start: resolves its exit code, how long it took and its stderr
+ * (killed after 30 s: a process that neither listens nor exits is the failure such tests look for).
+ */
+export function serveUntilExit(
+  env: Record<string, string>,
+): Promise<{ code: number | null; ms: number; stderr: string }> {
+  const started = Date.now();
+  const child = spawn(process.execPath, [WARDEN_BIN, "serve"], {
+    env: { ...process.env, WARDEN_LOG_LEVEL: "silent", ...env },
+    stdio: ["ignore", "ignore", "pipe"],
+  });
+  let stderr = "";
+  child.stderr?.on("data", (d: Buffer) => {
+    stderr += String(d);
+  });
+  const killer = setTimeout(() => child.kill("SIGKILL"), 30_000);
+  return new Promise((resolve) =>
+    child.once("exit", (code) => {
+      clearTimeout(killer);
+      resolve({ code, ms: Date.now() - started, stderr });
+    }),
+  );
+}
+
 /** Every scope a test key usually needs. */
 export const ALL_TEST_SCOPES = "verify:write,challenge:write,feedback:write,ledger:read";
 

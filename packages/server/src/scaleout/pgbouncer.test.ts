@@ -4,7 +4,13 @@ import { chmodSync, existsSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { freePort, startWarden, WARDEN_BIN, type WardenProcess, wardenCli } from "../lib/wardenProcess.js";
+import {
+  freePort,
+  serveUntilExit,
+  startWarden,
+  type WardenProcess,
+  wardenCli,
+} from "../lib/wardenProcess.js";
 import { solvePow } from "../operations/challenge/proofOfWork.js";
 import { tempDir } from "../testing/harness.js";
 import { postgresDatabaseOrSkip, TEST_POSTGRES_URL } from "../testing/postgres.js";
@@ -131,35 +137,14 @@ async function startPgBouncer(
   };
 }
 
-/** A `warden serve` that is expected not to start: its exit code, how long it took, what it said. */
-function failingServe(
-  env: Record<string, string>,
-): Promise<{ code: number | null; ms: number; stderr: string }> {
-  const started = Date.now();
-  const dir = tempDir();
-  const child = spawn(process.execPath, [WARDEN_BIN, "serve"], {
-    env: {
-      ...process.env,
-      WARDEN_LOG_LEVEL: "silent",
-      WARDEN_DEGRADED_SPOOL_DIR: path.join(dir, "spool"),
-      HOST: "127.0.0.1",
-      PORT: "0",
-      ...env,
-    },
-    stdio: ["ignore", "ignore", "pipe"],
+/** A `warden serve` that is expected not to start, with a spool of its own on a free port. */
+const failingServe = (env: Record<string, string>) =>
+  serveUntilExit({
+    WARDEN_DEGRADED_SPOOL_DIR: path.join(tempDir(), "spool"),
+    HOST: "127.0.0.1",
+    PORT: "0",
+    ...env,
   });
-  let stderr = "";
-  child.stderr?.on("data", (d) => {
-    stderr += String(d);
-  });
-  const killer = setTimeout(() => child.kill("SIGKILL"), 30_000);
-  return new Promise((resolve) =>
-    child.once("exit", (code) => {
-      clearTimeout(killer);
-      resolve({ code, ms: Date.now() - started, stderr });
-    }),
-  );
-}
 
 /** What a statement error through a transaction pooler looks like in a process's output. */
 const STATEMENT_ERRORS =

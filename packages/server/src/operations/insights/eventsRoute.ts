@@ -17,7 +17,8 @@ import {
 } from "./readRoute.js";
 import { EventPage, type EventSummary, EventsQuery, PageQuery, QuarantinedPage } from "./schema.js";
 
-const EVENT_COLUMNS = [
+/** The events export's CSV columns: the summary's fields in its order. */
+export const EVENT_CSV_COLUMNS = [
   "eventId",
   "createdAt",
   "action",
@@ -47,7 +48,7 @@ const eventSummary = (e: EventListItem): EventSummary => ({
   enforcementMode: e.enforcementMode,
 });
 
-/** The export's CSV rows (EVENT_COLUMNS, the summary's fields in its order), read by read. */
+/** The export's CSV rows (EVENT_CSV_COLUMNS, the summary's fields in its order), read by read. */
 async function* eventRows(pages: AsyncIterable<EventListItem[]>): AsyncGenerator<unknown[][]> {
   for await (const page of pages) {
     yield page.map((e) => [
@@ -109,7 +110,7 @@ export function registerEventRoutes(
         const through = last && beyond ? { at: last.createdAt, id: last.id } : undefined;
         if (through) reply.header("x-next-cursor", encodeCursor(through));
         const pages = readPages({ limit: Number.MAX_SAFE_INTEGER, start, read, position, through });
-        return sendCsv(reply, "events", EVENT_COLUMNS, eventRows(pages), ticket);
+        return sendCsv(reply, "events", EVENT_CSV_COLUMNS, eventRows(pages), ticket);
       }
       const { items, nextCursor } = await readPage(limit, q.cursor, read, position);
       ticket.add(items.length);

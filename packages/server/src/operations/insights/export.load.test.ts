@@ -3,6 +3,7 @@ import SQLite from "better-sqlite3";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { bearer, CHROME_HEADERS, CHROME_UA, makeTestApp, type TestApp } from "../../testing/harness.js";
 import { toCsv } from "./csv.js";
+import { EVENT_CSV_COLUMNS } from "./eventsRoute.js";
 
 /**
  * A 50,000-row CSV export (the largest one request may ask for) on SQLite, against the event loop
@@ -17,20 +18,7 @@ import { toCsv } from "./csv.js";
 const ROWS = 50_010;
 const LIMIT = 50_000;
 const NOW = Date.parse("2026-11-25T12:00:00Z");
-const COLUMNS = [
-  "eventId",
-  "createdAt",
-  "action",
-  "surface",
-  "session",
-  "decision",
-  "wouldBeDecision",
-  "actorType",
-  "confidence",
-  "risk",
-  "degraded",
-  "enforcementMode",
-] as const;
+const COLUMNS = EVENT_CSV_COLUMNS;
 /** Values a spreadsheet would run or split on: the export must escape them exactly as toCsv does. */
 const ACTIONS = ["signup", '=HYPERLINK("http://x")', "+cmd", "-2+3", "@SUM(A1)", 'say "hi"', "a;b", "x,y"];
 const SESSIONS = ["s", "line\nbreak", "\ttab", "=1+1", null, "plain-session", "cr\rx"];

@@ -103,15 +103,15 @@ export async function verify(
     challengeId !== undefined && !ahead
       ? deps.clearsInFlight.leadReverify(caller.tenant.id, challengeId)
       : () => {};
-  const answer: Promise<VerifyResult> = withDeadline(Math.max(1, budgetMs), cancel, async () => {
+  const scored: Promise<VerifyResult> = withDeadline(Math.max(1, budgetMs), cancel, async () => {
     if (ahead) await ahead;
     return scoreAndRecord(deps, caller, req, idem, leader, lead, cancel, settle);
-  })
-    .catch((err: unknown): VerifyResult => {
-      deps.report(err, "verify degraded");
-      return { ok: true, verdict: degradedVerdict(deps, caller, req, idem), replayed: false };
-    })
-    .finally(settle);
+  }).catch((err: unknown): VerifyResult => {
+    deps.report(err, "verify degraded");
+    return { ok: true, verdict: degradedVerdict(deps, caller, req, idem), replayed: false };
+  });
+  // Only a re-verify has a clear to settle: the others pay no extra promise.
+  const answer = challengeId === undefined ? scored : scored.finally(settle);
   if (!leader) lead();
   return answer;
 }
