@@ -1,4 +1,5 @@
-import { SolveError, solveProofOfWork } from "./solver.js";
+import { progressText } from "./progressText.js";
+import { SolveError, type SolveProgress, solveProofOfWork } from "./solver.js";
 import {
   type DeviceAttestationInstructions,
   deviceAttestationProof,
@@ -19,15 +20,23 @@ interface IssuedChallenge {
  * never holds an API key. On success it fills the enclosing form's `wardenTicket` and
  * `wardenChallengeId` fields, fires `warden-cleared`, and submits the form when it has `submit`.
  * device_attestation runs the two WebAuthn ceremonies (webauthn.ts) where the browser supports them;
- * other methods fire `warden-method` for the app to handle. Status is announced
- * in a polite live region; the one button (start, retry) works from the keyboard.
+ * other methods fire `warden-method` for the app to handle. While it runs it shows the time elapsed
+ * and how long the check usually takes on this device (progressText.ts), and a Cancel button that
+ * stops the workers and fires `warden-cancelled`. Status changes are announced in a polite live
+ * region (a few per check, never every tick); both buttons work from the keyboard.
  */
 export class WardenChallengeElement extends HTMLElement {
   private status!: HTMLParagraphElement;
+  private time!: HTMLParagraphElement;
   private progress!: HTMLProgressElement;
   private button!: HTMLButtonElement;
+  private cancelButton!: HTMLButtonElement;
   private controller: AbortController | undefined;
-  private lastAnnounced = -1;
+  /** When the running check started (performance.now()), for warden-cancelled's elapsedMs. */
+  private startedAt = 0;
+  /** The proof of work's clock: when it started, the last report, the ticking display. */
+  private solving: { started: number; last: SolveProgress | undefined; stage: number } | undefined;
+  private ticker: ReturnType<typeof setInterval> | undefined;
 
   connectedCallback(): void {
     if (!this.status) this.render();
@@ -35,6 +44,7 @@ export class WardenChallengeElement extends HTMLElement {
   }
 
   disconnectedCallback(): void {
+    this.stopClock();
     this.controller?.abort();
   }
 
@@ -45,22 +55,31 @@ export class WardenChallengeElement extends HTMLElement {
     this.status.setAttribute("role", "status");
     this.status.setAttribute("aria-live", "polite");
     this.status.textContent = "A quick check is needed before we continue.";
+    // Read on demand, not announced: it changes every second.
+    this.time = document.createElement("p");
+    this.time.className = "warden-challenge__time";
+    this.time.hidden = true;
+    // Indeterminate while it runs: a random search has no fraction done to show.
     this.progress = document.createElement("progress");
     this.progress.className = "warden-challenge__progress";
-    this.progress.max = 100;
-    this.progress.value = 0;
-    this.progress.setAttribute("aria-label", "Verification progress");
+    this.progress.setAttribute("aria-label", "Verification in progress");
     this.progress.hidden = true;
     this.button = document.createElement("button");
     this.button.type = "button";
     this.button.className = "warden-challenge__button";
     this.button.textContent = "Verify";
     this.button.addEventListener("click", () => void this.start());
-    this.append(this.status, this.progress, this.button);
+    this.cancelButton = document.createElement("button");
+    this.cancelButton.type = "button";
+    this.cancelButton.className = "warden-challenge__cancel";
+    this.cancelButton.textContent = "Cancel";
+    this.cancelButton.addEventListener("click", () => this.cancel());
+    // Cancel is in the element only while a check runs: at rest it holds one button.
+    this.append(this.status, this.time, this.progress, this.button);
   }
 
   private say(text: string): void {
-    this.status.textContent = text;
+    if (this.status.textContent !== text) this.status.textContent = text;
   }
 
   private async post(url: string, body: unknown): Promise<{ status: number; json: Record<string, unknown> }> {
@@ -80,82 +99,134 @@ export class WardenChallengeElement extends HTMLElement {
     return { status: res.status, json };
   }
 
+  /**
+   * Stops the check: the request in flight is aborted and the proof-of-work workers are terminated.
+   * Fires `warden-cancelled` (detail: { elapsedMs }) and offers Verify again. Does nothing when idle.
+   */
+  cancel(): void {
+    const controller = this.controller;
+    if (!controller || controller.signal.aborted || !this.cancelButton.isConnected) return;
+    const elapsedMs = Math.round(performance.now() - this.startedAt);
+    controller.abort();
+    this.stopClock();
+    this.idle("Check cancelled. Select Verify to start it again.", "Verify");
+    this.dispatchEvent(new CustomEvent("warden-cancelled", { detail: { elapsedMs }, bubbles: true }));
+  }
+
   /** Issues, solves and completes; on expiry it starts over once with a fresh challenge. */
   async start(attempt = 0): Promise<void> {
     const ticket = this.getAttribute("ticket");
     if (!ticket) return this.fail("no_ticket", "This check cannot start: the page gave it no ticket.");
     this.controller?.abort();
-    this.controller = new AbortController();
+    const controller = new AbortController();
+    this.controller = controller;
+    this.startedAt = performance.now();
     this.button.hidden = true;
+    this.append(this.cancelButton);
     this.progress.hidden = false;
-    this.progress.value = 0;
-    this.lastAnnounced = -1;
+    this.progress.removeAttribute("value");
     this.say("Checking your browser. This can take a few seconds.");
+    const issueUrl = this.getAttribute("issue-url") ?? "/warden/challenge/issue";
+    const completeUrl = this.getAttribute("complete-url") ?? "/warden/challenge/complete";
     try {
-      const issued = await this.post(this.getAttribute("issue-url") ?? "/warden/challenge/issue", { ticket });
+      const issued = await this.post(issueUrl, { ticket });
+      if (controller.signal.aborted) return;
       if (issued.status !== 200) return this.refused(issued);
       const challenge = issued.json as unknown as IssuedChallenge;
+      let proof: unknown;
       if (challenge.method === "device_attestation" && deviceAttestationSupported()) {
         this.progress.hidden = true;
         this.say("Confirm with your device: your browser will ask you.");
-        const proof = await deviceAttestationProof(
+        proof = await deviceAttestationProof(
           challenge.instructions as unknown as DeviceAttestationInstructions,
-          this.controller.signal,
+          controller.signal,
         );
-        const completed = await this.post(this.getAttribute("complete-url") ?? "/warden/challenge/complete", {
-          ticket,
-          challengeId: challenge.challengeId,
-          proof,
-        });
-        if (completed.status === 410 && attempt === 0) return this.start(1);
-        if (completed.status !== 200) return this.refused(completed);
-        return this.cleared(ticket, challenge.challengeId);
-      }
-      if (challenge.method !== "proof_of_work") {
-        this.progress.hidden = true;
-        this.say("One more step is needed; follow the instructions on this page.");
+      } else if (challenge.method === "proof_of_work") {
+        proof = { nonce: (await this.solve(challenge, controller.signal)).nonce };
+      } else {
+        this.idle("One more step is needed; follow the instructions on this page.", undefined);
         this.dispatchEvent(
           new CustomEvent("warden-method", { detail: { challenge, ticket }, bubbles: true }),
         );
         return;
       }
-      const { seed, difficulty } = challenge.instructions as { seed: string; difficulty: number };
-      const workerSrc = this.getAttribute("worker-src");
-      const solution = await solveProofOfWork({
-        seed,
-        difficulty,
-        expiresAt: challenge.expiresAt,
-        signal: this.controller.signal,
-        ...(workerSrc ? { workerUrl: workerSrc } : {}),
-        onProgress: (p) => {
-          const percent = Math.min(99, Math.floor(p.fraction * 100));
-          this.progress.value = percent;
-          this.dispatchEvent(new CustomEvent("warden-progress", { detail: p, bubbles: true }));
-          // Announce in quarters, not every tick: a screen reader must not be flooded.
-          const quarter = Math.floor(percent / 25);
-          if (quarter > this.lastAnnounced && quarter > 0) {
-            this.lastAnnounced = quarter;
-            this.say(`Checking your browser: ${quarter * 25}% likely done.`);
-          }
-        },
-      });
-      const completed = await this.post(this.getAttribute("complete-url") ?? "/warden/challenge/complete", {
-        ticket,
-        challengeId: challenge.challengeId,
-        proof: { nonce: solution.nonce },
-      });
+      if (controller.signal.aborted) return;
+      const completed = await this.post(completeUrl, { ticket, challengeId: challenge.challengeId, proof });
+      if (controller.signal.aborted) return;
       if (completed.status === 410 && attempt === 0) return this.start(1);
       if (completed.status !== 200) return this.refused(completed);
       this.cleared(ticket, challenge.challengeId);
     } catch (err) {
+      if (controller.signal.aborted) return;
       if (err instanceof SolveError && err.code === "expired" && attempt === 0) return this.start(1);
-      if (err instanceof SolveError && err.code === "aborted") return;
       this.fail("failed", "The check could not finish. Try again.");
     }
   }
 
+  /** The proof of work, with the elapsed time ticking every second and the stage announced as it changes. */
+  private async solve(challenge: IssuedChallenge, signal: AbortSignal): Promise<{ nonce: string }> {
+    const { seed, difficulty } = challenge.instructions as { seed: string; difficulty: number };
+    const workerSrc = this.getAttribute("worker-src");
+    this.solving = { started: performance.now(), last: undefined, stage: 0 };
+    this.time.hidden = false;
+    this.showClock();
+    this.ticker = setInterval(() => this.showClock(), 1000);
+    try {
+      return await solveProofOfWork({
+        seed,
+        difficulty,
+        expiresAt: challenge.expiresAt,
+        signal,
+        ...(workerSrc ? { workerUrl: workerSrc } : {}),
+        onProgress: (p) => {
+          if (this.solving) this.solving.last = p;
+          this.dispatchEvent(new CustomEvent("warden-progress", { detail: p, bubbles: true }));
+        },
+      });
+    } finally {
+      this.stopClock();
+    }
+  }
+
+  private showClock(): void {
+    const solving = this.solving;
+    if (!solving) return;
+    const text = progressText({
+      elapsedMs: performance.now() - solving.started,
+      hashesPerSecond: solving.last?.hashesPerSecond ?? 0,
+      expectedHashes: solving.last?.expectedHashes ?? 0,
+    });
+    this.time.textContent = `${text.elapsed}. ${text.estimate}`;
+    // Forward only (measuring → usual → longer): a rate that wobbles must not repeat announcements.
+    const stage = ["measuring", "usual", "longer"].indexOf(text.stage);
+    if (stage > solving.stage) {
+      solving.stage = stage;
+      this.say(text.announcement);
+    }
+  }
+
+  private stopClock(): void {
+    if (this.ticker) clearInterval(this.ticker);
+    this.ticker = undefined;
+    this.solving = undefined;
+    if (this.time) this.time.hidden = true;
+  }
+
+  /** Not running any more: no progress, no Cancel; `again` labels the button that starts over. */
+  private idle(text: string, again: string | undefined): void {
+    this.progress.hidden = true;
+    this.cancelButton.remove();
+    this.say(text);
+    if (again === undefined) return;
+    this.button.textContent = again;
+    this.button.hidden = false;
+    this.button.focus();
+  }
+
   private cleared(ticket: string, challengeId: string): void {
-    this.progress.value = 100;
+    this.progress.max = 1;
+    this.progress.value = 1;
+    this.cancelButton.remove();
     this.say("Check complete. Thank you.");
     const form = this.closest("form");
     if (form) {
@@ -188,11 +259,8 @@ export class WardenChallengeElement extends HTMLElement {
   }
 
   private fail(code: string, text: string): void {
-    this.progress.hidden = true;
-    this.say(text);
-    this.button.textContent = "Try again";
-    this.button.hidden = false;
-    this.button.focus();
+    this.stopClock();
+    this.idle(text, "Try again");
     this.dispatchEvent(new CustomEvent("warden-failed", { detail: { code }, bubbles: true }));
   }
 }

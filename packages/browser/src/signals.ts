@@ -1,6 +1,7 @@
 import type { ProbeAnswer } from "./powWorker.js";
 import { readScope, type ScopeField, type ScopeView, scopeMismatch } from "./scopeView.js";
 import { workerUrlOr } from "./solver.js";
+import { startWorker } from "./trustedTypes.js";
 
 /**
  * What the page can tell Warden about its own browser, for the form to carry to your server (field
@@ -32,7 +33,7 @@ function workerView(url: string | URL | undefined, timeoutMs: number): Promise<S
   return new Promise((resolve) => {
     let worker: Worker;
     try {
-      worker = new Worker(url, { name: "warden-probe" });
+      worker = startWorker(url, "warden-probe");
     } catch {
       return resolve(undefined);
     }

@@ -1,7 +1,9 @@
 import type { PowMessage, PowTask } from "./powWorker.js";
+import { startWorker } from "./trustedTypes.js";
 
 export interface SolveProgress {
   hashes: number;
+  /** Over the last RATE_WINDOW_MS of reports (from the first report, so worker start-up is left out). */
   hashesPerSecond: number;
   elapsedMs: number;
   /** 16^difficulty: the expected number of hashes. */
@@ -41,6 +43,8 @@ export class SolveError extends Error {
 
 /** Margin kept before expiresAt, for the completion round trip. */
 const EXPIRY_MARGIN_MS = 3000;
+/** The hash rate is measured over this much of the most recent reports. */
+const RATE_WINDOW_MS = 2000;
 
 let defaultWorkerUrl: string | URL | undefined;
 /** Set by the entry script: where warden-pow-worker.js is served. */
@@ -54,7 +58,7 @@ export const workerUrlOr = (url: string | URL | undefined): string | URL | undef
 /**
  * Solves a sha256-prefix proof of work on every core: each worker searches its own block of nonces;
  * the first answer wins and the others are stopped. No eval, no blob: workers load a script URL
- * (CSP `worker-src 'self'`).
+ * (CSP `worker-src 'self'`), made a TrustedScriptURL by the `warden` policy where Trusted Types apply.
  */
 export function solveProofOfWork(opts: SolveOptions): Promise<Solution> {
   const started = performance.now();
@@ -66,6 +70,8 @@ export function solveProofOfWork(opts: SolveOptions): Promise<Solution> {
   return new Promise<Solution>((resolve, reject) => {
     const workers: Worker[] = [];
     let hashes = 0;
+    /** Reports of the last RATE_WINDOW_MS (the oldest kept as the window's start). */
+    const reports: { at: number; hashes: number }[] = [];
     let settled = false;
     let expiryTimer: ReturnType<typeof setTimeout> | undefined;
     const finish = (fn: () => void) => {
@@ -88,7 +94,7 @@ export function solveProofOfWork(opts: SolveOptions): Promise<Solution> {
       );
     }
     for (let i = 0; i < count; i++) {
-      const worker = new Worker(url, { name: `warden-pow-${i}` });
+      const worker = startWorker(url, `warden-pow-${i}`);
       workers.push(worker);
       worker.onmessage = (event: MessageEvent<PowMessage>) => {
         const message = event.data;
@@ -97,11 +103,16 @@ export function solveProofOfWork(opts: SolveOptions): Promise<Solution> {
           const nonce = message.nonce;
           return finish(() => resolve({ nonce, hashes, ms: performance.now() - started }));
         }
-        const elapsedMs = performance.now() - started;
+        const now = performance.now();
+        reports.push({ at: now, hashes });
+        while (reports.length > 2 && now - (reports[1] as { at: number }).at >= RATE_WINDOW_MS)
+          reports.shift();
+        const from = reports[0] as { at: number; hashes: number };
+        const elapsedMs = now - started;
         opts.onProgress?.({
           hashes,
           elapsedMs,
-          hashesPerSecond: elapsedMs > 0 ? (hashes * 1000) / elapsedMs : 0,
+          hashesPerSecond: now > from.at ? ((hashes - from.hashes) * 1000) / (now - from.at) : 0,
           expectedHashes: expected,
           fraction: 1 - Math.exp(-hashes / expected),
         });
