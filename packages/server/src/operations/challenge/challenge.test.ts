@@ -363,7 +363,7 @@ describe("re-verify with context.challengeId", () => {
       decision: "allow",
       degraded: false,
       challengeCleared: true,
-      // Decided by the honoured clear, as a rule decides: confidence 1; a solved challenge proves work, not a person.
+      // Decided by the honoured clear, scoring skipped: confidence 1; a solved challenge proves work, not a person.
       actorType: "unknown",
       confidence: 1,
       reasons: [CLEARED_REASON],

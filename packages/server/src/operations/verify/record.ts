@@ -49,7 +49,7 @@ export async function recordCleared(
   const unsigned: UnsignedVerdict = {
     decision: "allow",
     actorType: "unknown",
-    // Decided by a rule (the honoured clear), as a tenant rule's decision is: certain by definition.
+    // Scoring was skipped: the honoured clear decided, and nothing weighed against it.
     confidence: 1,
     reasons: [CLEARED_REASON],
     reasonDetails: [reason("challenge_cleared", CLEARED_REASON)],

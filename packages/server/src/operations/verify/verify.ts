@@ -269,11 +269,9 @@ async function scoreAndRecord(
     const unsigned: UnsignedVerdict = {
       decision,
       actorType: assessment.actorType,
-      // A tenant rule is certain by definition; the model's decisions carry its cost margin.
-      confidence:
-        assessment.rule !== undefined && decision === assessment.decision
-          ? 1
-          : confidenceFor(decision, assessment.expectedCost),
+      // The spec's "model confidence for the returned decision": the model's margin for it, also when
+      // a tenant rule or log_only chose it (0 where another decision cost the model less).
+      confidence: confidenceFor(decision, assessment.expectedCost),
       reasons: details.map((d) => d.message),
       reasonDetails: details,
       principal: principalFor(obs.agent, obs.businessDomain),
