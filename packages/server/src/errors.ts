@@ -64,6 +64,7 @@ export const ERROR_CATALOGUE = {
     message: "observedAt must be an ISO 8601 date-time with an offset, not in the future.",
   },
   invalid_query: { status: 400, message: "A query parameter is invalid." },
+  invalid_resolution: { status: 400, message: "resolution must be accept or reject." },
   session_required: { status: 400, message: "session is required (the session the challenge is bound to)." },
   session_too_long: { status: 400, message: "session must be at most 128 characters." },
   invalid_risk_tier: { status: 400, message: "context.riskTier must be default, elevated or severe." },
@@ -103,6 +104,15 @@ export const ERROR_CATALOGUE = {
   forbidden_path: { status: 403, message: "This path may not be served." },
   route_not_found: { status: 404, message: "No such route." },
   unknown_event_id: { status: 404, message: "No event with this eventId for this tenant." },
+  unknown_feedback_id: { status: 404, message: "No observation with this feedbackId for this tenant." },
+  feedback_not_quarantined: {
+    status: 409,
+    message: "The observation is not quarantined; only a quarantined observation can be resolved.",
+  },
+  feedback_already_resolved: {
+    status: 409,
+    message: "The observation was already resolved the other way; a resolution is final.",
+  },
   idempotency_conflict: {
     status: 409,
     message: "This idempotency key was used with a different payload; create a new key.",

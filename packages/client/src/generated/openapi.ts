@@ -615,6 +615,97 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
+    "/v1/feedback/{feedbackId}/resolution": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Resolve a quarantined observation: accept it (it counts) or reject it (it never counts) */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    feedbackId: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /**
+                         * @description accept: the observation counts; reject: it never counts.
+                         * @enum {string}
+                         */
+                        resolution: "accept" | "reject";
+                        /** @description Why, for the audit record. */
+                        note?: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            feedbackId: string;
+                            eventId: string;
+                            status: "effective" | "quarantined" | "rejected" | "superseded";
+                            resolution: "accept" | "reject";
+                            note: string | null;
+                            resolvedBy: string;
+                            resolvedAt: string;
+                            superseded: string[];
+                        };
+                    };
+                };
+                /** @description Default Response */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Stable label per HTTP status. */
+                            error: string;
+                            /** @description Human-readable; never handle on it. */
+                            message: string;
+                            /** @description Machine discriminator; handle on this. */
+                            code: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Stable label per HTTP status. */
+                            error: string;
+                            /** @description Human-readable; never handle on it. */
+                            message: string;
+                            /** @description Machine discriminator; handle on this. */
+                            code: string;
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/ledger/summary": {
         parameters: {
             query?: never;
@@ -651,6 +742,8 @@ export type paths = {
                                 [key: string]: {
                                     effective: number;
                                     quarantined: number;
+                                    rejected: number;
+                                    superseded: number;
                                     /** @description Sums of values by unit, never converted. */
                                     totals: {
                                         [key: string]: number;
@@ -675,8 +768,16 @@ export type paths = {
                                     source: string | null;
                                     observedAt: string;
                                     receivedAt: string;
-                                    status: "effective" | "quarantined";
+                                    status: "effective" | "quarantined" | "rejected" | "superseded";
                                     conflictsWith: string | null;
+                                    resolution: {
+                                        resolution: "accept" | "reject";
+                                        note: string | null;
+                                        resolvedBy: string;
+                                        resolvedAt: string;
+                                        superseded: string[];
+                                    } | null;
+                                    supersededBy: string | null;
                                 };
                                 conflictsWith: {
                                     feedbackId: string;
@@ -687,8 +788,16 @@ export type paths = {
                                     source: string | null;
                                     observedAt: string;
                                     receivedAt: string;
-                                    status: "effective" | "quarantined";
+                                    status: "effective" | "quarantined" | "rejected" | "superseded";
                                     conflictsWith: string | null;
+                                    resolution: {
+                                        resolution: "accept" | "reject";
+                                        note: string | null;
+                                        resolvedBy: string;
+                                        resolvedAt: string;
+                                        superseded: string[];
+                                    } | null;
+                                    supersededBy: string | null;
                                 } | null;
                             }[];
                         };
@@ -914,8 +1023,16 @@ export type paths = {
                                 source: string | null;
                                 observedAt: string;
                                 receivedAt: string;
-                                status: "effective" | "quarantined";
+                                status: "effective" | "quarantined" | "rejected" | "superseded";
                                 conflictsWith: string | null;
+                                resolution: {
+                                    resolution: "accept" | "reject";
+                                    note: string | null;
+                                    resolvedBy: string;
+                                    resolvedAt: string;
+                                    superseded: string[];
+                                } | null;
+                                supersededBy: string | null;
                             }[];
                         };
                     };
@@ -1007,8 +1124,16 @@ export type paths = {
                                     source: string | null;
                                     observedAt: string;
                                     receivedAt: string;
-                                    status: "effective" | "quarantined";
+                                    status: "effective" | "quarantined" | "rejected" | "superseded";
                                     conflictsWith: string | null;
+                                    resolution: {
+                                        resolution: "accept" | "reject";
+                                        note: string | null;
+                                        resolvedBy: string;
+                                        resolvedAt: string;
+                                        superseded: string[];
+                                    } | null;
+                                    supersededBy: string | null;
                                 };
                                 conflictsWith: {
                                     feedbackId: string;
@@ -1019,8 +1144,16 @@ export type paths = {
                                     source: string | null;
                                     observedAt: string;
                                     receivedAt: string;
-                                    status: "effective" | "quarantined";
+                                    status: "effective" | "quarantined" | "rejected" | "superseded";
                                     conflictsWith: string | null;
+                                    resolution: {
+                                        resolution: "accept" | "reject";
+                                        note: string | null;
+                                        resolvedBy: string;
+                                        resolvedAt: string;
+                                        superseded: string[];
+                                    } | null;
+                                    supersededBy: string | null;
                                 } | null;
                             }[];
                             nextCursor: string | null;
@@ -1605,6 +1738,7 @@ export type paths = {
                         "application/json": {
                             tenantId: string;
                             keyId: string;
+                            scopes: string[];
                             /** Format: date-time */
                             expiresAt: string;
                         };
@@ -1670,6 +1804,7 @@ export type paths = {
                         "application/json": {
                             tenantId: string;
                             keyId: string;
+                            scopes: string[];
                             /** Format: date-time */
                             expiresAt: string;
                         };

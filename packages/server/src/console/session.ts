@@ -14,8 +14,10 @@ import type { Scope, Store } from "../store/interfaces.js";
  * The operator console's sign-in: an API key with ledger:read is exchanged for a random session
  * secret in an HttpOnly, SameSite=Strict cookie; the store keeps only the secret's SHA-256, so the key
  * never reaches the browser's storage and a database copy holds nothing that signs in. The cookie
- * authenticates GET requests to the read endpoints only (never a write). Signing out deletes the
- * session, so a copied cookie stops working at once; a revoked key's sessions stop with it.
+ * authenticates GET requests to the read endpoints, and one write, resolving a quarantined
+ * observation, only from the console's own page (consoleCaller); never verify, challenge or feedback.
+ * Signing out deletes the session, so a copied cookie stops working at once; a revoked key's sessions
+ * stop with it.
  */
 export const CONSOLE_COOKIE = "warden_console";
 export const CONSOLE_SCOPE: Scope = "ledger:read";
@@ -28,6 +30,8 @@ const WELL_FORMED_SECRET = /^[A-Za-z0-9_-]{43}$/;
 export const ConsoleSessionView = Type.Object({
   tenantId: Type.String(),
   keyId: Type.String(),
+  /** The key's scopes: the console offers resolving quarantined observations only with ledger:write. */
+  scopes: Type.Array(Type.String()),
   expiresAt: Type.String({ format: "date-time" }),
 });
 
@@ -49,12 +53,24 @@ async function liveSession(store: Store, clock: () => number, request: FastifyRe
   return found;
 }
 
-/** The caller a console cookie stands for (the read routes' second way in; http/auth.ts). */
+/**
+ * The caller a console cookie stands for (the read routes' second way in; http/auth.ts). For a write
+ * (`write`), the request must come from the console's page: an Origin naming this host, if any, and
+ * the x-warden-console header, which a cross-site form cannot send (403 forbidden_origin otherwise).
+ */
 export async function consoleCaller(
   store: Store,
   clock: () => number,
   request: FastifyRequest,
+  options: { write?: boolean } = {},
 ): Promise<Caller | undefined> {
+  if (
+    options.write &&
+    request.cookies[CONSOLE_COOKIE] !== undefined &&
+    (!sameOrigin(request) || request.headers[CONSOLE_HEADER] !== "1")
+  ) {
+    throw new ApiError("forbidden_origin");
+  }
   const found = await liveSession(store, clock, request);
   return found && { key: found.key, tenant: found.tenant };
 }
@@ -86,9 +102,10 @@ export function registerConsoleSession(
     sameSite: "strict" as const,
     secure: request.protocol === "https",
   });
-  const view = (s: { tenantId: string; keyId: string; expiresAt: number }) => ({
+  const view = (s: { tenantId: string; keyId: string; expiresAt: number }, scopes: readonly Scope[]) => ({
     tenantId: s.tenantId,
     keyId: s.keyId,
+    scopes: [...scopes],
     expiresAt: new Date(s.expiresAt).toISOString(),
   });
   const refuseCrossSite = (request: FastifyRequest) => {
@@ -137,7 +154,7 @@ export function registerConsoleSession(
         maxAge: deps.sessionHours * 3600,
       });
       reply.header("cache-control", "no-store");
-      return view(session);
+      return view(session, found.key.scopes);
     },
   );
 
@@ -155,7 +172,7 @@ export function registerConsoleSession(
       const found = await liveSession(store, clock, request);
       if (!found) throw new ApiError("console_session_required");
       reply.header("cache-control", "no-store");
-      return view(found.session);
+      return view(found.session, found.key.scopes);
     },
   );
 

@@ -61,13 +61,14 @@ export function authenticator(
 ) {
   return async function authenticate(request: FastifyRequest, reply: FastifyReply): Promise<void> {
     const settings = request.routeOptions.config.warden as RouteSettings;
+    const write = request.method !== "GET";
     if (
       settings.consoleSession &&
       options.clock &&
-      request.method === "GET" &&
+      (!write || settings.consoleWrite) &&
       request.headers.authorization === undefined
     ) {
-      const signedIn = await consoleCaller(store, options.clock, request);
+      const signedIn = await consoleCaller(store, options.clock, request, { write });
       if (signedIn) {
         request.caller = withScope(signedIn, settings.scope);
         return;

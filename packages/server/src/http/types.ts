@@ -18,8 +18,13 @@ export interface RouteSettings {
    * hooks get only what is left of it, so authentication and the rate limit cannot eat the budget.
    */
   deadlineMs?: number;
-  /** A read route that also accepts the operator console's session cookie (GET only; http/consoleSession.ts). */
+  /** A read route that also accepts the operator console's session cookie (GET only; console/session.ts). */
   consoleSession?: boolean;
+  /**
+   * With consoleSession: the cookie also authenticates this route's writes, when they come from the
+   * console's own page (same Origin and the x-warden-console header; console/session.ts).
+   */
+  consoleWrite?: boolean;
   /** Error codes for invalid fields, by field path (e.g. value → invalid_value); default invalid_field. */
   fieldCodes?: Readonly<Record<string, ErrorCode>>;
 }

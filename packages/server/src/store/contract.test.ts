@@ -1,6 +1,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
+import { feedbackResolutionContract } from "../testing/feedbackResolutionContract.js";
 import { tempDir } from "../testing/harness.js";
 import { insightContract } from "../testing/insightContract.js";
 import { storeContract } from "../testing/storeContract.js";
@@ -11,6 +12,9 @@ const file = path.join(dir, "contract.db");
 storeContract("sqlite", () => openSqliteStore({ file, busyTimeoutMs: 5000 }));
 insightContract("sqlite", () =>
   openSqliteStore({ file: path.join(dir, "insights.db"), busyTimeoutMs: 5000 }),
+);
+feedbackResolutionContract("sqlite", () =>
+  openSqliteStore({ file: path.join(dir, "resolutions.db"), busyTimeoutMs: 5000 }),
 );
 
 describe("sqlite adapter", () => {

@@ -28,12 +28,13 @@ export class StoreRejectedError extends StoreUnavailableError {
   }
 }
 
-export type Scope = "verify:write" | "challenge:write" | "feedback:write" | "ledger:read";
+export type Scope = "verify:write" | "challenge:write" | "feedback:write" | "ledger:read" | "ledger:write";
 export const ALL_SCOPES: readonly Scope[] = [
   "verify:write",
   "challenge:write",
   "feedback:write",
   "ledger:read",
+  "ledger:write",
 ];
 
 export interface Tenant {
@@ -260,8 +261,35 @@ export interface IdempotencyStore {
   purgeExpired(now: number): Promise<number>;
 }
 
-export const OBSERVATION_STATUSES = ["effective", "quarantined"] as const;
+/**
+ * Only "effective" counts toward any total. "rejected": a quarantined observation a person rejected;
+ * "superseded": an effective observation that an accepted one contradicted. Both are kept for audit.
+ */
+export const OBSERVATION_STATUSES = ["effective", "quarantined", "rejected", "superseded"] as const;
 export type ObservationStatus = (typeof OBSERVATION_STATUSES)[number];
+
+export const RESOLUTIONS = ["accept", "reject"] as const;
+export type Resolution = (typeof RESOLUTIONS)[number];
+
+/** A person's decision on a quarantined observation, appended once and never changed. */
+export interface FeedbackResolution {
+  tenantId: string;
+  feedbackId: string;
+  eventId: string;
+  resolution: Resolution;
+  note: string | null;
+  /** The API key that resolved it (a console session's key for the console). */
+  keyId: string;
+  resolvedAt: number;
+  /** The effective observations an accepted one superseded, in acceptance order; empty on reject. */
+  superseded: string[];
+}
+
+export type ResolveOutcome =
+  | { kind: "resolved"; resolution: FeedbackResolution }
+  | { kind: "already_resolved"; resolution: FeedbackResolution }
+  | { kind: "not_quarantined"; status: ObservationStatus }
+  | { kind: "unknown" };
 
 /** One feedback observation as the ledger keeps it (append-only). */
 export interface Observation {
@@ -329,6 +357,24 @@ export interface FeedbackStore {
     limit: number,
     before?: { receivedAt: number; feedbackId: string },
   ): Promise<{ observation: Observation; conflictsWith: Observation | undefined }[]>;
+  /** One observation of the tenant by feedbackId (another tenant's is undefined). */
+  get(tenantId: string, feedbackId: string): Promise<Observation | undefined>;
+  /**
+   * Atomic, serialized per eventId with `append` across processes, and once only per observation:
+   * appends the resolution of a *quarantined* observation of `resolution.eventId` and, in the same
+   * transaction, sets its status: "reject" makes it rejected; "accept" makes it effective and every
+   * effective observation of the event with one of `conflictingOutcomes` superseded (listed in the
+   * appended record). An observation already resolved returns the stored resolution
+   * (already_resolved) whatever is asked; one that is not quarantined returns its status; one the
+   * tenant and event do not hold returns unknown. Of concurrent calls on one observation exactly one
+   * resolves it. Nothing is half-written.
+   */
+  resolve(
+    resolution: Omit<FeedbackResolution, "superseded">,
+    conflictingOutcomes: readonly string[],
+  ): Promise<ResolveOutcome>;
+  /** The resolutions of one event's observations, in the order they were made. */
+  resolutionsForEvent(tenantId: string, eventId: string): Promise<FeedbackResolution[]>;
 }
 
 export type ChallengeMethod =

@@ -284,6 +284,29 @@ const migrationsFor = (dialect: Dialect): Record<string, Migration> => ({
       await db.schema.alterTable("challenges").addColumn("completion_key", "text").execute();
     },
   },
+  "0011_feedback_resolutions": {
+    async up(db) {
+      // Who resolved a quarantined observation, how and when: appended once, never changed. The
+      // primary key makes "once" hold across processes; the observation's status changes with it.
+      await db.schema
+        .createTable("feedback_resolutions")
+        .addColumn("tenant_id", "text", (c) => c.notNull())
+        .addColumn("feedback_id", "text", (c) => c.notNull())
+        .addColumn("event_id", "text", (c) => c.notNull())
+        .addColumn("resolution", "text", (c) => c.notNull())
+        .addColumn("note", "text")
+        .addColumn("key_id", "text", (c) => c.notNull())
+        .addColumn("resolved_at", "bigint", (c) => c.notNull())
+        .addColumn("superseded", "text", (c) => c.notNull())
+        .addPrimaryKeyConstraint("feedback_resolutions_pk", ["tenant_id", "feedback_id"])
+        .execute();
+      await db.schema
+        .createIndex("feedback_resolutions_event")
+        .on("feedback_resolutions")
+        .columns(["tenant_id", "event_id"])
+        .execute();
+    },
+  },
 });
 
 /** Brings the schema up to date. Safe when several processes start at once (Kysely's migration lock). */

@@ -71,6 +71,18 @@ export interface Database {
     conflicts_with: string | null;
     seq: number;
   };
+  /** Append-only: one row per resolved quarantined observation (migration 0011). */
+  feedback_resolutions: {
+    tenant_id: string;
+    feedback_id: string;
+    event_id: string;
+    resolution: string;
+    note: string | null;
+    key_id: string;
+    resolved_at: number;
+    /** JSON array of the feedbackIds an accept superseded. */
+    superseded: string;
+  };
   challenges: {
     id: string;
     tenant_id: string;

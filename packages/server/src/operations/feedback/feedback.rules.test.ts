@@ -239,9 +239,17 @@ describe("the ledger read side", () => {
     expect(all.outcomes.credit_burn).toEqual({
       effective: 3,
       quarantined: 0,
+      rejected: 0,
+      superseded: 0,
       totals: { usd: 150.5, credits: 250 },
     });
-    expect(all.outcomes.abuse_confirmed).toEqual({ effective: 0, quarantined: 1, totals: {} });
+    expect(all.outcomes.abuse_confirmed).toEqual({
+      effective: 0,
+      quarantined: 1,
+      rejected: 0,
+      superseded: 0,
+      totals: {},
+    });
     expect(
       all.quarantined.map((q: { observation: { outcome: string }; conflictsWith: { outcome: string } }) => [
         q.observation.outcome,

@@ -1,6 +1,7 @@
 import type {
   ChallengeRecord,
   EventRecord,
+  FeedbackResolution,
   LedgerFilter,
   LedgerRow,
   Observation,
@@ -8,14 +9,30 @@ import type {
 } from "../../store/interfaces.js";
 import { type TokenSettings, verdictPayload } from "../../tokens/verdictToken.js";
 import { NO_PRINCIPAL } from "../verify/eventRecord.js";
-import type { EventView, LedgerSummary, ObservationView } from "./schema.js";
+import type { EventView, LedgerSummary, ObservationView, ResolutionRecord } from "./schema.js";
 
 /** How many quarantined observations a summary lists (newest first). */
 export const QUARANTINE_LIST_LIMIT = 100;
 
 const iso = (ms: number | undefined): string | null => (ms === undefined ? null : new Date(ms).toISOString());
 
-export function observationView(o: Observation): ObservationView {
+export function resolutionRecord(r: FeedbackResolution): ResolutionRecord {
+  return {
+    resolution: r.resolution,
+    note: r.note,
+    resolvedBy: r.keyId,
+    resolvedAt: new Date(r.resolvedAt).toISOString(),
+    superseded: r.superseded,
+  };
+}
+
+/** An observation as the API shows it, with its resolution, or what superseded it, when `resolutions` hold one. */
+export function observationView(
+  o: Observation,
+  resolutions: readonly FeedbackResolution[] = [],
+): ObservationView {
+  const own = resolutions.find((r) => r.feedbackId === o.feedbackId);
+  const by = resolutions.find((r) => r.superseded.includes(o.feedbackId));
   return {
     feedbackId: o.feedbackId,
     eventId: o.eventId,
@@ -27,27 +44,33 @@ export function observationView(o: Observation): ObservationView {
     receivedAt: new Date(o.receivedAt).toISOString(),
     status: o.status,
     conflictsWith: o.conflictsWith,
+    resolution: own ? resolutionRecord(own) : null,
+    supersededBy: by ? by.feedbackId : null,
   };
 }
 
 /**
- * The totals humans read (spec, feedback rules 5 and 6): per outcome, effective and quarantined
- * counts and effective value sums per unit; the ledger dollar total is effective credit_burn in usd
- * only; other units are summed separately and never converted; first-year ARR is effective converted
- * in usd. Quarantined observations never count toward any total.
+ * The totals humans read (spec, feedback rules 5 and 6): per outcome, counts by status and effective
+ * value sums per unit; the ledger dollar total is effective credit_burn in usd only; other units are
+ * summed separately and never converted; first-year ARR is effective converted in usd. Only effective
+ * observations (accepted ones included) count toward a total: quarantined, rejected and superseded
+ * ones never do.
  */
 export function summarise(
   rows: readonly LedgerRow[],
 ): Omit<LedgerSummary, "tenantId" | "since" | "until" | "action" | "quarantined"> {
   const outcomes: LedgerSummary["outcomes"] = {};
   for (const r of rows) {
-    const entry = outcomes[r.outcome] ?? { effective: 0, quarantined: 0, totals: {} };
+    const entry = outcomes[r.outcome] ?? {
+      effective: 0,
+      quarantined: 0,
+      rejected: 0,
+      superseded: 0,
+      totals: {},
+    };
     outcomes[r.outcome] = entry;
-    if (r.status === "quarantined") {
-      entry.quarantined += r.count;
-      continue;
-    }
-    entry.effective += r.count;
+    entry[r.status] += r.count;
+    if (r.status !== "effective") continue;
     if (r.unit !== null) entry.totals[r.unit] = (entry.totals[r.unit] ?? 0) + r.total;
   }
   const burn = outcomes.credit_burn?.totals ?? {};
@@ -91,14 +114,15 @@ export async function eventWithObservations(
 ): Promise<EventView | undefined> {
   const event = await store.events.get(tenantId, eventId);
   if (!event) return undefined;
-  const [challenges, observations] = await Promise.all([
+  const [challenges, observations, resolutions] = await Promise.all([
     store.insights.challengesForEvent(tenantId, eventId),
     store.feedback.listForEvent(tenantId, eventId),
+    store.feedback.resolutionsForEvent(tenantId, eventId),
   ]);
   return {
     event: eventView(event, tokens),
     challenges: challenges.map(challengeView),
-    observations: observations.map(observationView),
+    observations: observations.map((o) => observationView(o, resolutions)),
   };
 }
 

@@ -6,7 +6,16 @@ import { queryDate } from "../../http/queryDate.js";
 import type { RouteSettings } from "../../http/types.js";
 import { type FeedbackDeps, ingestFeedback } from "./ingest.js";
 import { ledgerSummary } from "./ledger.js";
-import { FeedbackAck, FeedbackRequest, LedgerQuery, LedgerSummary } from "./schema.js";
+import { resolveQuarantined } from "./resolve.js";
+import {
+  FeedbackAck,
+  FeedbackRequest,
+  LedgerQuery,
+  LedgerSummary,
+  ResolutionParams,
+  ResolutionRequest,
+  ResolutionView,
+} from "./schema.js";
 
 const ingestSettings: RouteSettings = {
   scope: "feedback:write",
@@ -26,6 +35,16 @@ export const readSettings: RouteSettings = {
   onStoreFault: "store_unavailable",
   consoleSession: true,
   fieldCodes: { since: "invalid_query", until: "invalid_query", action: "invalid_query" },
+};
+
+/** A write to the ledger; the console may send it with its session cookie (http/auth.ts). */
+const resolveSettings: RouteSettings = {
+  scope: "ledger:write",
+  operation: "feedback_resolution",
+  onStoreFault: "store_unavailable",
+  consoleSession: true,
+  consoleWrite: true,
+  fieldCodes: { resolution: "invalid_resolution" },
 };
 
 export function registerFeedback(
@@ -53,6 +72,33 @@ export function registerFeedback(
       if (!result.ok) throw new ApiError(result.code, result.message);
       if (result.replayed) reply.header("idempotent-replayed", "true");
       return result.ack;
+    },
+  );
+
+  app.post<{ Params: ResolutionParams; Body: ResolutionRequest }>(
+    "/v1/feedback/:feedbackId/resolution",
+    {
+      config: { warden: resolveSettings },
+      onRequest: hooks.onRequest,
+      schema: {
+        summary: "Resolve a quarantined observation: accept it (it counts) or reject it (it never counts)",
+        tags: ["ledger"],
+        params: ResolutionParams,
+        body: ResolutionRequest,
+        response: { 200: ResolutionView, "4xx": ErrorResponse, "5xx": ErrorResponse },
+        security: [{ bearer: [] }],
+      },
+    },
+    async (request, reply) => {
+      const result = await resolveQuarantined(
+        deps,
+        requireCaller(request),
+        request.params.feedbackId,
+        request.body,
+      );
+      if (!result.ok) throw new ApiError(result.code, result.message);
+      if (result.replayed) reply.header("idempotent-replayed", "true");
+      return result.view;
     },
   );
 

@@ -1,6 +1,6 @@
 import { type Static, type TSchema, Type } from "@sinclair/typebox";
 import { literalUnion } from "../../lib/literalUnion.js";
-import { OBSERVATION_STATUSES } from "../../store/interfaces.js";
+import { OBSERVATION_STATUSES, RESOLUTIONS } from "../../store/interfaces.js";
 import { OUTCOMES, SOURCES, UNITS } from "./conflicts.js";
 
 /** A string enum that keeps its literal type (TypeBox's union of mapped literals would widen it). */
@@ -28,6 +28,20 @@ export type FeedbackRequest = Static<typeof FeedbackRequest>;
 export const FeedbackAck = Type.Object({ ok: Type.Boolean(), eventId: Type.String() });
 export type FeedbackAck = Static<typeof FeedbackAck>;
 
+const Nullable = <T extends TSchema>(t: T) => Type.Union([t, Type.Null()]);
+
+/** A person's resolution of a quarantined observation, as recorded (append-only). */
+export const ResolutionRecord = Type.Object({
+  resolution: literalUnion(RESOLUTIONS),
+  note: Nullable(Type.String()),
+  /** The id of the API key that resolved it (the console's: its session's key). */
+  resolvedBy: Type.String(),
+  resolvedAt: Type.String(),
+  /** The effective observations an accept superseded (empty on reject). */
+  superseded: Type.Array(Type.String()),
+});
+export type ResolutionRecord = Static<typeof ResolutionRecord>;
+
 export const ObservationView = Type.Object({
   feedbackId: Type.String(),
   eventId: Type.String(),
@@ -39,8 +53,39 @@ export const ObservationView = Type.Object({
   receivedAt: Type.String(),
   status: literalUnion(OBSERVATION_STATUSES),
   conflictsWith: Type.Union([Type.String(), Type.Null()]),
+  /** Set once a quarantined observation was accepted (now effective) or rejected. */
+  resolution: Nullable(ResolutionRecord),
+  /** When superseded: the accepted observation that contradicted it (its resolution says who and when). */
+  supersededBy: Nullable(Type.String()),
 });
 export type ObservationView = Static<typeof ObservationView>;
+
+export const ResolutionRequest = Type.Object(
+  {
+    resolution: Type.Unsafe<(typeof RESOLUTIONS)[number]>({
+      type: "string",
+      enum: [...RESOLUTIONS],
+      description: "accept: the observation counts; reject: it never counts.",
+    }),
+    note: Type.Optional(Type.String({ maxLength: 1000, description: "Why, for the audit record." })),
+  },
+  { additionalProperties: false },
+);
+export type ResolutionRequest = Static<typeof ResolutionRequest>;
+
+export const ResolutionParams = Type.Object({ feedbackId: Type.String() });
+export type ResolutionParams = Static<typeof ResolutionParams>;
+
+/** The answer to a resolution: the record, and the observation's status now. */
+export const ResolutionView = Type.Composite([
+  Type.Object({
+    feedbackId: Type.String(),
+    eventId: Type.String(),
+    status: literalUnion(OBSERVATION_STATUSES),
+  }),
+  ResolutionRecord,
+]);
+export type ResolutionView = Static<typeof ResolutionView>;
 
 const Totals = Type.Record(Type.String(), Type.Number(), {
   description: "Sums of values by unit, never converted.",
@@ -53,7 +98,14 @@ export const LedgerSummary = Type.Object({
   action: Type.Union([Type.String(), Type.Null()]),
   outcomes: Type.Record(
     Type.String(),
-    Type.Object({ effective: Type.Integer(), quarantined: Type.Integer(), totals: Totals }),
+    Type.Object({
+      effective: Type.Integer(),
+      quarantined: Type.Integer(),
+      /** Never counted: rejected quarantined ones, and effective ones an accepted one superseded. */
+      rejected: Type.Integer(),
+      superseded: Type.Integer(),
+      totals: Totals,
+    }),
   ),
   ledgerUsdTotal: Type.Number({ description: "Effective credit_burn values in usd." }),
   creditBurnOtherUnits: Totals,
@@ -74,7 +126,6 @@ export const LedgerQuery = Type.Object({
 });
 export type LedgerQuery = Static<typeof LedgerQuery>;
 
-const Nullable = <T extends TSchema>(t: T) => Type.Union([t, Type.Null()]);
 const Principal = Type.Object({
   resolved: Type.Boolean(),
   operator: Type.String(),

@@ -1,6 +1,7 @@
 import type { Kysely } from "kysely";
 import type { AppendOutcome, FeedbackStore, LedgerFilter, LedgerRow, Observation } from "../interfaces.js";
 import type { Database } from "../schema.js";
+import { createFeedbackResolutions } from "./feedbackResolutions.js";
 import { claimIdempotencyKey } from "./idempotencyClaim.js";
 import { guard, observationFromRow } from "./rows.js";
 import type { SqlRuntime } from "./runtime.js";
@@ -9,6 +10,7 @@ import type { SqlRuntime } from "./runtime.js";
 export function createFeedbackStore(rt: SqlRuntime): FeedbackStore {
   const { db } = rt;
   return {
+    ...createFeedbackResolutions(rt),
     append: (obs, conflictingOutcomes, idem) =>
       guard("feedback.append", () =>
         // One write transaction; SQLite's BEGIN IMMEDIATE serializes it with every other writer, so
