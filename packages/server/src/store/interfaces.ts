@@ -520,6 +520,26 @@ export interface ChallengeCount {
   expired: number;
   redeemed: number;
 }
+/**
+ * How an attempt ended (docs/api.md, "Attempts"): its first verdict allowed or denied it, or it was
+ * challenged and then a re-verify redeemed the clear (cleared), or no clear was redeemed (yet).
+ */
+export const ATTEMPT_ENDINGS = ["allowed", "cleared", "challenged", "denied"] as const;
+export type AttemptEnding = (typeof ATTEMPT_ENDINGS)[number];
+/** Attempts whose first verdict fell in one hour or UTC day, by action and how they ended. */
+export interface AttemptCount {
+  bucketStart: number;
+  action: string;
+  ending: AttemptEnding;
+  /** Whether the first verdict was degraded (the store could not score it). */
+  degraded: boolean;
+  count: number;
+}
+/** The events of one attempt: its first verdict and the re-verify that redeemed its clear, if any. */
+export interface AttemptEvents {
+  firstEventId: string;
+  reverifyEventId: string | null;
+}
 /** Events sharing everything the decision rule replays (and, for labelled ones, their label). */
 export interface RiskGroup {
   action: string;
@@ -573,6 +593,13 @@ export interface EventListFilter extends EventScope {
 export interface InsightStore {
   /** Counts per hour (or UTC day) and combination, oldest first; only non-zero combinations. */
   decisionCounts(tenantId: string, scope: EventScope, bucket: "hour" | "day"): Promise<DecisionCount[]>;
+  /**
+   * Attempts per hour (or UTC day) of their first verdict, by action and ending, oldest first; only
+   * non-zero combinations. A re-verify that redeemed a clear is part of its attempt, never one itself.
+   */
+  attemptCounts(tenantId: string, scope: EventScope, bucket: "hour" | "day"): Promise<AttemptCount[]>;
+  /** The attempt event `eventId` belongs to (whichever of its events it is); undefined for no such event. */
+  attemptOf(tenantId: string, eventId: string): Promise<AttemptEvents | undefined>;
   /** Challenges issued in [since, until) (on events of `action` when given), by method. */
   challengeCounts(tenantId: string, scope: EventScope, now: number): Promise<ChallengeCount[]>;
   /**
@@ -593,15 +620,21 @@ export interface InsightStore {
   ): Promise<{ createdAt: number; id: string }[]>;
   /** The challenges issued on one event, oldest first. */
   challengesForEvent(tenantId: string, eventId: string): Promise<ChallengeRecord[]>;
-  /** Every event in scope, grouped by what replaying its decision needs. */
+  /**
+   * Every attempt in scope, grouped by what replaying its decision needs: one event per attempt, the
+   * one holding its first scored verdict (a re-verify that redeemed a clear is not an attempt).
+   */
   riskGroups(tenantId: string, scope: EventScope): Promise<RiskGroup[]>;
-  /** Events in scope with at least one effective observation, grouped likewise and by label. */
+  /**
+   * Attempts in scope with at least one effective observation on any of their events, grouped
+   * likewise and by label.
+   */
   labelledRiskGroups(
     tenantId: string,
     scope: EventScope,
     abuseOutcomes: readonly string[],
   ): Promise<LabelledRiskGroup[]>;
-  /** Effective outcomes on events in scope, by the engine's decision. */
+  /** Effective outcomes on attempts in scope (on any of their events), by the engine's decision. */
   outcomeCounts(tenantId: string, scope: EventScope): Promise<OutcomeCount[]>;
 }
 /** A console sign-in, known by the SHA-256 of its cookie's secret. */

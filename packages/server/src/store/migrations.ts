@@ -284,6 +284,29 @@ const migrationsFor = (dialect: Dialect): Record<string, Migration> => ({
       await db.schema.alterTable("challenges").addColumn("completion_key", "text").execute();
     },
   },
+  "0013_attempt_links": {
+    async up(db) {
+      // An attempt is its first verdict and the re-verify that redeemed its clear: the clear records
+      // that re-verify's event, so feedback on either counts for the attempt (docs/api.md, "Attempts").
+      await db.schema.alterTable("event_clears").addColumn("reverify_event_id", "text").execute();
+      await db.schema
+        .createIndex("event_clears_reverify")
+        .on("event_clears")
+        .columns(["tenant_id", "reverify_event_id"])
+        .execute();
+      // Clears redeemed before: the redeeming event was written at the redemption's time, decided by
+      // the clear, with the challenge's id among its signals.
+      const challengeIdOf =
+        dialect === "postgres"
+          ? sql`(e.signals::jsonb ->> 'challengeId')`
+          : sql`json_extract(e.signals, '$.challengeId')`;
+      await sql`update event_clears set reverify_event_id = (
+          select e.id from events e
+          where e.tenant_id = event_clears.tenant_id and e.created_at = event_clears.redeemed_at
+            and e.decided_by = 'clear' and ${challengeIdOf} = event_clears.challenge_id
+          limit 1)`.execute(db);
+    },
+  },
   "0011_feedback_resolutions": {
     async up(db) {
       // Who resolved a quarantined observation, how and when: appended once, never changed. The

@@ -106,6 +106,8 @@ export interface Database {
     event_id: string;
     challenge_id: string;
     redeemed_at: number;
+    /** The re-verify whose event redeemed the clear (null for clears redeemed before 0013 it could not find). */
+    reverify_event_id: string | null;
   };
   agent_operators: {
     operator: string;

@@ -4,6 +4,7 @@ import type { Decision, EventScope } from "../../store/interfaces.js";
 import { ABUSE_OUTCOMES } from "../feedback/conflicts.js";
 import { DEFAULT_COSTS, type DecisionCosts } from "../verify/decide.js";
 import { calibrationBins } from "./calibration.js";
+import { registerAttemptRoutes } from "./attemptsRoute.js";
 import { registerEventRoutes } from "./eventsRoute.js";
 import { ReadBudget } from "./readBudget.js";
 import { ReadCache } from "./readCache.js";
@@ -50,6 +51,7 @@ export function registerInsights(
   const { store } = deps;
   const route = { config: { warden: settings }, onRequest: hooks.onRequest };
   registerEventRoutes(app, deps, route);
+  registerAttemptRoutes(app, deps, route);
   // The scans calibration, what-if and outcomes share, kept a few seconds per tenant and period.
   const cache = new ReadCache(RISK_GROUPS_TTL_MS, 64, deps.clock);
   const key = (kind: string, tenantId: string, scope: EventScope) =>
@@ -142,7 +144,7 @@ export function registerInsights(
     {
       ...route,
       schema: schema(
-        "Effective outcomes on the period's events by the engine's decision",
+        "Effective outcomes on the period's attempts (on any of their events) by the engine's first scored decision",
         ScopeQuery,
         OutcomesReport,
       ),

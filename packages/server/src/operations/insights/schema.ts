@@ -1,7 +1,7 @@
 import { type Static, type TSchema, Type } from "@sinclair/typebox";
 import { literalUnion } from "../../lib/literalUnion.js";
-import { ACTOR_TYPES, DECISIONS, ENFORCEMENT_MODES } from "../../store/interfaces.js";
-import { ObservationView } from "../feedback/schema.js";
+import { ACTOR_TYPES, ATTEMPT_ENDINGS, DECISIONS, ENFORCEMENT_MODES } from "../../store/interfaces.js";
+import { EventView, ObservationView } from "../feedback/schema.js";
 
 const Nullable = <T extends TSchema>(t: T) => Type.Union([t, Type.Null()]);
 const DateTime = Type.String({ format: "date-time" });
@@ -193,3 +193,28 @@ export const WhatIfReport = Type.Object({
     description: "The tenant's current policy document with these decisionCosts: for `warden policy set`",
   }),
 });
+
+export const AttemptsReport = Type.Object({
+  ...Scope,
+  bucket: literalUnion(["hour", "day"] as const),
+  rows: Type.Array(
+    Type.Object({
+      bucketStart: DateTime,
+      action: Type.String(),
+      ending: literalUnion(ATTEMPT_ENDINGS),
+      degraded: Type.Boolean(),
+      count: Type.Integer(),
+    }),
+  ),
+});
+export type AttemptsReport = Static<typeof AttemptsReport>;
+
+/** One attempt: its first verdict and the re-verify that redeemed its clear, each in full. */
+export const AttemptView = Type.Object({
+  firstEventId: Type.String(),
+  reverifyEventId: Nullable(Type.String()),
+  ending: literalUnion(ATTEMPT_ENDINGS),
+  first: EventView,
+  reverify: Nullable(EventView),
+});
+export type AttemptView = Static<typeof AttemptView>;

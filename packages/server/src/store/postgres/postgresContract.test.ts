@@ -1,6 +1,7 @@
 import pg from "pg";
 import { describe, expect, it } from "vitest";
 import { feedbackResolutionContract } from "../../testing/feedbackResolutionContract.js";
+import { attemptContract } from "../../testing/attemptContract.js";
 import { testEvent } from "../../testing/harness.js";
 import { insightContract } from "../../testing/insightContract.js";
 import { postgresSchemaOrSkip, TEST_POSTGRES_URL } from "../../testing/postgres.js";
@@ -16,6 +17,7 @@ if (schema) {
   storeContract("postgres", open, open);
   // Its own tenants (i1, i2) in the same schema: the store contract's tenants never show in its reads.
   insightContract("postgres", open);
+  attemptContract("postgres", open);
   // Its own tenants (r1, r2); resolutions race on two pools.
   feedbackResolutionContract("postgres", open, open);
 

@@ -1,18 +1,21 @@
 import { type ExpressionBuilder, type Kysely, sql } from "kysely";
-import type {
-  ActorType,
-  ChallengeCount,
-  ChallengeMethod,
-  Decider,
-  Decision,
-  DecisionCount,
-  EnforcementMode,
-  EventListFilter,
-  EventListItem,
-  InsightStore,
-  LabelledRiskGroup,
-  OutcomeCount,
-  RiskGroup,
+import {
+  type ActorType,
+  ATTEMPT_ENDINGS,
+  type AttemptCount,
+  type AttemptEnding,
+  type ChallengeCount,
+  type ChallengeMethod,
+  type Decider,
+  type Decision,
+  type DecisionCount,
+  type EnforcementMode,
+  type EventListFilter,
+  type EventListItem,
+  type InsightStore,
+  type LabelledRiskGroup,
+  type OutcomeCount,
+  type RiskGroup,
 } from "../interfaces.js";
 import type { Database } from "../schema.js";
 import { challengeFromRow, guard } from "./rows.js";
@@ -76,6 +79,96 @@ export function createInsightStore(rt: SqlRuntime): InsightStore {
             count: Number(r.count),
           }),
         );
+      }),
+
+    attemptCounts: (tenantId, scope, bucket) =>
+      guard("insights.attemptCounts", async () => {
+        // Every event by its first-verdict columns (the events_hourly index alone), then the clears:
+        // each redeemed clear turns its challenged first verdict into "cleared", and its re-verify (an
+        // allow) is taken out of the allows, as part of that attempt. Clears are few; each is read
+        // with its two events by primary key, so verify's insert keeps the indexes it has.
+        const inScope = (t: "e" | "root" | "r") => {
+          const at = sql.ref(`${t}.created_at`);
+          const clauses = [
+            sql`(${at} / 3600000) >= ${Math.floor(scope.since / HOUR_MS)}`,
+            sql`(${at} / 3600000) <= ${Math.floor((scope.until - 1) / HOUR_MS)}`,
+            sql`${at} >= ${scope.since}`,
+            sql`${at} < ${scope.until}`,
+          ];
+          if (scope.action !== undefined) clauses.push(sql`${sql.ref(`${t}.action`)} = ${scope.action}`);
+          return sql.join(clauses, sql` and `);
+        };
+        type Row = { hour: number; action: string; degraded: number; count: number };
+        const [all, clears, again] = await Promise.all([
+          rt.report(
+            sql<Row & { decision: Decision }>`select (e.created_at / 3600000) as hour, e.action, e.decision,
+              e.degraded, count(*) as count from events e where e.tenant_id = ${tenantId} and ${inScope("e")}
+              group by (e.created_at / 3600000), e.action, e.decision, e.degraded`.compile(db),
+          ),
+          rt.report(
+            sql<Row>`select (root.created_at / 3600000) as hour, root.action, root.degraded, count(*) as count
+              from event_clears c join events root on root.id = c.event_id
+              where c.tenant_id = ${tenantId} and ${inScope("root")}
+              group by (root.created_at / 3600000), root.action, root.degraded`.compile(db),
+          ),
+          rt.report(
+            sql<Row>`select (r.created_at / 3600000) as hour, r.action, r.degraded, count(*) as count
+              from event_clears c join events r on r.id = c.reverify_event_id
+              where c.tenant_id = ${tenantId} and ${inScope("r")}
+              group by (r.created_at / 3600000), r.action, r.degraded`.compile(db),
+          ),
+        ]);
+        const width = bucket === "day" ? 24 * HOUR_MS : HOUR_MS;
+        const counts = new Map<string, AttemptCount>();
+        const add = (hour: unknown, action: string, ending: AttemptEnding, degraded: unknown, n: unknown) => {
+          const bucketStart = Math.floor((Number(hour) * HOUR_MS) / width) * width;
+          const at = `${bucketStart}\n${action}\n${ending}\n${Number(degraded)}`;
+          const row = counts.get(at) ?? {
+            bucketStart,
+            action,
+            ending,
+            degraded: Number(degraded) === 1,
+            count: 0,
+          };
+          row.count += Number(n);
+          counts.set(at, row);
+        };
+        const endingOf = { allow: "allowed", challenge: "challenged", deny: "denied" } as const;
+        for (const r of all) add(r.hour, r.action, endingOf[r.decision as Decision], r.degraded, r.count);
+        for (const r of clears) {
+          add(r.hour, r.action, "challenged", r.degraded, -Number(r.count));
+          add(r.hour, r.action, "cleared", r.degraded, r.count);
+        }
+        for (const r of again) add(r.hour, r.action, "allowed", r.degraded, -Number(r.count));
+        return [...counts.values()]
+          .filter((r) => r.count > 0)
+          .sort(
+            (a, b) =>
+              a.bucketStart - b.bucketStart ||
+              a.action.localeCompare(b.action) ||
+              ATTEMPT_ENDINGS.indexOf(a.ending) - ATTEMPT_ENDINGS.indexOf(b.ending) ||
+              Number(a.degraded) - Number(b.degraded),
+          );
+      }),
+
+    attemptOf: (tenantId, eventId) =>
+      guard("insights.attemptOf", async () => {
+        const row = await db
+          .selectFrom("events as e")
+          .leftJoin("event_clears as r", (j) =>
+            j.onRef("r.tenant_id", "=", "e.tenant_id").onRef("r.reverify_event_id", "=", "e.id"),
+          )
+          .leftJoin("event_clears as c", (j) =>
+            j.onRef("c.tenant_id", "=", "e.tenant_id").onRef("c.event_id", "=", "e.id"),
+          )
+          .select(["e.id", "r.event_id as first_event_id", "c.reverify_event_id"])
+          .where("e.tenant_id", "=", tenantId)
+          .where("e.id", "=", eventId)
+          .executeTakeFirst();
+        if (!row) return undefined;
+        return row.first_event_id !== null
+          ? { firstEventId: row.first_event_id, reverifyEventId: row.id }
+          : { firstEventId: row.id, reverifyEventId: row.reverify_event_id ?? null };
       }),
 
     challengeCounts: (tenantId, scope, now) =>
@@ -193,7 +286,8 @@ export function createInsightStore(rt: SqlRuntime): InsightStore {
         let qb = db
           .selectFrom("events")
           .select((eb) => [...RISK_COLUMNS, eb.fn.countAll<number>().as("count")])
-          .where("tenant_id", "=", tenantId);
+          .where("tenant_id", "=", tenantId)
+          .where(standsForItsAttempt);
         if (scope.action !== undefined) qb = qb.where("action", "=", scope.action);
         // The period is read from the events_risk index itself: written `+created_at`, the range cannot
         // pick the time index (which would leave a million rows to sort into groups).
@@ -210,7 +304,7 @@ export function createInsightStore(rt: SqlRuntime): InsightStore {
     labelledRiskGroups: (tenantId, scope, abuseOutcomes) =>
       guard("insights.labelledRiskGroups", async () => {
         const labels = effectiveLabels(db, tenantId, abuseOutcomes);
-        // From the labelled events (observations are the fewer) to their events by primary key.
+        // From the labelled attempts (observations are the fewer) to their scored events by primary key.
         let qb = db
           .selectFrom(labels.as("f"))
           .crossJoin("events as e")
@@ -236,7 +330,7 @@ export function createInsightStore(rt: SqlRuntime): InsightStore {
         let qb = db
           .selectFrom("feedback as f")
           .crossJoin("events as e")
-          .whereRef("e.id", "=", "f.event_id")
+          .where("e.id", "=", attemptEventOf(sql.ref("f.event_id"), sql.ref("f.tenant_id")))
           .where("f.tenant_id", "=", tenantId)
           .where("f.status", "=", "effective")
           .where("e.tenant_id", "=", tenantId)
@@ -248,7 +342,7 @@ export function createInsightStore(rt: SqlRuntime): InsightStore {
             .select((eb) => [
               "e.would_be_decision",
               "f.outcome",
-              eb.fn.count<number>("f.event_id").distinct().as("events"),
+              eb.fn.count<number>("e.id").distinct().as("events"),
               eb.fn.countAll<number>().as("observations"),
             ])
             .groupBy(["e.would_be_decision", "f.outcome"])
@@ -308,12 +402,37 @@ const RISK_COLUMNS = [
   "would_be_decision",
 ] as const;
 
-/** Each event with effective observations, once, flagged abusive when one of them is an abuse outcome. */
+/**
+ * Whether an event stands for its attempt in the risk views (calibration, what-if): every event but
+ * a re-verify whose honoured clear stood in for scoring (the attempt's first verdict holds its risk),
+ * and but a degraded first verdict whose clear a scored re-verify redeemed (that re-verify holds it).
+ * An attempt is thus counted once, with the risk of its first scored verdict (docs/api.md, "Attempts").
+ */
+const standsForItsAttempt = sql<boolean>`not (decided_by = 'clear' and risk_estimate is null)
+  and (decided_by <> 'degraded' or not exists (select 1 from event_clears c
+    where c.tenant_id = events.tenant_id and c.event_id = events.id and c.reverify_event_id is not null))`;
+
+/**
+ * The event that stands for the attempt of event `eventId` (standsForItsAttempt): feedback on any
+ * event of an attempt counts for the attempt.
+ */
+function attemptEventOf(eventId: ReturnType<typeof sql.ref>, tenantId: ReturnType<typeof sql.ref>) {
+  return sql<string>`coalesce(
+    (select ec.event_id from event_clears ec join events r on r.id = ec.reverify_event_id
+      where ec.tenant_id = ${tenantId} and ec.reverify_event_id = ${eventId} and r.risk_estimate is null),
+    (select c.reverify_event_id from event_clears c join events d on d.id = c.event_id
+      where c.tenant_id = ${tenantId} and c.event_id = ${eventId} and d.decided_by = 'degraded'
+        and c.reverify_event_id is not null),
+    ${eventId})`;
+}
+
+/** Each attempt with effective observations/** Each attempt with effective observations, once, flagged abusive when one of them is an abuse outcome. */
 function effectiveLabels(db: Kysely<Database>, tenantId: string, abuseOutcomes: readonly string[]) {
+  const attempt = attemptEventOf(sql.ref("feedback.event_id"), sql.ref("feedback.tenant_id"));
   return db
     .selectFrom("feedback")
     .select((eb) => [
-      "event_id",
+      attempt.as("event_id"),
       eb.fn
         .max<number>(
           abuseOutcomes.length === 0
@@ -324,7 +443,7 @@ function effectiveLabels(db: Kysely<Database>, tenantId: string, abuseOutcomes: 
     ])
     .where("tenant_id", "=", tenantId)
     .where("status", "=", "effective")
-    .groupBy("event_id");
+    .groupBy(attempt);
 }
 
 type RiskRow = Pick<Database["events"], (typeof RISK_COLUMNS)[number]> & { count: number | string };

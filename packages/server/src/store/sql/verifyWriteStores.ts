@@ -200,6 +200,7 @@ async function redeemClear(
       event_id: r.eventId,
       challenge_id: r.challengeId,
       redeemed_at: event.createdAt,
+      reverify_event_id: event.id,
     })
     .onConflict((oc) => oc.columns(["tenant_id", "event_id"]).doNothing())
     .executeTakeFirst();

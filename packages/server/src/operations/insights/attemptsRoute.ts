@@ -1,0 +1,111 @@
+import type { FastifyInstance } from "fastify";
+import { ApiError, ErrorResponse } from "../../errors.js";
+import { requireCaller } from "../../http/auth.js";
+import type { AttemptEnding, Decision } from "../../store/interfaces.js";
+import { eventWithObservations } from "../feedback/ledger.js";
+import type { EventView } from "../feedback/schema.js";
+import {
+  admitRead,
+  DAY_MS,
+  type InsightRouteDeps,
+  iso,
+  mapInTurns,
+  schema,
+  scopeOf,
+  scopeView,
+  sendCsv,
+} from "./readRoute.js";
+import { AttemptsReport, AttemptView, DecisionsQuery } from "./schema.js";
+
+/** How an attempt with this first verdict ended (the store's attemptCounts says the same per hour). */
+function endingOf(first: EventView, reverifyEventId: string | null): AttemptEnding {
+  const decision = first.event.decision as Decision;
+  if (decision === "allow") return "allowed";
+  if (decision === "deny") return "denied";
+  const redeemed = reverifyEventId !== null || first.challenges.some((c) => c.redeemedAt !== null);
+  return redeemed ? "cleared" : "challenged";
+}
+
+/**
+ * Attempts (docs/api.md, "Attempts"): counted by how they ended, and one attempt in full from any of
+ * its events. The spec's events stay as they are; an attempt groups them.
+ */
+export function registerAttemptRoutes(
+  app: FastifyInstance,
+  deps: InsightRouteDeps,
+  route: Pick<Parameters<FastifyInstance["get"]>[1] & object, "config" | "onRequest">,
+): void {
+  const { store } = deps;
+  app.get<{ Querystring: DecisionsQuery }>(
+    "/v1/stats/attempts",
+    {
+      ...route,
+      schema: schema(
+        "Attempts over time by action and how they ended: allowed at once, challenged then cleared, challenged and not cleared, denied",
+        DecisionsQuery,
+        AttemptsReport,
+      ),
+    },
+    async (request, reply) => {
+      const tenantId = requireCaller(request).tenant.id;
+      const scope = scopeOf(request.query, deps.clock());
+      const ticket = admitRead(request, reply, deps.budget, 1);
+      const bucket = request.query.bucket ?? (scope.until - scope.since <= 3 * DAY_MS ? "hour" : "day");
+      const rows = await mapInTurns(
+        await store.insights.attemptCounts(tenantId, scope, bucket),
+        ({ bucketStart, ...r }) => ({ bucketStart: iso(bucketStart), ...r }),
+      );
+      if (request.query.format === "csv") {
+        const columns = ["bucketStart", "action", "ending", "degraded", "count"] as const;
+        return sendCsv(
+          reply,
+          "attempts",
+          columns,
+          rows.map((r) => columns.map((c) => r[c])),
+          ticket,
+        );
+      }
+      ticket.add(rows.length);
+      return { ...scopeView(tenantId, scope), bucket, rows } satisfies AttemptsReport;
+    },
+  );
+
+  app.get<{ Params: { eventId: string } }>(
+    "/v1/attempts/:eventId",
+    {
+      ...route,
+      schema: {
+        summary:
+          "The attempt an event belongs to: its first verdict and the re-verify that redeemed its clear, each with its challenges and observations",
+        tags: ["insights"],
+        params: {
+          type: "object",
+          properties: { eventId: { type: "string", maxLength: 128 } },
+          required: ["eventId"],
+        },
+        response: { 200: AttemptView, "4xx": ErrorResponse, "5xx": ErrorResponse },
+        security: [{ bearer: [] }],
+      },
+    },
+    async (request, reply) => {
+      admitRead(request, reply, deps.budget, 2);
+      const tenantId = requireCaller(request).tenant.id;
+      const links = await store.insights.attemptOf(tenantId, request.params.eventId);
+      if (!links) throw new ApiError("unknown_event_id");
+      const [first, reverify] = await Promise.all([
+        eventWithObservations(store, deps.tokens, tenantId, links.firstEventId),
+        links.reverifyEventId === null
+          ? undefined
+          : eventWithObservations(store, deps.tokens, tenantId, links.reverifyEventId),
+      ]);
+      if (!first) throw new ApiError("unknown_event_id");
+      return {
+        firstEventId: links.firstEventId,
+        reverifyEventId: links.reverifyEventId,
+        ending: endingOf(first, links.reverifyEventId),
+        first,
+        reverify: reverify ?? null,
+      } satisfies AttemptView;
+    },
+  );
+}
