@@ -1,8 +1,8 @@
 import { Fragment } from "preact";
-import { useEffect, useState } from "preact/hooks";
+import { useEffect, useMemo, useState } from "preact/hooks";
 import { ApiError, api, whenSessionRequired } from "./api.js";
 import { Nav } from "./components/Nav.js";
-import { type Filters, initialFilters } from "./filters.js";
+import { type Filters, filterParams, filtersFromParams } from "./filters.js";
 import { CalibrationPage } from "./pages/CalibrationPage.js";
 import { EventPage } from "./pages/EventPage.js";
 import { EventsPage } from "./pages/EventsPage.js";
@@ -11,7 +11,7 @@ import { OutcomesPage } from "./pages/OutcomesPage.js";
 import { OverviewPage } from "./pages/OverviewPage.js";
 import { SignInPage } from "./pages/SignInPage.js";
 import { WhatIfPage } from "./pages/WhatIfPage.js";
-import { type Route, routeName, useRoute } from "./router.js";
+import { navigate, paramsOf, type Route, routeName, useRoute, withParams } from "./router.js";
 import type { Session } from "./types.js";
 
 /** Who is signed in: undefined while the console asks the server, null when nobody is. */
@@ -20,8 +20,14 @@ type SessionState = Session | null | undefined;
 export function App() {
   const [session, setSession] = useState<SessionState>(undefined);
   const [notice, setNotice] = useState("");
-  const [filters, setFilters] = useState<Filters>(() => initialFilters());
   const route = useRoute();
+  // Each page owns its filters, in its own URL: nothing carries over from one page to the next, and
+  // a page's address shows (and shares) what it shows. Resolved once per address.
+  const hash = location.hash;
+  const params = useMemo(() => paramsOf(hash), [hash]);
+  const filters = useMemo(() => filtersFromParams(params), [params]);
+  const setParams = (changes: Record<string, string | undefined>) => navigate(withParams(hash, changes));
+  const setFilters = (f: Filters) => setParams(filterParams(f));
 
   useEffect(() => {
     whenSessionRequired((message) => {
@@ -50,7 +56,6 @@ export function App() {
         notice={notice}
         onSignedIn={(s) => {
           setNotice("");
-          setFilters(initialFilters());
           setSession(s);
         }}
       />
@@ -79,20 +84,27 @@ export function App() {
       >
         {/* A new page (or another event) mounts afresh: nothing of the last one's state or data shows. */}
         <Fragment key={route.page === "event" ? `event:${route.eventId}` : route.page}>
-          {page(route, session, filters, setFilters)}
+          {page(route, session, filters, setFilters, params, setParams)}
         </Fragment>
       </main>
     </>
   );
 }
 
-function page(route: Route, session: Session, filters: Filters, setFilters: (f: Filters) => void) {
+function page(
+  route: Route,
+  session: Session,
+  filters: Filters,
+  setFilters: (f: Filters) => void,
+  params: URLSearchParams,
+  setParams: (changes: Record<string, string | undefined>) => void,
+) {
   const shared = { filters, onFilters: setFilters };
   switch (route.page) {
     case "overview":
       return <OverviewPage {...shared} />;
     case "events":
-      return <EventsPage {...shared} session={route.session} />;
+      return <EventsPage {...shared} params={params} onParams={setParams} />;
     case "event":
       return <EventPage eventId={route.eventId} />;
     case "outcomes":

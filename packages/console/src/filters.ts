@@ -40,3 +40,41 @@ export function refreshed(filters: Filters, now = Date.now()): Filters {
 export function rangeQuery(filters: Filters): Query {
   return { since: filters.since, until: filters.until, action: filters.action.trim() || undefined };
 }
+
+/** The query parameters the shared filters take in a page's URL (each page owns its own). */
+export const FILTER_PARAMS = ["range", "since", "until", "action", "bucket"] as const;
+
+const isTime = (text: string | null): text is string => text !== null && !Number.isNaN(Date.parse(text));
+
+/**
+ * A page's filters from its URL: the range (a preset, with the instants it was resolved to, or a
+ * custom range), the action and the bucket. What the URL leaves out takes its default, the last 7
+ * days ending `now`.
+ */
+export function filtersFromParams(params: URLSearchParams, now = Date.now()): Filters {
+  const filters = initialFilters(now);
+  const range = params.get("range");
+  const since = params.get("since");
+  const until = params.get("until");
+  if (range === "custom" || PRESETS.some((p) => p.id === range)) {
+    filters.preset = range as Preset;
+    if (isTime(since) && isTime(until)) Object.assign(filters, { since, until });
+    else if (range !== "custom") Object.assign(filters, presetRange(range as Preset, now));
+    else filters.preset = "7d";
+  }
+  filters.action = params.get("action")?.trim() ?? "";
+  const bucket = params.get("bucket");
+  if (bucket === "hour" || bucket === "day") filters.bucket = bucket;
+  return filters;
+}
+
+/** The URL parameters of the filters (FILTER_PARAMS); defaults are left out. */
+export function filterParams(filters: Filters): Record<string, string | undefined> {
+  return {
+    range: filters.preset,
+    since: filters.since,
+    until: filters.until,
+    action: filters.action || undefined,
+    bucket: filters.bucket === "auto" ? undefined : filters.bucket,
+  };
+}

@@ -86,3 +86,11 @@ export function zoneLabel(): string {
 export function words(value: string): string {
   return value.replace(/_/g, " ");
 }
+
+/**
+ * An action as the console shows it, everywhere: the name the tenant's app sends, as it is
+ * (api_key stays api_key), since that is what a filter or a query takes.
+ */
+export function actionLabel(action: string): string {
+  return action;
+}

@@ -59,6 +59,25 @@ export function routeName(route: Route): string {
   return route.page;
 }
 
+/** The query parameters of a route's hash ("#/events?emailHash=…" → emailHash). */
+export function paramsOf(hash: string): URLSearchParams {
+  const at = hash.indexOf("?");
+  return new URLSearchParams(at === -1 ? "" : hash.slice(at + 1));
+}
+
+/** The same page with `changes` applied to its parameters (undefined or "" removes one). */
+export function withParams(hash: string, changes: Record<string, string | undefined>): string {
+  const at = hash.indexOf("?");
+  const path = (at === -1 ? hash : hash.slice(0, at)) || "#/overview";
+  const params = paramsOf(hash);
+  for (const [name, value] of Object.entries(changes)) {
+    if (value === undefined || value === "") params.delete(name);
+    else params.set(name, value);
+  }
+  const text = params.toString();
+  return text ? `${path}?${text}` : path;
+}
+
 export function navigate(hash: string): void {
   if (location.hash !== hash) location.hash = hash;
 }

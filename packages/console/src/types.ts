@@ -44,6 +44,9 @@ export type RangeEcho = Pick<DecisionStats, "tenantId" | "since" | "until" | "ac
 export type ChallengeStats = Ok<"/v1/stats/challenges">;
 export type ChallengeRow = ChallengeStats["rows"][number];
 export type EventSummary = Ok<"/v1/events">["items"][number];
+export type ReasonStats = Ok<"/v1/stats/reasons">;
+export type ReasonRow = ReasonStats["rows"][number];
+export type ActionList = Ok<"/v1/stats/actions">;
 export interface Page<T> {
   items: T[];
   nextCursor: string | null;

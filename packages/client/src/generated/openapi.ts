@@ -852,7 +852,7 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        /** Events of the period, newest first, paginated; by session, decision or actorType. With format=csv the table is answered as text/csv. */
+        /** Events of the period, newest first, paginated; by session, decision, actorType, emailHash, network, reasonCode or degraded. With format=csv the table is answered as text/csv. */
         get: {
             parameters: {
                 query?: {
@@ -865,6 +865,12 @@ export type paths = {
                     session?: string;
                     decision?: "allow" | "challenge" | "deny";
                     actorType?: "human" | "agent_principal" | "agent_abusive" | "unknown";
+                    /** @description SHA-256 hex of the trimmed, lower-cased address (the form verify stores) */
+                    emailHash?: string;
+                    /** @description An IP address or network, no wider than /24 (IPv4) or /48 (IPv6): its truncated network */
+                    network?: string;
+                    reasonCode?: "agent_verified" | "agent_signature_invalid" | "agent_signature_unverified" | "ua_missing" | "ua_automation" | "browser_headers_missing" | "browser_headers_impossible" | "browser_consistent" | "client_hints_mismatch" | "header_order_override" | "fetch_metadata_navigation_json" | "page_webdriver" | "page_worker_headless" | "page_scope_mismatch" | "page_evidence_missing" | "page_token_invalid" | "page_submitted_fast" | "page_token_expired" | "page_other_user_agent" | "page_other_network" | "page_input_without_keys" | "page_pointer_teleported" | "page_synthetic_events" | "tls_library" | "tls_not_browser" | "tls_other_browser" | "tls_unfamiliar" | "email_disposable" | "email_invalid" | "email_random" | "hosting_network" | "form_links" | "tenant_deny_list" | "tenant_allow_list" | "tenant_verified_agents" | "no_evidence" | "no_risk_signal" | "risk_estimate" | "challenge_cleared" | "challenge_cleared_after_degraded" | "clear_not_honoured" | "log_only" | "degraded" | "velocity_ip_network" | "velocity_email_hash" | "velocity_email_normalized" | "velocity_email_domain" | "velocity_session" | "velocity_form_value" | "velocity_page_token";
+                    degraded?: "true" | "false";
                     /** @description Items per page: JSON 1–500 (default 50); CSV up to 50,000 (default 50,000) */
                     limit?: string;
                     /** @description nextCursor of the previous page */
@@ -1202,6 +1208,468 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
+    "/v1/stats/reasons": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Events of the period per reason code (an event counts once per code it gave), with its category and the decisions given. With format=csv the table is answered as text/csv. */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description Default: until − 7 days */
+                    since?: string;
+                    /** @description Default: now */
+                    until?: string;
+                    action?: string;
+                    format?: "json" | "csv";
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            tenantId: string;
+                            /** Format: date-time */
+                            since: string;
+                            /** Format: date-time */
+                            until: string;
+                            action: string | null;
+                            rows: {
+                                code: "agent_verified" | "agent_signature_invalid" | "agent_signature_unverified" | "ua_missing" | "ua_automation" | "browser_headers_missing" | "browser_headers_impossible" | "browser_consistent" | "client_hints_mismatch" | "header_order_override" | "fetch_metadata_navigation_json" | "page_webdriver" | "page_worker_headless" | "page_scope_mismatch" | "page_evidence_missing" | "page_token_invalid" | "page_submitted_fast" | "page_token_expired" | "page_other_user_agent" | "page_other_network" | "page_input_without_keys" | "page_pointer_teleported" | "page_synthetic_events" | "tls_library" | "tls_not_browser" | "tls_other_browser" | "tls_unfamiliar" | "email_disposable" | "email_invalid" | "email_random" | "hosting_network" | "form_links" | "tenant_deny_list" | "tenant_allow_list" | "tenant_verified_agents" | "no_evidence" | "no_risk_signal" | "risk_estimate" | "challenge_cleared" | "challenge_cleared_after_degraded" | "clear_not_honoured" | "log_only" | "degraded" | "velocity_ip_network" | "velocity_email_hash" | "velocity_email_normalized" | "velocity_email_domain" | "velocity_session" | "velocity_form_value" | "velocity_page_token";
+                                category: "agent" | "browser" | "page" | "tls" | "email" | "network" | "form" | "velocity" | "policy" | "evidence" | "decision" | "challenge" | "mode" | "operational";
+                                events: number;
+                                decisions: {
+                                    allow: number;
+                                    challenge: number;
+                                    deny: number;
+                                };
+                            }[];
+                        };
+                    };
+                };
+                /** @description Default Response */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Stable label per HTTP status. */
+                            error: string;
+                            /** @description Human-readable; never handle on it. */
+                            message: string;
+                            /** @description Machine discriminator; handle on this. */
+                            code: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Stable label per HTTP status. */
+                            error: string;
+                            /** @description Human-readable; never handle on it. */
+                            message: string;
+                            /** @description Machine discriminator; handle on this. */
+                            code: string;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/stats/actions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Every action the tenant has events for, in order: the values the action filter takes */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            tenantId: string;
+                            /** @description Every action the tenant has events for, in order */
+                            actions: string[];
+                        };
+                    };
+                };
+                /** @description Default Response */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Stable label per HTTP status. */
+                            error: string;
+                            /** @description Human-readable; never handle on it. */
+                            message: string;
+                            /** @description Machine discriminator; handle on this. */
+                            code: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Stable label per HTTP status. */
+                            error: string;
+                            /** @description Human-readable; never handle on it. */
+                            message: string;
+                            /** @description Machine discriminator; handle on this. */
+                            code: string;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/stats/attempts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Attempts over time by action and how they ended: allowed at once, challenged then cleared, challenged and not cleared, denied. With format=csv the table is answered as text/csv. */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description Default: until − 7 days */
+                    since?: string;
+                    /** @description Default: now */
+                    until?: string;
+                    action?: string;
+                    format?: "json" | "csv";
+                    bucket?: "hour" | "day";
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            tenantId: string;
+                            /** Format: date-time */
+                            since: string;
+                            /** Format: date-time */
+                            until: string;
+                            action: string | null;
+                            bucket: "hour" | "day";
+                            rows: {
+                                /** Format: date-time */
+                                bucketStart: string;
+                                action: string;
+                                ending: "allowed" | "cleared" | "challenged" | "denied";
+                                degraded: boolean;
+                                count: number;
+                            }[];
+                        };
+                    };
+                };
+                /** @description Default Response */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Stable label per HTTP status. */
+                            error: string;
+                            /** @description Human-readable; never handle on it. */
+                            message: string;
+                            /** @description Machine discriminator; handle on this. */
+                            code: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Stable label per HTTP status. */
+                            error: string;
+                            /** @description Human-readable; never handle on it. */
+                            message: string;
+                            /** @description Machine discriminator; handle on this. */
+                            code: string;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/attempts/{eventId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The attempt an event belongs to: its first verdict and the re-verify that redeemed its clear, each with its challenges and observations */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    eventId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            firstEventId: string;
+                            reverifyEventId: string | null;
+                            ending: "allowed" | "cleared" | "challenged" | "denied";
+                            first: {
+                                event: {
+                                    eventId: string;
+                                    createdAt: string;
+                                    action: string;
+                                    surface: string | null;
+                                    session: string | null;
+                                    decision: string;
+                                    wouldBeDecision: string;
+                                    actorType: string;
+                                    confidence: number;
+                                    reasons: string[];
+                                    degraded: boolean;
+                                    enforcementMode: string;
+                                    costs: {
+                                        falseAllow: number;
+                                        falseChallenge: number;
+                                        falseDeny: number;
+                                    };
+                                    signals: {
+                                        [key: string]: unknown;
+                                    };
+                                    engineVersion: string;
+                                    policyVersion: string;
+                                    decidedBy: string;
+                                    principal: {
+                                        resolved: boolean;
+                                        operator: string;
+                                        onBehalfOf: string;
+                                        identityBasis: string[];
+                                    };
+                                    tokenClaims: {
+                                        [key: string]: unknown;
+                                    };
+                                };
+                                challenges: {
+                                    challengeId: string;
+                                    method: string;
+                                    boundTo: string;
+                                    difficulty: number | null;
+                                    issuedAt: string;
+                                    expiresAt: string;
+                                    clearedAt: string | null;
+                                    redeemedAt: string | null;
+                                }[];
+                                observations: {
+                                    feedbackId: string;
+                                    eventId: string;
+                                    outcome: string;
+                                    value: number | null;
+                                    unit: string | null;
+                                    source: string | null;
+                                    observedAt: string;
+                                    receivedAt: string;
+                                    status: "effective" | "quarantined" | "rejected" | "superseded";
+                                    conflictsWith: string | null;
+                                    resolution: {
+                                        resolution: "accept" | "reject";
+                                        note: string | null;
+                                        resolvedBy: string;
+                                        resolvedAt: string;
+                                        superseded: string[];
+                                    } | null;
+                                    supersededBy: string | null;
+                                }[];
+                            };
+                            reverify: {
+                                event: {
+                                    eventId: string;
+                                    createdAt: string;
+                                    action: string;
+                                    surface: string | null;
+                                    session: string | null;
+                                    decision: string;
+                                    wouldBeDecision: string;
+                                    actorType: string;
+                                    confidence: number;
+                                    reasons: string[];
+                                    degraded: boolean;
+                                    enforcementMode: string;
+                                    costs: {
+                                        falseAllow: number;
+                                        falseChallenge: number;
+                                        falseDeny: number;
+                                    };
+                                    signals: {
+                                        [key: string]: unknown;
+                                    };
+                                    engineVersion: string;
+                                    policyVersion: string;
+                                    decidedBy: string;
+                                    principal: {
+                                        resolved: boolean;
+                                        operator: string;
+                                        onBehalfOf: string;
+                                        identityBasis: string[];
+                                    };
+                                    tokenClaims: {
+                                        [key: string]: unknown;
+                                    };
+                                };
+                                challenges: {
+                                    challengeId: string;
+                                    method: string;
+                                    boundTo: string;
+                                    difficulty: number | null;
+                                    issuedAt: string;
+                                    expiresAt: string;
+                                    clearedAt: string | null;
+                                    redeemedAt: string | null;
+                                }[];
+                                observations: {
+                                    feedbackId: string;
+                                    eventId: string;
+                                    outcome: string;
+                                    value: number | null;
+                                    unit: string | null;
+                                    source: string | null;
+                                    observedAt: string;
+                                    receivedAt: string;
+                                    status: "effective" | "quarantined" | "rejected" | "superseded";
+                                    conflictsWith: string | null;
+                                    resolution: {
+                                        resolution: "accept" | "reject";
+                                        note: string | null;
+                                        resolvedBy: string;
+                                        resolvedAt: string;
+                                        superseded: string[];
+                                    } | null;
+                                    supersededBy: string | null;
+                                }[];
+                            } | null;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Stable label per HTTP status. */
+                            error: string;
+                            /** @description Human-readable; never handle on it. */
+                            message: string;
+                            /** @description Machine discriminator; handle on this. */
+                            code: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Stable label per HTTP status. */
+                            error: string;
+                            /** @description Human-readable; never handle on it. */
+                            message: string;
+                            /** @description Machine discriminator; handle on this. */
+                            code: string;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/stats/decisions": {
         parameters: {
             query?: never;
@@ -1393,7 +1861,7 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        /** Effective outcomes on the period's events by the engine's decision. With format=csv the table is answered as text/csv. */
+        /** Effective outcomes on the period's attempts (on any of their events) by the engine's first scored decision. With format=csv the table is answered as text/csv. */
         get: {
             parameters: {
                 query?: {

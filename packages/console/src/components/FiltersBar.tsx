@@ -1,7 +1,8 @@
 import type { ComponentChildren } from "preact";
-import { useEffect, useState } from "preact/hooks";
 import { type Bucket, type Filters, PRESETS, type Preset, presetRange, refreshed } from "../filters.js";
-import { fromLocalInput, toLocalInput, zoneLabel } from "../format.js";
+import { actionLabel, fromLocalInput, toLocalInput, zoneLabel } from "../format.js";
+import { useApi } from "../hooks.js";
+import type { ActionList } from "../types.js";
 
 interface Props {
   filters: Filters;
@@ -12,12 +13,15 @@ interface Props {
   children?: ComponentChildren;
 }
 
-/** The time range (a preset or two instants), the action and, where it applies, the bucket. */
+/**
+ * The time range (a preset or two instants), the action and, where it applies, the bucket. The
+ * action is chosen from the tenant's actions (GET /v1/stats/actions): a name that is not one of them
+ * cannot be typed in and silently show nothing.
+ */
 export function FiltersBar({ filters, onChange, bucket, children }: Props) {
-  // The action as typed; applied on change (blur), on Enter and with the button.
-  const [action, setAction] = useState(filters.action);
-  useEffect(() => setAction(filters.action), [filters.action]);
-  const set = (patch: Partial<Filters>) => onChange({ ...filters, action: action.trim(), ...patch });
+  const set = (patch: Partial<Filters>) => onChange({ ...filters, ...patch });
+  const known = useApi<ActionList>("/v1/stats/actions").data?.actions ?? [];
+  const actions = filters.action && !known.includes(filters.action) ? [filters.action, ...known] : known;
   const zone = zoneLabel();
   return (
     <form
@@ -25,7 +29,7 @@ export function FiltersBar({ filters, onChange, bucket, children }: Props) {
       aria-label="Filters"
       onSubmit={(e) => {
         e.preventDefault();
-        onChange(refreshed({ ...filters, action: action.trim() }));
+        onChange(refreshed(filters));
       }}
     >
       <div class="field">
@@ -72,16 +76,14 @@ export function FiltersBar({ filters, onChange, bucket, children }: Props) {
       </div>
       <div class="field">
         <label for="f-action">Action</label>
-        <input
-          id="f-action"
-          type="text"
-          placeholder="All actions"
-          spellcheck={false}
-          autoComplete="off"
-          value={action}
-          onInput={(e) => setAction(e.currentTarget.value)}
-          onChange={(e) => set({ action: e.currentTarget.value.trim() })}
-        />
+        <select id="f-action" value={filters.action} onChange={(e) => set({ action: e.currentTarget.value })}>
+          <option value="">All actions</option>
+          {actions.map((a) => (
+            <option value={a} key={a}>
+              {known.includes(a) ? actionLabel(a) : `${actionLabel(a)} (no events)`}
+            </option>
+          ))}
+        </select>
       </div>
       {bucket ? (
         <div class="field">

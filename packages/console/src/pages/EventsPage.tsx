@@ -1,61 +1,129 @@
-import { useEffect, useState } from "preact/hooks";
+import { useState } from "preact/hooks";
 import { CsvLink } from "../components/CsvLink.js";
 import { DataTable } from "../components/DataTable.js";
 import { DecisionBadge } from "../components/DecisionBadge.js";
 import { FiltersBar } from "../components/FiltersBar.js";
 import { PageHeading } from "../components/PageHeading.js";
+import { ReasonBreakdown } from "../components/ReasonBreakdown.js";
 import { Status } from "../components/Status.js";
 import { type Filters, rangeQuery } from "../filters.js";
-import { count, dateTime, decimal, words } from "../format.js";
-import { usePaged } from "../hooks.js";
+import { actionLabel, count, dateTime, decimal, words } from "../format.js";
+import { useApi, usePaged } from "../hooks.js";
 import { links, navigate } from "../router.js";
-import { ACTOR_TYPES, DECISIONS, type EventSummary } from "../types.js";
+import { emailHash, readSearch } from "../search.js";
+import { ACTOR_TYPES, DECISIONS, type EventSummary, type ReasonStats } from "../types.js";
 
 interface Props {
   filters: Filters;
   onFilters(f: Filters): void;
-  /** The session searched for ("" for the recent events). */
-  session: string;
+  /** The page's URL parameters: the search and the events-only filters live there too. */
+  params: URLSearchParams;
+  onParams(changes: Record<string, string | undefined>): void;
 }
 
 const PAGE_SIZE = 25;
+/** What a search looks for: one of these at a time. */
+const SEARCH_PARAMS = ["emailHash", "network", "session"] as const;
+const SEARCH_LABELS: Record<(typeof SEARCH_PARAMS)[number], string> = {
+  emailHash: "email hash",
+  network: "network",
+  session: "session",
+};
 
-/** Find an event by id, list a session's events, or page through the recent events. */
-export function EventsPage({ filters, onFilters, session }: Props) {
-  const [term, setTerm] = useState(session);
-  const [decision, setDecision] = useState("");
-  const [actorType, setActorType] = useState("");
-  useEffect(() => setTerm(session), [session]);
-
+/**
+ * Find a person's events: by email (hashed in this browser), email hash, event id, session or IP
+ * network, then narrowed by decision, actor type, reason code and degraded, all from closed lists.
+ */
+export function EventsPage({ filters, onFilters, params, onParams }: Props) {
+  const [term, setTerm] = useState("");
+  const [note, setNote] = useState("");
+  const value = (name: string) => params.get(name) ?? "";
+  const searched = SEARCH_PARAMS.find((p) => value(p) !== "");
   const query = {
     ...rangeQuery(filters),
-    session: session || undefined,
-    decision: decision || undefined,
-    actorType: actorType || undefined,
+    emailHash: value("emailHash") || undefined,
+    network: value("network") || undefined,
+    session: value("session") || undefined,
+    decision: value("decision") || undefined,
+    actorType: value("actorType") || undefined,
+    reasonCode: value("reasonCode") || undefined,
+    degraded: value("degraded") || undefined,
   };
   const list = usePaged<EventSummary>("/v1/events", { ...query, limit: PAGE_SIZE });
+  const reasons = useApi<ReasonStats>("/v1/stats/reasons", rangeQuery(filters)).data?.rows ?? [];
+  const reasonCode = value("reasonCode");
+  const codes = reasons.map((r) => r.code as string);
+  if (reasonCode && !codes.includes(reasonCode)) codes.unshift(reasonCode);
 
-  const search = (e: Event) => {
+  const cleared = { emailHash: undefined, network: undefined, session: undefined };
+  const search = async (e: Event) => {
     e.preventDefault();
-    const value = term.trim();
-    if (value.startsWith("evt_")) navigate(links.event(value));
-    else navigate(value ? links.session(value) : links.events);
+    const t = readSearch(term);
+    setNote("");
+    switch (t.kind) {
+      case "empty":
+        return onParams(cleared);
+      case "event":
+        return navigate(links.event(t.eventId));
+      case "email":
+        // The address stays in this page: only its hash goes into the URL and to the server.
+        setTerm("");
+        return onParams({ ...cleared, emailHash: await emailHash(t.address) });
+      case "emailHash":
+        setTerm("");
+        return onParams({ ...cleared, emailHash: t.hash });
+      case "network":
+        setTerm("");
+        return onParams({ ...cleared, network: t.network });
+      case "wideNetwork":
+        return setNote(
+          "Events keep only the /24 (IPv4) or /48 (IPv6) of an address: search for one of those.",
+        );
+      case "session":
+        return onParams({ ...cleared, session: t.session });
+    }
   };
 
+  const select = (
+    id: string,
+    label: string,
+    name: string,
+    any: string,
+    options: readonly string[],
+    show: (v: string) => string = words,
+  ) => (
+    <div class="field">
+      <label for={id}>{label}</label>
+      <select id={id} value={value(name)} onChange={(e) => onParams({ [name]: e.currentTarget.value })}>
+        <option value="">{any}</option>
+        {options.map((o) => (
+          <option value={o} key={o}>
+            {show(o)}
+          </option>
+        ))}
+      </select>
+    </div>
+  );
+
+  const sought = value(searched ?? "session");
+  // A hash is long: its first characters name it well enough on screen (the URL holds all of it).
+  const soughtText = searched === "emailHash" ? `${sought.slice(0, 12)}…` : sought;
+  const title = searched ? `Events of ${SEARCH_LABELS[searched]} ${soughtText}` : "Recent events";
   return (
     <>
       <PageHeading title="Events">
-        Every verify Warden answered, newest first. Search for one event by its id, or for the events of a
-        session.
+        Every verify Warden answered, newest first. Find a person by email address, email hash, IP address or
+        network, session or event id. An email address is hashed in this browser before it is searched: the
+        address itself is not sent, nor kept in the page's address.
       </PageHeading>
 
       <form class="search" aria-label="Search events" onSubmit={search}>
-        <label for="event-search">Event ID or session</label>
+        <label for="event-search">Email, email hash, IP or network, session or event ID</label>
         <div class="search-row">
           <input
             id="event-search"
             type="search"
-            placeholder="evt_… or a session"
+            placeholder="person@example.com, 203.0.113.7, evt_…"
             spellcheck={false}
             autoComplete="off"
             value={term}
@@ -63,46 +131,32 @@ export function EventsPage({ filters, onFilters, session }: Props) {
           />
           <button type="submit">Search</button>
         </div>
+        {note ? (
+          <p class="status error" role="alert">
+            {note}
+          </p>
+        ) : null}
       </form>
 
       <FiltersBar filters={filters} onChange={onFilters}>
-        <div class="field">
-          <label for="f-decision">Decision</label>
-          <select id="f-decision" value={decision} onChange={(e) => setDecision(e.currentTarget.value)}>
-            <option value="">Any decision</option>
-            {DECISIONS.map((d) => (
-              <option value={d} key={d}>
-                {d}
-              </option>
-            ))}
-          </select>
-        </div>
-        <div class="field">
-          <label for="f-actor">Actor type</label>
-          <select id="f-actor" value={actorType} onChange={(e) => setActorType(e.currentTarget.value)}>
-            <option value="">Any actor type</option>
-            {ACTOR_TYPES.map((a) => (
-              <option value={a} key={a}>
-                {words(a)}
-              </option>
-            ))}
-          </select>
-        </div>
+        {select("f-decision", "Decision", "decision", "Any decision", DECISIONS)}
+        {select("f-actor", "Actor type", "actorType", "Any actor type", ACTOR_TYPES)}
+        {select("f-reason", "Reason code", "reasonCode", "Any reason", codes, (c) => {
+          const n = reasons.find((r) => r.code === c)?.events;
+          return n === undefined ? `${c} (none in this period)` : `${c} (${n})`;
+        })}
+        {select("f-degraded", "Degraded", "degraded", "Degraded or not", ["true", "false"], (v) =>
+          v === "true" ? "Degraded only" : "Scored only",
+        )}
       </FiltersBar>
 
       <Status loading={list.loading} errors={[list.error]} />
 
       <section aria-labelledby="h-list">
-        <h2 id="h-list">
-          {session ? (
-            <>
-              Events of session <code>{session}</code>
-            </>
-          ) : (
-            "Recent events"
-          )}
+        <h2 id="h-list" data-testid="events-title">
+          {title}
         </h2>
-        {session ? (
+        {searched ? (
           <p>
             <a href={links.events}>Back to the recent events</a>
           </p>
@@ -112,8 +166,8 @@ export function EventsPage({ filters, onFilters, session }: Props) {
             <DataTable
               caption={
                 <>
-                  {session ? `Events of session ${session}` : "Recent events"}, newest first:{" "}
-                  <span data-testid="events-shown">{count(list.items.length)}</span> shown
+                  {title}, newest first: <span data-testid="events-shown">{count(list.items.length)}</span>{" "}
+                  shown
                   {list.nextCursor ? ", more to load" : ""}
                 </>
               }
@@ -132,7 +186,7 @@ export function EventsPage({ filters, onFilters, session }: Props) {
                   ),
                 },
                 { label: "Time", cell: (e) => dateTime(e.createdAt, true) },
-                { label: "Action", cell: (e) => e.action },
+                { label: "Action", cell: (e) => <code>{actionLabel(e.action)}</code> },
                 {
                   label: "Session",
                   cell: (e) => (e.session ? <a href={links.session(e.session)}>{e.session}</a> : "–"),
@@ -166,6 +220,8 @@ export function EventsPage({ filters, onFilters, session }: Props) {
           </>
         ) : null}
       </section>
+
+      <ReasonBreakdown filters={filters} />
     </>
   );
 }

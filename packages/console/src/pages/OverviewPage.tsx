@@ -4,11 +4,12 @@ import { type Column, DataTable } from "../components/DataTable.js";
 import { FiltersBar } from "../components/FiltersBar.js";
 import { PageHeading } from "../components/PageHeading.js";
 import { RangeNote } from "../components/RangeNote.js";
+import { ReasonBreakdown } from "../components/ReasonBreakdown.js";
 import { Status } from "../components/Status.js";
 import { Tile } from "../components/Tile.js";
 import { TimeChart } from "../components/TimeChart.js";
 import { type Filters, rangeQuery } from "../filters.js";
-import { count, dateTime, percent, words } from "../format.js";
+import { actionLabel, count, dateTime, percent, words } from "../format.js";
 import { useApi } from "../hooks.js";
 import { DECISION_COLORS } from "../palette.js";
 import { type Breakdown, breakdownBy, bucketSeries, decisionByMode, totals } from "../stats.js";
@@ -19,8 +20,8 @@ interface Props {
   onFilters(f: Filters): void;
 }
 
-const breakdownColumns = (name: string, total: number): Column<Breakdown>[] => [
-  { label: name, cell: (b) => words(b.key), rowHeader: true },
+const breakdownColumns = (name: string, total: number, label = words): Column<Breakdown>[] => [
+  { label: name, cell: (b) => label(b.key), rowHeader: true },
   { label: "Events", cell: (b) => count(b.total), numeric: true },
   { label: "Share", cell: (b) => percent(b.total, total), numeric: true },
   { label: "Allow", cell: (b) => count(b.allow), numeric: true },
@@ -178,7 +179,7 @@ export function OverviewPage({ filters, onFilters }: Props) {
               <h2 id="h-action">By action</h2>
               <DataTable
                 caption="Events by action and decision"
-                columns={breakdownColumns("Action", t.total)}
+                columns={breakdownColumns("Action", t.total, actionLabel)}
                 rows={byAction}
                 rowKey={(b) => b.key}
                 testId="by-action-table"
@@ -247,6 +248,7 @@ export function OverviewPage({ filters, onFilters }: Props) {
           </div>
         ) : null}
       </section>
+      <ReasonBreakdown filters={filters} />
     </>
   );
 }

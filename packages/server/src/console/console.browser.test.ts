@@ -318,8 +318,7 @@ if (chromiumOrSkip(SUITE)) {
       await shot(page, "overview");
 
       // One action only: the same filter on both sides.
-      await page.getByLabel("Action", { exact: true }).fill("login");
-      await page.getByLabel("Action", { exact: true }).press("Enter");
+      await page.getByLabel("Action", { exact: true }).selectOption("login");
       await expect
         .poll(() => page.getByTestId("range-note").textContent(), { timeout: POLL_MS })
         .toContain("action login");
@@ -360,7 +359,9 @@ if (chromiumOrSkip(SUITE)) {
       await page.getByLabel("Decision", { exact: true }).selectOption("");
 
       // A session search lists that session's events.
-      await page.getByLabel("Event ID or session", { exact: true }).fill("s-human-2");
+      await page
+        .getByLabel("Email, email hash, IP or network, session or event ID", { exact: true })
+        .fill("s-human-2");
       await page.getByRole("button", { name: "Search" }).click();
       const bySession = await api<{ items: { eventId: string }[] }>("/v1/events", { session: "s-human-2" });
       await expect
@@ -371,7 +372,9 @@ if (chromiumOrSkip(SUITE)) {
       );
 
       // An eventId opens the event: verdict, observations with the quarantined one and what it conflicts with.
-      await page.getByLabel("Event ID or session", { exact: true }).fill(conflictedEvent);
+      await page
+        .getByLabel("Email, email hash, IP or network, session or event ID", { exact: true })
+        .fill(conflictedEvent);
       await page.getByRole("button", { name: "Search" }).click();
       await page.getByTestId("event-decision").waitFor();
       const detail = await api<{
@@ -894,7 +897,7 @@ if (chromiumOrSkip(SUITE)) {
         await page.locator("main canvas").first().waitFor();
       },
       charts: ["canvas"],
-      named: ['combobox "Time range"', 'textbox "Action"', 'combobox "Bucket"', 'button "Sign out"'],
+      named: ['combobox "Time range"', 'combobox "Action"', 'combobox "Bucket"', 'button "Sign out"'],
     },
     {
       name: "events",
@@ -904,7 +907,12 @@ if (chromiumOrSkip(SUITE)) {
         await page.getByTestId("events-table").waitFor();
       },
       charts: [],
-      named: ['searchbox "Event ID or session"', 'combobox "Decision"', 'button "Load more"'],
+      named: [
+        'searchbox "Email, email hash, IP or network, session or event ID"',
+        'combobox "Decision"',
+        'combobox "Reason code"',
+        'button "Load more"',
+      ],
     },
     {
       name: "event detail",

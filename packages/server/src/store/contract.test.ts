@@ -1,8 +1,9 @@
 import fs from "node:fs";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { feedbackResolutionContract } from "../testing/feedbackResolutionContract.js";
 import { attemptContract } from "../testing/attemptContract.js";
+import { eventSearchContract } from "../testing/eventSearchContract.js";
+import { feedbackResolutionContract } from "../testing/feedbackResolutionContract.js";
 import { tempDir } from "../testing/harness.js";
 import { insightContract } from "../testing/insightContract.js";
 import { storeContract } from "../testing/storeContract.js";
@@ -13,6 +14,9 @@ const file = path.join(dir, "contract.db");
 storeContract("sqlite", () => openSqliteStore({ file, busyTimeoutMs: 5000 }));
 insightContract("sqlite", () =>
   openSqliteStore({ file: path.join(dir, "insights.db"), busyTimeoutMs: 5000 }),
+);
+eventSearchContract("sqlite", () =>
+  openSqliteStore({ file: path.join(dir, "search.db"), busyTimeoutMs: 5000 }),
 );
 attemptContract("sqlite", () =>
   openSqliteStore({ file: path.join(dir, "attempts.db"), busyTimeoutMs: 5000 }),

@@ -179,6 +179,12 @@ export interface EventRecord {
   decidedBy: Decider;
   /** Null when nothing was scored (a degraded verdict, a clear that short-circuited scoring). */
   risk: RecordedRisk | null;
+  /** The signals' email hash (SHA-256 hex of the trimmed, lower-cased address), kept to search by. */
+  emailHash: string | null;
+  /** The signals' truncated network ("203.0.113.0/24", "2001:db8:1::/48"), kept to search by. */
+  network: string | null;
+  /** The codes of the verdict's reasonDetails, each once, in their order. */
+  reasonCodes: string[];
 }
 
 export interface IdempotentResponse {
@@ -579,11 +585,22 @@ export type EventListItem = Pick<
   /** The recorded risk estimate; null when nothing was scored. */
   riskEstimate: number | null;
 };
+/** Events in a scope that gave one reason code, with one decision. */
+export interface ReasonCount {
+  code: string;
+  decision: Decision;
+  count: number;
+}
 /** Newest first: events created before the cursor event (createdAt, then id, descending). */
 export interface EventListFilter extends EventScope {
   session?: string;
   decision?: Decision;
   actorType?: ActorType;
+  emailHash?: string;
+  network?: string;
+  /** Events whose verdict gave this reason code (events recorded before 0012_event_search have none). */
+  reasonCode?: string;
+  degraded?: boolean;
   before?: { createdAt: number; id: string };
 }
 /**
@@ -618,6 +635,13 @@ export interface InsightStore {
     offset: number,
     count: number,
   ): Promise<{ createdAt: number; id: string }[]>;
+  /**
+   * Events in scope per reason code and decision (an event counts once per code it gave), largest
+   * first; events recorded before 0012_event_search carry no codes.
+   */
+  reasonCounts(tenantId: string, scope: EventScope): Promise<ReasonCount[]>;
+  /** Every action the tenant has events for, in order. */
+  knownActions(tenantId: string): Promise<string[]>;
   /** The challenges issued on one event, oldest first. */
   challengesForEvent(tenantId: string, eventId: string): Promise<ChallengeRecord[]>;
   /**

@@ -330,6 +330,85 @@ const migrationsFor = (dialect: Dialect): Record<string, Migration> => ({
         .execute();
     },
   },
+  "0012_event_search": {
+    async up(db) {
+      // What the console finds a person by (docs/console.md, "Finding a person"), in columns the
+      // events insert writes: the signals' email hash and network, and the verdict's reason codes.
+      for (const column of ["email_hash", "network", "reason_codes"]) {
+        await db.schema.alterTable("events").addColumn(column, "text").execute();
+      }
+      // Events recorded before: their hash and network are read from their signals, once. Their
+      // reasons were prose only, so they have no codes.
+      const signal = (name: string) =>
+        dialect === "postgres"
+          ? sql`(signals::jsonb ->> ${name})`
+          : sql`json_extract(signals, ${`$.${name}`})`;
+      await sql`update events set email_hash = ${signal("emailSha256")}, network = ${signal("ipNetwork")}
+        where signals like '%"emailSha256":"%' or signals like '%"ipNetwork":"%'`.execute(db);
+      // Each leads with the tenant and ends with the time, so a search reads its events newest first
+      // from the index; only events that have the value are in it.
+      for (const [name, column] of [
+        ["events_email", "email_hash"],
+        ["events_network", "network"],
+      ] as const) {
+        await db.schema
+          .createIndex(name)
+          .on("events")
+          .columns(["tenant_id", column, "created_at"])
+          .where(sql.ref(column), "is not", null)
+          .execute();
+      }
+      // Degraded events are few: the filter reads them from this index alone.
+      await db.schema
+        .createIndex("events_degraded")
+        .on("events")
+        .columns(["tenant_id", "created_at"])
+        .where(sql.ref("degraded"), "=", sql.lit(1))
+        .execute();
+      // One row per event and reason code: the events of a code newest first (its primary key), and
+      // the counts per code of a period (events_reasons_time, which holds everything they read).
+      await db.schema
+        .createTable("event_reasons")
+        .addColumn("tenant_id", "text", (c) => c.notNull())
+        .addColumn("code", "text", (c) => c.notNull())
+        .addColumn("created_at", "bigint", (c) => c.notNull())
+        .addColumn("event_id", "text", (c) => c.notNull())
+        .addColumn("action", "text", (c) => c.notNull())
+        .addColumn("decision", "text", (c) => c.notNull())
+        .addPrimaryKeyConstraint("event_reasons_pk", ["tenant_id", "code", "created_at", "event_id"])
+        .$call((t) => (dialect === "sqlite" ? t.modifyEnd(sql`without rowid`) : t))
+        .execute();
+      await db.schema
+        .createIndex("event_reasons_time")
+        .on("event_reasons")
+        .columns(["tenant_id", "created_at", "action", "code", "decision"])
+        .execute();
+      // Written by the database with each insert into events (every insert path, batched or not):
+      // verify sends no statement more. PostgreSQL runs it once per statement over the rows inserted.
+      if (dialect === "postgres") {
+        await sql`create function event_reason_rows() returns trigger language plpgsql as $$
+          begin
+            insert into event_reasons (tenant_id, code, created_at, event_id, action, decision)
+            select distinct e.tenant_id, c.code, e.created_at, e.id, e.action, e.decision
+            from inserted e cross join lateral jsonb_array_elements_text(e.reason_codes::jsonb) as c(code)
+            where e.reason_codes is not null
+            on conflict do nothing;
+            return null;
+          end $$`.execute(db);
+        await sql`create trigger events_reason_rows after insert on events
+          referencing new table as inserted for each statement execute function event_reason_rows()`.execute(
+          db,
+        );
+      } else {
+        await sql`create trigger events_reason_rows after insert on events when new.reason_codes is not null
+          begin
+            insert or ignore into event_reasons (tenant_id, code, created_at, event_id, action, decision)
+            select distinct new.tenant_id, value, new.created_at, new.id, new.action, new.decision
+            from json_each(new.reason_codes);
+          end`.execute(db);
+      }
+    },
+  },
 });
 
 /** Brings the schema up to date. Safe when several processes start at once (Kysely's migration lock). */

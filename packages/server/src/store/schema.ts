@@ -55,6 +55,20 @@ export interface Database {
     risk_low: number | null;
     risk_high: number | null;
     risk_raised: number;
+    /** What the console searches by (0012_event_search): the signals' email hash and network. */
+    email_hash: string | null;
+    network: string | null;
+    /** The verdict's reason codes as a JSON array of text; null for events recorded before 0012. */
+    reason_codes: string | null;
+  };
+  /** One row per event and reason code, written by a trigger on events (0012_event_search). */
+  event_reasons: {
+    tenant_id: string;
+    code: string;
+    created_at: number;
+    event_id: string;
+    action: string;
+    decision: string;
   };
   feedback: {
     feedback_id: string;

@@ -169,6 +169,9 @@ export function testEvent(id: string, overrides: Partial<EventRecord> = {}): Eve
     attempt: null,
     decidedBy: "model",
     risk: { estimate: 0.2, low: 0.1, high: 0.3, raised: false },
+    emailHash: null,
+    network: "203.0.113.0/24",
+    reasonCodes: [],
     ...overrides,
   };
 }

@@ -10,4 +10,6 @@ export const CONSOLE_READ_ROUTES = [
   "/v1/feedback/quarantined",
   "/v1/stats/calibration",
   "/v1/stats/what-if",
+  "/v1/stats/reasons",
+  "/v1/stats/actions",
 ] as const;

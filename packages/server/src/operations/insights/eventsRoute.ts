@@ -5,6 +5,7 @@ import type { EventListFilter, EventListItem } from "../../store/interfaces.js";
 import { eventWithObservations, observationView } from "../feedback/ledger.js";
 import { EventView, type ObservationView } from "../feedback/schema.js";
 import { type Cursor, decodeCursor, encodeCursor, readPage, readPages } from "./cursor.js";
+import { eventFilterOf } from "./eventSearch.js";
 import {
   admitRead,
   type InsightRouteDeps,
@@ -80,7 +81,7 @@ export function registerEventRoutes(
     {
       ...route,
       schema: schema(
-        "Events of the period, newest first, paginated; by session, decision or actorType",
+        "Events of the period, newest first, paginated; by session, decision, actorType, emailHash, network, reasonCode or degraded",
         EventsQuery,
         EventPage,
       ),
@@ -88,16 +89,10 @@ export function registerEventRoutes(
     async (request, reply) => {
       const tenantId = requireCaller(request).tenant.id;
       const q = request.query;
-      const scope = scopeOf(q, deps.clock());
+      const filter = eventFilterOf(q, deps.clock());
       const limit = pageSize(q);
       const start = q.cursor === undefined ? undefined : decodeCursor(q.cursor);
       const ticket = admitRead(request, reply, deps.budget, limit);
-      const filter: EventListFilter = {
-        ...scope,
-        ...(q.session === undefined ? {} : { session: q.session }),
-        ...(q.decision === undefined ? {} : { decision: q.decision }),
-        ...(q.actorType === undefined ? {} : { actorType: q.actorType }),
-      };
       const after = (c: Cursor | undefined): EventListFilter =>
         c ? { ...filter, before: { createdAt: c.at, id: c.id } } : filter;
       const read = (before: Cursor | undefined, count: number) =>

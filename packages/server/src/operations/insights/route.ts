@@ -3,8 +3,8 @@ import { requireCaller } from "../../http/auth.js";
 import type { Decision, EventScope } from "../../store/interfaces.js";
 import { ABUSE_OUTCOMES } from "../feedback/conflicts.js";
 import { DEFAULT_COSTS, type DecisionCosts } from "../verify/decide.js";
-import { calibrationBins } from "./calibration.js";
 import { registerAttemptRoutes } from "./attemptsRoute.js";
+import { calibrationBins } from "./calibration.js";
 import { registerEventRoutes } from "./eventsRoute.js";
 import { ReadBudget } from "./readBudget.js";
 import { ReadCache } from "./readCache.js";
@@ -21,6 +21,7 @@ import {
   sendCsv,
   settings,
 } from "./readRoute.js";
+import { registerReasonRoutes } from "./reasonsRoute.js";
 import {
   CalibrationQuery,
   CalibrationReport,
@@ -51,6 +52,7 @@ export function registerInsights(
   const { store } = deps;
   const route = { config: { warden: settings }, onRequest: hooks.onRequest };
   registerEventRoutes(app, deps, route);
+  registerReasonRoutes(app, deps, route);
   registerAttemptRoutes(app, deps, route);
   // The scans calibration, what-if and outcomes share, kept a few seconds per tenant and period.
   const cache = new ReadCache(RISK_GROUPS_TTL_MS, 64, deps.clock);

@@ -2,6 +2,7 @@ import { type Static, type TSchema, Type } from "@sinclair/typebox";
 import { literalUnion } from "../../lib/literalUnion.js";
 import { ACTOR_TYPES, ATTEMPT_ENDINGS, DECISIONS, ENFORCEMENT_MODES } from "../../store/interfaces.js";
 import { EventView, ObservationView } from "../feedback/schema.js";
+import { REASON_CATEGORIES, REASON_CODE_LIST } from "../verify/reasonCodes.js";
 
 const Nullable = <T extends TSchema>(t: T) => Type.Union([t, Type.Null()]);
 const DateTime = Type.String({ format: "date-time" });
@@ -42,6 +43,22 @@ export const EventsQuery = Type.Object(
     session: Type.Optional(Type.String({ minLength: 1, maxLength: 128 })),
     decision: Type.Optional(literalUnion(DECISIONS)),
     actorType: Type.Optional(literalUnion(ACTOR_TYPES)),
+    emailHash: Type.Optional(
+      Type.String({
+        pattern: "^[0-9a-fA-F]{64}$",
+        description: "SHA-256 hex of the trimmed, lower-cased address (the form verify stores)",
+      }),
+    ),
+    network: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 64,
+        description:
+          "An IP address or network, no wider than /24 (IPv4) or /48 (IPv6): its truncated network",
+      }),
+    ),
+    reasonCode: Type.Optional(literalUnion(REASON_CODE_LIST)),
+    degraded: Type.Optional(literalUnion(["true", "false"] as const)),
     limit: Limit,
     cursor: Cursor,
   },
@@ -218,3 +235,22 @@ export const AttemptView = Type.Object({
   reverify: Nullable(EventView),
 });
 export type AttemptView = Static<typeof AttemptView>;
+
+/** Events in scope per reason code, with its category and the decisions given. */
+export const ReasonsReport = Type.Object({
+  ...Scope,
+  rows: Type.Array(
+    Type.Object({
+      code: literalUnion(REASON_CODE_LIST),
+      category: literalUnion(REASON_CATEGORIES),
+      events: Type.Integer(),
+      decisions: Counts,
+    }),
+  ),
+});
+export type ReasonsReport = Static<typeof ReasonsReport>;
+
+export const ActionsReport = Type.Object({
+  tenantId: Type.String(),
+  actions: Type.Array(Type.String(), { description: "Every action the tenant has events for, in order" }),
+});

@@ -48,5 +48,9 @@ export function eventRecord(
     attempt: attemptFingerprint(req.action, req.subject),
     decidedBy: scoring.decidedBy,
     risk: scoring.risk,
+    // What the console searches by, from the signals already protected (evidence.ts, `recorded`).
+    emailHash: typeof signals.emailSha256 === "string" ? signals.emailSha256 : null,
+    network: typeof signals.ipNetwork === "string" ? signals.ipNetwork : null,
+    reasonCodes: [...new Set(verdict.reasonDetails.map((r) => r.code))],
   };
 }

@@ -82,6 +82,9 @@ export const REASON_CODES: Readonly<Record<ReasonCode, ReasonCategory>> = Object
   >),
 });
 
+/** The codes in catalogue order (what a filter or a breakdown by code accepts). */
+export const REASON_CODE_LIST = Object.keys(REASON_CODES) as ReasonCode[];
+
 export interface ReasonDetail {
   code: ReasonCode;
   category: ReasonCategory;

@@ -1,7 +1,8 @@
 import pg from "pg";
 import { describe, expect, it } from "vitest";
-import { feedbackResolutionContract } from "../../testing/feedbackResolutionContract.js";
 import { attemptContract } from "../../testing/attemptContract.js";
+import { eventSearchContract } from "../../testing/eventSearchContract.js";
+import { feedbackResolutionContract } from "../../testing/feedbackResolutionContract.js";
 import { testEvent } from "../../testing/harness.js";
 import { insightContract } from "../../testing/insightContract.js";
 import { postgresSchemaOrSkip, TEST_POSTGRES_URL } from "../../testing/postgres.js";
@@ -17,6 +18,8 @@ if (schema) {
   storeContract("postgres", open, open);
   // Its own tenants (i1, i2) in the same schema: the store contract's tenants never show in its reads.
   insightContract("postgres", open);
+  // Its own tenants (q1, q2).
+  eventSearchContract("postgres", open);
   attemptContract("postgres", open);
   // Its own tenants (r1, r2); resolutions race on two pools.
   feedbackResolutionContract("postgres", open, open);

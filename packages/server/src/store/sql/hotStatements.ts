@@ -208,6 +208,9 @@ export const EVENT_COLUMNS = [
   "risk_low",
   "risk_high",
   "risk_raised",
+  "email_hash",
+  "network",
+  "reason_codes",
 ] as const satisfies readonly (keyof Database["events"])[];
 
 /** The events table's column types (migrations.ts), for casts in INSERT … SELECT. */
@@ -236,4 +239,7 @@ export const EVENT_COLUMN_TYPES = {
   risk_low: "double precision",
   risk_high: "double precision",
   risk_raised: "integer",
+  email_hash: "text",
+  network: "text",
+  reason_codes: "text",
 } as const satisfies Record<(typeof EVENT_COLUMNS)[number], string>;

@@ -10,7 +10,6 @@ import {
   type Decision,
   type DecisionCount,
   type EnforcementMode,
-  type EventListFilter,
   type EventListItem,
   type InsightStore,
   type LabelledRiskGroup,
@@ -18,6 +17,7 @@ import {
   type RiskGroup,
 } from "../interfaces.js";
 import type { Database } from "../schema.js";
+import { eventListQuery, knownActionsQuery, reasonCountFromRow, reasonCountsQuery } from "./eventSearch.js";
 import { challengeFromRow, guard } from "./rows.js";
 import type { SqlRuntime } from "./runtime.js";
 
@@ -214,27 +214,7 @@ export function createInsightStore(rt: SqlRuntime): InsightStore {
 
     listEvents: (tenantId, filter, limit) =>
       guard("insights.listEvents", async () => {
-        const rows = await rt.report(
-          eventList(db, tenantId, filter)
-            .select([
-              "id",
-              "created_at",
-              "action",
-              "surface",
-              "session",
-              "decision",
-              "would_be_decision",
-              "actor_type",
-              "confidence",
-              "degraded",
-              "enforcement_mode",
-              "risk_estimate",
-            ])
-            .orderBy("created_at", "desc")
-            .orderBy("id", "desc")
-            .limit(limit)
-            .compile(),
-        );
+        const rows = await rt.report(eventListQuery(db, tenantId, filter, LIST_COLUMNS, limit));
         return rows.map(
           (r): EventListItem => ({
             id: r.id,
@@ -256,16 +236,20 @@ export function createInsightStore(rt: SqlRuntime): InsightStore {
     eventPositions: (tenantId, filter, offset, count) =>
       guard("insights.eventPositions", async () => {
         const rows = await rt.report(
-          eventList(db, tenantId, filter)
-            .select(["created_at", "id"])
-            .orderBy("created_at", "desc")
-            .orderBy("id", "desc")
-            .limit(count)
-            .offset(offset)
-            .compile(),
+          eventListQuery(db, tenantId, filter, ["created_at", "id"], count, offset),
         );
         return rows.map((r) => ({ createdAt: Number(r.created_at), id: r.id }));
       }),
+
+    reasonCounts: (tenantId, scope) =>
+      guard("insights.reasonCounts", async () =>
+        (await rt.report(reasonCountsQuery(db, tenantId, scope))).map(reasonCountFromRow),
+      ),
+
+    knownActions: (tenantId) =>
+      guard("insights.knownActions", async () =>
+        (await rt.report(knownActionsQuery(tenantId).compile(db))).map((r) => r.action),
+      ),
 
     challengesForEvent: (tenantId, eventId) =>
       guard("insights.challengesForEvent", async () =>
@@ -362,33 +346,21 @@ export function createInsightStore(rt: SqlRuntime): InsightStore {
   };
 }
 
-/**
- * The events of a list (listEvents' filter). After a cursor, the period ends at the cursor's time
- * too: with that single upper bound the database starts its index range there; with only
- * `created_at < until` and the cursor as an OR it read every newer index entry again, each page
- * slower than the one before (50 ms a page at 900,000 events from the newest, 4 ms now).
- */
-function eventList(db: Kysely<Database>, tenantId: string, filter: EventListFilter) {
-  const before = filter.before;
-  let qb = db
-    .selectFrom("events")
-    .where("tenant_id", "=", tenantId)
-    .where("created_at", ">=", filter.since)
-    .where("created_at", "<", before ? Math.min(filter.until, before.createdAt + 1) : filter.until);
-  if (filter.action !== undefined) qb = qb.where("action", "=", filter.action);
-  if (filter.session !== undefined) qb = qb.where("session", "=", filter.session);
-  if (filter.decision !== undefined) qb = qb.where("decision", "=", filter.decision);
-  if (filter.actorType !== undefined) qb = qb.where("actor_type", "=", filter.actorType);
-  if (before) {
-    qb = qb.where((eb) =>
-      eb.or([
-        eb("created_at", "<", before.createdAt),
-        eb.and([eb("created_at", "=", before.createdAt), eb("id", "<", before.id)]),
-      ]),
-    );
-  }
-  return qb;
-}
+/** What lists show of an event (EventListItem). */
+const LIST_COLUMNS = [
+  "id",
+  "created_at",
+  "action",
+  "surface",
+  "session",
+  "decision",
+  "would_be_decision",
+  "actor_type",
+  "confidence",
+  "degraded",
+  "enforcement_mode",
+  "risk_estimate",
+] as const;
 
 /** In the order of the events_risk index, so the groups are formed while it is scanned. */
 const RISK_COLUMNS = [

@@ -74,6 +74,9 @@ export function eventToRow(e: EventRecord): Database["events"] {
     risk_low: e.risk?.low ?? null,
     risk_high: e.risk?.high ?? null,
     risk_raised: bool(e.risk?.raised === true),
+    email_hash: e.emailHash,
+    network: e.network,
+    reason_codes: JSON.stringify([...new Set(e.reasonCodes)]),
   };
 }
 
@@ -108,6 +111,9 @@ export function eventFromRow(r: Database["events"]): EventRecord {
             high: Number(r.risk_high),
             raised: Number(r.risk_raised) === 1,
           },
+    emailHash: r.email_hash,
+    network: r.network,
+    reasonCodes: r.reason_codes === null ? [] : (JSON.parse(r.reason_codes) as string[]),
   };
 }
 
