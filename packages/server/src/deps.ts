@@ -30,12 +30,24 @@ export function hostingNetworks(): HostingNetworks {
   return sharedHosting;
 }
 
-/** Opens the store named by the configuration. `storeTimeoutMs` overrides the request-path deadline (CLI). */
-export async function openStore(config: Config, storeTimeoutMs = config.storeTimeoutMs): Promise<Store> {
+/**
+ * Opens the store named by the configuration. `storeTimeoutMs` overrides the request-path deadline
+ * (CLI); `migrate: false` only checks that the schema is current (`warden serve --no-migrate`).
+ */
+export async function openStore(
+  config: Config,
+  storeTimeoutMs = config.storeTimeoutMs,
+  { migrate = true }: { migrate?: boolean } = {},
+): Promise<Store> {
   const store = config.databaseUrl.startsWith("sqlite:")
-    ? await openSqliteStore({ file: sqliteFileFromUrl(config.databaseUrl), busyTimeoutMs: storeTimeoutMs })
+    ? await openSqliteStore({
+        file: sqliteFileFromUrl(config.databaseUrl),
+        busyTimeoutMs: storeTimeoutMs,
+        migrate,
+      })
     : await openPostgresStore({
         url: config.databaseUrl,
+        migrate,
         statementTimeoutMs: storeTimeoutMs,
         poolSize: config.pgPoolSize,
         poolMin: config.pgPoolMin,

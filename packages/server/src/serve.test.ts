@@ -9,9 +9,9 @@ const bin = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../bin/w
 const dir = tempDir();
 afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
 
-/** Starts `warden serve` as a real process on a free port; resolves once it prints its first-run banner or listens. */
+/** Starts `warden serve --demo` (as `npm start` does) on a free port; resolves once it prints its first-run banner or listens. */
 function startServe(port: number): Promise<{ child: ChildProcess; output: () => string }> {
-  const child = spawn(process.execPath, [bin, "serve"], {
+  const child = spawn(process.execPath, [bin, "serve", "--demo"], {
     env: {
       ...process.env,
       WARDEN_DATABASE_URL: `sqlite:${path.join(dir, "serve.db")}`,

@@ -2,7 +2,7 @@ import type { FastifyInstance } from "fastify";
 import { bootstrapDemoTenant } from "./admin/bootstrap.js";
 import { buildApp } from "./app.js";
 import type { Config } from "./config.js";
-import { buildDeps, closeDeps, type Deps } from "./deps.js";
+import { buildDeps, closeDeps, type Deps, openStore } from "./deps.js";
 import { claimSpooledEvents, spoolEvents } from "./operations/verify/degradedSpool.js";
 
 /** Deletes expired counters, idempotency records and console sessions once a minute. */
@@ -62,10 +62,22 @@ export interface RunningServer {
   close(): Promise<void>;
 }
 
-export async function startServer(config: Config, print: (line: string) => void): Promise<RunningServer> {
-  const deps = await buildDeps(config);
+/** How `warden serve` starts: whether it migrates the schema, and whether it makes the demo tenant. */
+export interface StartOptions {
+  /** Bring the schema up to date first (default); false: refuse to start on an out-of-date schema. */
+  migrate?: boolean;
+  /** On a database with no tenant, create tenant `demo` and print a key with every scope (npm start). */
+  demo?: boolean;
+}
+
+export async function startServer(
+  config: Config,
+  print: (line: string) => void,
+  options: StartOptions = {},
+): Promise<RunningServer> {
+  const deps = await buildDeps(config, await openStore(config, config.storeTimeoutMs, options));
   try {
-    return await listening(config, deps, print);
+    return await listening(config, deps, print, options.demo === true);
   } catch (err) {
     // Nothing of a failed start stays open (the caller exits non-zero).
     await closeDeps(deps).catch(() => undefined);
@@ -73,8 +85,13 @@ export async function startServer(config: Config, print: (line: string) => void)
   }
 }
 
-async function listening(config: Config, deps: Deps, print: (line: string) => void): Promise<RunningServer> {
-  const demo = await bootstrapDemoTenant(deps.store, deps.clock());
+async function listening(
+  config: Config,
+  deps: Deps,
+  print: (line: string) => void,
+  makeDemo: boolean,
+): Promise<RunningServer> {
+  const demo = makeDemo ? await bootstrapDemoTenant(deps.store, deps.clock()) : undefined;
   const app = await buildApp(deps);
   await app.ready();
   // Before listening, so the first requests neither open connections nor run cold code.
@@ -133,8 +150,12 @@ async function listening(config: Config, deps: Deps, print: (line: string) => vo
 }
 
 /** `warden serve`: runs until SIGTERM or SIGINT, then drains and exits 0. */
-export async function serve(config: Config, print: (line: string) => void): Promise<number> {
-  const server = await startServer(config, print);
+export async function serve(
+  config: Config,
+  print: (line: string) => void,
+  options: StartOptions = {},
+): Promise<number> {
+  const server = await startServer(config, print, options);
   await new Promise<void>((resolve) => {
     const stop = (signal: string) => {
       server.app.log.info({ signal }, "shutting down: draining in-flight requests");

@@ -2,6 +2,7 @@ import { parseArgs } from "node:util";
 import { type Config, ConfigError, loadConfig } from "../config.js";
 import { openStore } from "../deps.js";
 import { serve } from "../serve.js";
+import { MIGRATION_NAMES } from "../store/migrations.js";
 import { AGENT_COMMANDS } from "./agentCommands.js";
 import { type Command, type Context, type Io, UsageError } from "./command.js";
 import { KEY_COMMANDS } from "./keyCommands.js";
@@ -13,12 +14,30 @@ const COMMANDS: Record<string, Command> = {
   ...AGENT_COMMANDS,
   ...POLICY_COMMANDS,
   serve: {
-    usage: "warden serve",
+    usage: "warden serve [--no-migrate] [--demo]",
     summary:
-      "Run the HTTP service (what `npm start` runs). Settings come from the environment; see the README's Configuration.",
+      "Run the HTTP service. Settings come from the environment; see the README's Configuration. It first brings the database schema up to date; with --no-migrate it only checks that `warden migrate` has (for a role without the right to change the schema). --demo (what `npm start` adds): on a database with no tenant, create tenant 'demo' and print a key with every scope.",
+    options: { "no-migrate": { type: "boolean" }, demo: { type: "boolean" } },
+    positionals: 0,
+    run: (args, ctx) =>
+      serve(ctx.config(), ctx.io.out, {
+        migrate: args.values["no-migrate"] !== true,
+        demo: args.values.demo === true,
+      }),
+  },
+  migrate: {
+    usage: "warden migrate",
+    summary:
+      "Bring the database schema up to date and exit (run it with a role that may change the schema, before starting `warden serve --no-migrate`). Safe while other processes run or migrate.",
     options: {},
     positionals: 0,
-    run: (_args, ctx) => serve(ctx.config(), ctx.io.out),
+    run: async (_args, ctx) => {
+      await ctx.withStore(async () => undefined);
+      ctx.io.out(
+        `schema up to date: ${MIGRATION_NAMES.length} migrations, the latest ${MIGRATION_NAMES.at(-1)}`,
+      );
+      return 0;
+    },
   },
   ...TENANT_COMMANDS,
   ...KEY_COMMANDS,

@@ -11,7 +11,7 @@ import {
 import pg from "pg";
 import type { Store } from "../interfaces.js";
 import { StoreUnavailableError } from "../interfaces.js";
-import { migrateToLatest } from "../migrations.js";
+import { migrateToLatest, requireCurrentSchema, SchemaBehindError } from "../migrations.js";
 import type { Database } from "../schema.js";
 import { createSqlStore, type SqlRuntime } from "../sqlStore.js";
 import { NamedStatements } from "./namedStatements.js";
@@ -22,6 +22,8 @@ pg.types.setTypeParser(pg.types.builtins.INT8, (v) => Number(v));
 
 export interface PostgresOptions {
   url: string;
+  /** Bring the schema up to date (default), or only check that it is (SchemaBehindError if not). */
+  migrate?: boolean;
   /** Deadline of one statement (statement_timeout) and of acquiring a connection. */
   statementTimeoutMs: number;
   poolSize: number;
@@ -280,8 +282,11 @@ export async function openPostgresStore(opts: PostgresOptions): Promise<Store> {
       : new PostgresDialect({ pool: migrations }),
   });
   try {
-    await migrateToLatest(migrator as unknown as Kysely<unknown>, "postgres");
+    if (opts.migrate === false)
+      await requireCurrentSchema(migrator as unknown as Kysely<unknown>, "postgres");
+    else await migrateToLatest(migrator as unknown as Kysely<unknown>, "postgres");
   } catch (err) {
+    if (err instanceof SchemaBehindError) throw err;
     throw new StoreUnavailableError(`cannot migrate PostgreSQL: ${(err as Error).message}`, { cause: err });
   } finally {
     await migrator.destroy();

@@ -4,7 +4,7 @@ import SQLite from "better-sqlite3";
 import { CompiledQuery, Kysely, type QueryResult, SqliteDialect } from "kysely";
 import type { Store } from "../interfaces.js";
 import { StoreUnavailableError } from "../interfaces.js";
-import { migrateToLatest } from "../migrations.js";
+import { migrateToLatest, requireCurrentSchema } from "../migrations.js";
 import type { Database } from "../schema.js";
 import { createSqlStore } from "../sqlStore.js";
 import { type CheckpointerOptions, startCheckpointer } from "./checkpointer.js";
@@ -21,6 +21,8 @@ export interface SqliteOptions {
   busyTimeoutMs: number;
   /** WAL checkpointing (tests shrink its thresholds); see checkpointer.ts. */
   checkpoint?: CheckpointerOptions;
+  /** Bring the schema up to date (default), or only check that it is (SchemaBehindError if not). */
+  migrate?: boolean;
 }
 
 /**
@@ -43,7 +45,13 @@ export async function openSqliteStore(opts: SqliteOptions): Promise<Store> {
   }
   const cached = withStatementCache(raw, 256);
   const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: cached }) });
-  await migrateToLatest(db as unknown as Kysely<unknown>, "sqlite");
+  try {
+    if (opts.migrate === false) await requireCurrentSchema(db as unknown as Kysely<unknown>, "sqlite");
+    else await migrateToLatest(db as unknown as Kysely<unknown>, "sqlite");
+  } catch (err) {
+    raw.close();
+    throw err;
+  }
   const group = new GroupCommit(db, raw);
   const checkpointer =
     opts.file === ":memory:" ? undefined : startCheckpointer(raw, opts.file, group, opts.checkpoint);
