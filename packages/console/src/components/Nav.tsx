@@ -34,7 +34,10 @@ export function Nav({ route, session, onSignOut }: { route: Route; session: Sess
       </nav>
       <div class="who">
         <span class="tenant">
-          Tenant <code data-testid="tenant-id">{session.tenantId}</code>
+          Tenant{" "}
+          <code data-testid="tenant-id" title={session.tenantId}>
+            {session.tenantId}
+          </code>
         </span>
         <button type="button" class="secondary" onClick={onSignOut}>
           Sign out

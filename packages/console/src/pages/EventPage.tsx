@@ -8,6 +8,7 @@ import { dateTime, decimal, weight, words } from "../format.js";
 import { useApi } from "../hooks.js";
 import { links } from "../router.js";
 import type { ChallengeView, EventDetail, Observation } from "../types.js";
+import { actorTypeText, confidenceText, decidedByText } from "../verdictView.js";
 
 /** One event in full: the verdict and its grounds, the token it signed, its challenges and what was observed. */
 export function EventPage({ eventId }: { eventId: string }) {
@@ -88,8 +89,9 @@ function EventBody({ detail }: { detail: EventDetail }) {
               />,
             ],
             ["Would-be decision", e.wouldBeDecision, "event-would-be"],
-            ["Actor type", words(e.actorType), "event-actor-type"],
-            ["Confidence", decimal(e.confidence, 2), "event-confidence"],
+            ["Decided by", decidedByText(e.decidedBy), "event-decided-by"],
+            ["Actor type", actorTypeText(e.decidedBy, e.actorType), "event-actor-type"],
+            ["Confidence", confidenceText(e.decidedBy, e.confidence), "event-confidence"],
             [
               "Risk",
               r ? (

@@ -1,4 +1,5 @@
 import { useEffect, useState } from "preact/hooks";
+import { POLICY_FILE, policySetCommand } from "../cliCommands.js";
 import { DataTable } from "../components/DataTable.js";
 import { FiltersBar } from "../components/FiltersBar.js";
 import { Json } from "../components/Json.js";
@@ -229,8 +230,8 @@ function PolicyJson({ policy, tenantId }: { policy: unknown; tenantId: string })
       <h2 id="h-policy">Policy with these costs</h2>
       <p class="note-box">
         Nothing changes until a person applies it: the console only shows this document. To use these costs,
-        save it as <code>policy.json</code> and run{" "}
-        <code data-testid="policy-command">warden policy set {tenantId} policy.json</code>.
+        save it as <code>{POLICY_FILE}</code> and run{" "}
+        <code data-testid="policy-command">{policySetCommand(tenantId)}</code>.
       </p>
       <button type="button" aria-expanded={open} aria-controls="policy-json" onClick={() => setOpen(!open)}>
         {open ? "Hide policy JSON" : "Show policy JSON"}

@@ -51,6 +51,35 @@ function topHelp(): string {
   return lines.join("\n");
 }
 
+/** Parses a command's arguments as runCli does; throws UsageError or parseArgs' ERR_PARSE_ARGS_* errors. */
+function parseArguments(command: Command, rest: string[]): Parameters<Command["run"]>[0] {
+  const parsed = parseArgs({ args: rest, options: command.options, allowPositionals: true, strict: true });
+  if (parsed.positionals.length !== command.positionals) {
+    throw new UsageError(
+      command.positionals === 0
+        ? `unexpected argument "${parsed.positionals[0]}"`
+        : `expected ${command.positionals} argument(s), got ${parsed.positionals.length}`,
+    );
+  }
+  return parsed;
+}
+
+/** Every command's name ("serve", "policy set", …). */
+export const commandNames = (): string[] => Object.keys(COMMANDS);
+
+/**
+ * The command a command line (its words after `warden`) names, its arguments checked as runCli checks
+ * them, without running it; undefined when it names no command. Throws as runCli's parsing does: a
+ * test feeds every command the docs and the console print through it.
+ */
+export function parseCommandLine(argv: string[]): { name: string; usage: string } | undefined {
+  const found = findCommand(argv);
+  if (!found) return undefined;
+  const command = COMMANDS[found.name] as Command;
+  parseArguments(command, found.rest);
+  return { name: found.name, usage: command.usage };
+}
+
 function findCommand(argv: string[]): { name: string; rest: string[] } | undefined {
   const two = argv.slice(0, 2).join(" ");
   if (COMMANDS[two]) return { name: two, rest: argv.slice(2) };
@@ -103,20 +132,7 @@ export async function runCli(
     },
   };
   try {
-    const parsed = parseArgs({
-      args: found.rest,
-      options: command.options,
-      allowPositionals: true,
-      strict: true,
-    });
-    if (parsed.positionals.length !== command.positionals) {
-      throw new UsageError(
-        command.positionals === 0
-          ? `unexpected argument "${parsed.positionals[0]}"`
-          : `expected ${command.positionals} argument(s), got ${parsed.positionals.length}`,
-      );
-    }
-    return await command.run(parsed, ctx);
+    return await command.run(parseArguments(command, found.rest), ctx);
   } catch (err) {
     if (err instanceof UsageError || (err as { code?: string }).code?.startsWith("ERR_PARSE_ARGS")) {
       io.err(`error: ${(err as Error).message}\nUsage: ${command.usage}`);

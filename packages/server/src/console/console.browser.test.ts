@@ -534,7 +534,7 @@ if (chromiumOrSkip(SUITE)) {
         falseDeny: 3,
       });
       expect(policy).toEqual(answer.policy);
-      expect(await text(page, "policy-command")).toBe("warden policy set shop policy.json");
+      expect(await text(page, "policy-command")).toBe("warden policy set --tenant shop --file policy.json");
       await shot(page, "what-if");
       expect(problems).toEqual([]);
       await context.close();
