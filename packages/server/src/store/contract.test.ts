@@ -18,11 +18,11 @@ insightContract("sqlite", () =>
 eventSearchContract("sqlite", () =>
   openSqliteStore({ file: path.join(dir, "search.db"), busyTimeoutMs: 5000 }),
 );
-attemptContract("sqlite", () =>
-  openSqliteStore({ file: path.join(dir, "attempts.db"), busyTimeoutMs: 5000 }),
-);
 feedbackResolutionContract("sqlite", () =>
   openSqliteStore({ file: path.join(dir, "resolutions.db"), busyTimeoutMs: 5000 }),
+);
+attemptContract("sqlite", () =>
+  openSqliteStore({ file: path.join(dir, "attempts.db"), busyTimeoutMs: 5000 }),
 );
 
 describe("sqlite adapter", () => {

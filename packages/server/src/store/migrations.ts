@@ -284,52 +284,6 @@ const migrationsFor = (dialect: Dialect): Record<string, Migration> => ({
       await db.schema.alterTable("challenges").addColumn("completion_key", "text").execute();
     },
   },
-  "0013_attempt_links": {
-    async up(db) {
-      // An attempt is its first verdict and the re-verify that redeemed its clear: the clear records
-      // that re-verify's event, so feedback on either counts for the attempt (docs/api.md, "Attempts").
-      await db.schema.alterTable("event_clears").addColumn("reverify_event_id", "text").execute();
-      await db.schema
-        .createIndex("event_clears_reverify")
-        .on("event_clears")
-        .columns(["tenant_id", "reverify_event_id"])
-        .execute();
-      // Clears redeemed before: the redeeming event was written at the redemption's time, decided by
-      // the clear, with the challenge's id among its signals.
-      const challengeIdOf =
-        dialect === "postgres"
-          ? sql`(e.signals::jsonb ->> 'challengeId')`
-          : sql`json_extract(e.signals, '$.challengeId')`;
-      await sql`update event_clears set reverify_event_id = (
-          select e.id from events e
-          where e.tenant_id = event_clears.tenant_id and e.created_at = event_clears.redeemed_at
-            and e.decided_by = 'clear' and ${challengeIdOf} = event_clears.challenge_id
-          limit 1)`.execute(db);
-    },
-  },
-  "0011_feedback_resolutions": {
-    async up(db) {
-      // Who resolved a quarantined observation, how and when: appended once, never changed. The
-      // primary key makes "once" hold across processes; the observation's status changes with it.
-      await db.schema
-        .createTable("feedback_resolutions")
-        .addColumn("tenant_id", "text", (c) => c.notNull())
-        .addColumn("feedback_id", "text", (c) => c.notNull())
-        .addColumn("event_id", "text", (c) => c.notNull())
-        .addColumn("resolution", "text", (c) => c.notNull())
-        .addColumn("note", "text")
-        .addColumn("key_id", "text", (c) => c.notNull())
-        .addColumn("resolved_at", "bigint", (c) => c.notNull())
-        .addColumn("superseded", "text", (c) => c.notNull())
-        .addPrimaryKeyConstraint("feedback_resolutions_pk", ["tenant_id", "feedback_id"])
-        .execute();
-      await db.schema
-        .createIndex("feedback_resolutions_event")
-        .on("feedback_resolutions")
-        .columns(["tenant_id", "event_id"])
-        .execute();
-    },
-  },
   "0012_event_search": {
     async up(db) {
       // What the console finds a person by (docs/console.md, "Finding a person"), in columns the
@@ -409,23 +363,92 @@ const migrationsFor = (dialect: Dialect): Record<string, Migration> => ({
       }
     },
   },
+  "0011_feedback_resolutions": {
+    async up(db) {
+      // Who resolved a quarantined observation, how and when: appended once, never changed. The
+      // primary key makes "once" hold across processes; the observation's status changes with it.
+      await db.schema
+        .createTable("feedback_resolutions")
+        .addColumn("tenant_id", "text", (c) => c.notNull())
+        .addColumn("feedback_id", "text", (c) => c.notNull())
+        .addColumn("event_id", "text", (c) => c.notNull())
+        .addColumn("resolution", "text", (c) => c.notNull())
+        .addColumn("note", "text")
+        .addColumn("key_id", "text", (c) => c.notNull())
+        .addColumn("resolved_at", "bigint", (c) => c.notNull())
+        .addColumn("superseded", "text", (c) => c.notNull())
+        .addPrimaryKeyConstraint("feedback_resolutions_pk", ["tenant_id", "feedback_id"])
+        .execute();
+      await db.schema
+        .createIndex("feedback_resolutions_event")
+        .on("feedback_resolutions")
+        .columns(["tenant_id", "event_id"])
+        .execute();
+    },
+  },
+  "0013_attempt_links": {
+    async up(db) {
+      // An attempt is its first verdict and the re-verify that redeemed its clear: the clear records
+      // that re-verify's event, so feedback on either counts for the attempt (docs/api.md, "Attempts").
+      await db.schema.alterTable("event_clears").addColumn("reverify_event_id", "text").execute();
+      await db.schema
+        .createIndex("event_clears_reverify")
+        .on("event_clears")
+        .columns(["tenant_id", "reverify_event_id"])
+        .execute();
+      // Clears redeemed before: the redeeming event was written at the redemption's time, decided by
+      // the clear, with the challenge's id among its signals.
+      const challengeIdOf =
+        dialect === "postgres"
+          ? sql`(e.signals::jsonb ->> 'challengeId')`
+          : sql`json_extract(e.signals, '$.challengeId')`;
+      await sql`update event_clears set reverify_event_id = (
+          select e.id from events e
+          where e.tenant_id = event_clears.tenant_id and e.created_at = event_clears.redeemed_at
+            and e.decided_by = 'clear' and ${challengeIdOf} = event_clears.challenge_id
+          limit 1)`.execute(db);
+    },
+  },
 });
 
-/** Brings the schema up to date. Safe when several processes start at once (Kysely's migration lock). */
-export async function migrateToLatest(db: Kysely<unknown>, dialect: Dialect): Promise<void> {
+/** Every migration this version knows, in order (the schema it needs is the last one's). */
+export const MIGRATION_NAMES: readonly string[] = Object.keys(migrationsFor("sqlite")).sort();
+
+/**
+ * The Migrator of Warden's migrations. Kysely looks for its migration tables by name in every
+ * schema: another schema's (another Kysely application in the same database, or another Warden's)
+ * would pass for Warden's own, and its lock would then be missing where the connection works. So the
+ * schema the connection writes to is named.
+ */
+async function migratorFor(db: Kysely<unknown>, dialect: Dialect): Promise<Migrator> {
   const provider: MigrationProvider = { getMigrations: async () => migrationsFor(dialect) };
-  // Kysely looks for its migration tables by name in every schema: another schema's (another Kysely
-  // application in the same database, or another Warden's) would pass for Warden's own, and its
-  // lock would then be missing where the connection works. Name the schema the connection writes to.
   const schema =
     dialect === "postgres"
       ? (await sql<{ schema: string }>`select current_schema() as schema`.execute(db)).rows[0]?.schema
       : undefined;
-  const { error, results } = await new Migrator({
-    db,
-    provider,
-    ...(schema ? { migrationTableSchema: schema } : {}),
-  }).migrateToLatest();
+  return new Migrator({ db, provider, ...(schema ? { migrationTableSchema: schema } : {}) });
+}
+
+/** A database whose schema this version cannot serve from: `warden migrate` has not run on it. */
+export class SchemaBehindError extends Error {}
+
+/**
+ * Checks, changing nothing, that every migration has run (`warden serve --no-migrate`, whose role
+ * may lack the right to change the schema); throws SchemaBehindError naming the missing ones.
+ */
+export async function requireCurrentSchema(db: Kysely<unknown>, dialect: Dialect): Promise<void> {
+  const migrations = await (await migratorFor(db, dialect)).getMigrations();
+  const missing = migrations.filter((m) => m.executedAt === undefined).map((m) => m.name);
+  if (missing.length > 0) {
+    throw new SchemaBehindError(
+      `the database schema lacks ${missing.length} migration(s) (${missing.join(", ")}): run \`warden migrate\` with a role that may change the schema, then start again`,
+    );
+  }
+}
+
+/** Brings the schema up to date. Safe when several processes start at once (Kysely's migration lock). */
+export async function migrateToLatest(db: Kysely<unknown>, dialect: Dialect): Promise<void> {
+  const { error, results } = await (await migratorFor(db, dialect)).migrateToLatest();
   if (error) {
     const failed = results?.find((r) => r.status === "Error")?.migrationName ?? "unknown";
     throw new Error(`migration ${failed} failed: ${error instanceof Error ? error.message : String(error)}`, {

@@ -20,9 +20,9 @@ if (schema) {
   insightContract("postgres", open);
   // Its own tenants (q1, q2).
   eventSearchContract("postgres", open);
-  attemptContract("postgres", open);
   // Its own tenants (r1, r2); resolutions race on two pools.
   feedbackResolutionContract("postgres", open, open);
+  attemptContract("postgres", open);
 
   describe("postgres refusals", () => {
     it("a value PostgreSQL cannot store (a NUL byte) is a StoreRejectedError: retrying cannot succeed", async () => {

@@ -398,7 +398,7 @@ function attemptEventOf(eventId: ReturnType<typeof sql.ref>, tenantId: ReturnTyp
     ${eventId})`;
 }
 
-/** Each attempt with effective observations/** Each attempt with effective observations, once, flagged abusive when one of them is an abuse outcome. */
+/** Each attempt with effective observations, once, flagged abusive when one of them is an abuse outcome. */
 function effectiveLabels(db: Kysely<Database>, tenantId: string, abuseOutcomes: readonly string[]) {
   const attempt = attemptEventOf(sql.ref("feedback.event_id"), sql.ref("feedback.tenant_id"));
   return db
