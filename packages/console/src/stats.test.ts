@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { parseHash } from "./router.js";
-import { breakdownBy, bucketSeries, decisionByMode, flagOf, totals } from "./stats.js";
+import { attemptTotals, breakdownBy, bucketSeries, decisionByMode, flagOf, totals } from "./stats.js";
 import type { DecisionRow } from "./types.js";
 
 const row = (over: Partial<DecisionRow>): DecisionRow => ({
@@ -30,6 +30,36 @@ const rows = [
 describe("the overview's sums", () => {
   it("totals by decision, degraded and log-only", () => {
     expect(totals(rows)).toEqual({ total: 22, allow: 16, challenge: 5, deny: 1, degraded: 2, logOnly: 4 });
+  });
+
+  it("totals attempts by how they ended, degraded first verdicts apart", () => {
+    const at = (
+      ending: "allowed" | "cleared" | "challenged" | "denied",
+      count: number,
+      degraded = false,
+    ) => ({
+      bucketStart: "2026-11-24T10:00:00.000Z",
+      action: "signup",
+      ending,
+      degraded,
+      count,
+    });
+    expect(
+      attemptTotals([
+        at("allowed", 10),
+        at("cleared", 3),
+        at("cleared", 1, true),
+        at("challenged", 2),
+        at("denied", 1),
+      ]),
+    ).toEqual({
+      total: 17,
+      allowed: 10,
+      cleared: 4,
+      challenged: 2,
+      denied: 1,
+      degraded: 1,
+    });
   });
 
   it("breaks down by a column, largest first", () => {

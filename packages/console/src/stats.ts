@@ -1,5 +1,12 @@
 /** Sums the overview draws from /v1/stats/decisions rows (pure: no DOM, no fetch). */
-import { ABUSE_OUTCOMES, DECISIONS, type Decision, type DecisionRow, GOOD_OUTCOMES } from "./types.js";
+import {
+  ABUSE_OUTCOMES,
+  type AttemptRow,
+  DECISIONS,
+  type Decision,
+  type DecisionRow,
+  GOOD_OUTCOMES,
+} from "./types.js";
 
 export interface DecisionTotals {
   total: number;
@@ -17,6 +24,26 @@ export function totals(rows: DecisionRow[]): DecisionTotals {
     if (isDecision(r.decision)) t[r.decision] += r.count;
     if (r.degraded) t.degraded += r.count;
     if (r.enforcementMode === "log_only") t.logOnly += r.count;
+  }
+  return t;
+}
+
+/** Attempts by how they ended (/v1/stats/attempts rows), and those whose first verdict was degraded. */
+export interface AttemptTotals {
+  total: number;
+  allowed: number;
+  cleared: number;
+  challenged: number;
+  denied: number;
+  degraded: number;
+}
+
+export function attemptTotals(rows: AttemptRow[]): AttemptTotals {
+  const t: AttemptTotals = { total: 0, allowed: 0, cleared: 0, challenged: 0, denied: 0, degraded: 0 };
+  for (const r of rows) {
+    t.total += r.count;
+    t[r.ending] += r.count;
+    if (r.degraded) t.degraded += r.count;
   }
   return t;
 }

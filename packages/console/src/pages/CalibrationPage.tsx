@@ -42,7 +42,8 @@ export function CalibrationPage({ filters, onFilters }: Props) {
     <>
       <PageHeading title="Calibration">
         Whether a risk of 10% means one in ten turns out abusive: the mean estimated risk of each bin against
-        the abuse rate observed among its labelled events.
+        the abuse rate observed among its labelled attempts. An attempt counts once, with the risk of its
+        first scored verdict; feedback on any of its events (the re-verify's too) labels it.
       </PageHeading>
       <FiltersBar filters={filters} onChange={onFilters}>
         <div class="field">
@@ -61,7 +62,7 @@ export function CalibrationPage({ filters, onFilters }: Props) {
         <div class={stats.loading ? "stale" : undefined}>
           <RangeNote echo={s} />
           <dl class="tiles">
-            <Tile label="Events with a risk estimate" value={count(s.events)} testId="calibration-events" />
+            <Tile label="Attempts with a risk estimate" value={count(s.events)} testId="calibration-events" />
             <Tile label="Labelled" value={count(s.labelled)} testId="calibration-labelled" />
             <Tile
               label="Abusive"
@@ -117,7 +118,7 @@ export function CalibrationPage({ filters, onFilters }: Props) {
                 ]}
                 columns={[
                   { label: "Risk range", cell: (b) => `${pct(b.low)}–${pct(b.high)}`, rowHeader: true },
-                  { label: "Events", cell: (b) => count(b.events), numeric: true },
+                  { label: "Attempts", cell: (b) => count(b.events), numeric: true },
                   { label: "Labelled", cell: (b) => count(b.labelled), numeric: true },
                   { label: "Abusive", cell: (b) => count(b.abusive), numeric: true },
                   { label: "Observed rate", cell: (b) => rate(b.observedRate), numeric: true },

@@ -1,4 +1,5 @@
 import type { ComponentChildren } from "preact";
+import { AttemptPanel } from "../components/AttemptPanel.js";
 import { DataTable } from "../components/DataTable.js";
 import { DecisionBadge } from "../components/DecisionBadge.js";
 import { Json } from "../components/Json.js";
@@ -29,6 +30,7 @@ export function EventPage({ eventId }: { eventId: string }) {
           purged.
         </p>
       ) : null}
+      {data ? <AttemptPanel eventId={eventId} /> : null}
       {data ? <EventBody detail={data} /> : null}
     </>
   );

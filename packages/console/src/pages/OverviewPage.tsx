@@ -1,4 +1,5 @@
 import { useMemo } from "preact/hooks";
+import { AttemptTiles } from "../components/AttemptTiles.js";
 import { CsvLink } from "../components/CsvLink.js";
 import { type Column, DataTable } from "../components/DataTable.js";
 import { FiltersBar } from "../components/FiltersBar.js";
@@ -6,14 +7,26 @@ import { PageHeading } from "../components/PageHeading.js";
 import { RangeNote } from "../components/RangeNote.js";
 import { ReasonBreakdown } from "../components/ReasonBreakdown.js";
 import { Status } from "../components/Status.js";
-import { Tile } from "../components/Tile.js";
 import { TimeChart } from "../components/TimeChart.js";
 import { type Filters, rangeQuery } from "../filters.js";
 import { actionLabel, count, dateTime, percent, words } from "../format.js";
 import { useApi } from "../hooks.js";
 import { DECISION_COLORS } from "../palette.js";
-import { type Breakdown, breakdownBy, bucketSeries, decisionByMode, totals } from "../stats.js";
-import { type ChallengeRow, type ChallengeStats, type DecisionStats, ENFORCEMENT_MODES } from "../types.js";
+import {
+  attemptTotals,
+  type Breakdown,
+  breakdownBy,
+  bucketSeries,
+  decisionByMode,
+  totals,
+} from "../stats.js";
+import {
+  type AttemptStats,
+  type ChallengeRow,
+  type ChallengeStats,
+  type DecisionStats,
+  ENFORCEMENT_MODES,
+} from "../types.js";
 
 interface Props {
   filters: Filters;
@@ -64,10 +77,12 @@ export function OverviewPage({ filters, onFilters }: Props) {
   const decisionsQuery = { ...query, bucket: filters.bucket === "auto" ? undefined : filters.bucket };
   const decisions = useApi<DecisionStats>("/v1/stats/decisions", decisionsQuery);
   const challenges = useApi<ChallengeStats>("/v1/stats/challenges", query);
+  const attempts = useApi<AttemptStats>("/v1/stats/attempts", decisionsQuery);
 
   const d = decisions.data;
   const rows = d?.rows ?? [];
   const t = useMemo(() => totals(rows), [rows]);
+  const a = useMemo(() => attemptTotals(attempts.data?.rows ?? []), [attempts.data]);
   const series = useMemo(() => {
     if (!d) return null;
     const b = bucketSeries(d.rows, d.since, d.until, d.bucket);
@@ -88,55 +103,22 @@ export function OverviewPage({ filters, onFilters }: Props) {
   return (
     <>
       <PageHeading title="Overview">
-        What Warden answered for this tenant: decisions over time, who asked and how challenges ended.
+        What Warden answered for this tenant: attempts by how they ended, verdicts over time, who asked and
+        how challenges ended. An attempt is a first verdict with the re-verify that redeemed its clear; the
+        chart and tables below count verdicts (events).
       </PageHeading>
       <FiltersBar filters={filters} onChange={onFilters} bucket />
       <Status
-        loading={decisions.loading || challenges.loading}
-        errors={[decisions.error, challenges.error]}
+        loading={decisions.loading || challenges.loading || attempts.loading}
+        errors={[decisions.error, challenges.error, attempts.error]}
       />
       {d ? (
         <div class={decisions.loading ? "stale" : undefined}>
           <RangeNote echo={d} extra={`per ${d.bucket}`} />
-          <dl class="tiles">
-            <Tile label="Events" value={count(t.total)} testId="total-events" />
-            <Tile
-              label="Allowed"
-              value={count(t.allow)}
-              testId="count-allow"
-              tone="allow"
-              detail={percent(t.allow, t.total)}
-            />
-            <Tile
-              label="Challenged"
-              value={count(t.challenge)}
-              testId="count-challenge"
-              tone="challenge"
-              detail={percent(t.challenge, t.total)}
-            />
-            <Tile
-              label="Denied"
-              value={count(t.deny)}
-              testId="count-deny"
-              tone="deny"
-              detail={percent(t.deny, t.total)}
-            />
-            <Tile
-              label="Degraded"
-              value={count(t.degraded)}
-              testId="count-degraded"
-              detail={percent(t.degraded, t.total)}
-            />
-            <Tile
-              label="Log-only"
-              value={count(t.logOnly)}
-              testId="count-log-only"
-              detail={percent(t.logOnly, t.total)}
-            />
-          </dl>
+          <AttemptTiles t={a} logOnly={t.logOnly} />
 
           <section aria-labelledby="h-chart">
-            <h2 id="h-chart">Decisions per {d.bucket}</h2>
+            <h2 id="h-chart">Verdicts per {d.bucket}</h2>
             {series ? (
               <>
                 <TimeChart

@@ -277,14 +277,21 @@ if (chromiumOrSkip(SUITE)) {
         const stats = await api<{
           rows: { decision: string; degraded: boolean; enforcementMode: string; count: number }[];
         }>("/v1/stats/decisions", { ...range, action });
+        const attempts = await api<{ rows: { ending: string; degraded: boolean; count: number }[] }>(
+          "/v1/stats/attempts",
+          { ...range, action },
+        );
         const sum = (f: (r: (typeof stats.rows)[number]) => boolean) =>
           stats.rows.filter(f).reduce((n, r) => n + r.count, 0);
+        const ended = (f: (r: (typeof attempts.rows)[number]) => boolean) =>
+          attempts.rows.filter(f).reduce((n, r) => n + r.count, 0);
         const expected = {
-          "total-events": sum(() => true),
-          "count-allow": sum((r) => r.decision === "allow"),
-          "count-challenge": sum((r) => r.decision === "challenge"),
-          "count-deny": sum((r) => r.decision === "deny"),
-          "count-degraded": sum((r) => r.degraded),
+          "attempts-total": ended(() => true),
+          "attempts-allowed": ended((r) => r.ending === "allowed"),
+          "attempts-cleared": ended((r) => r.ending === "cleared"),
+          "attempts-challenged": ended((r) => r.ending === "challenged"),
+          "attempts-denied": ended((r) => r.ending === "denied"),
+          "attempts-degraded": ended((r) => r.degraded),
           "count-log-only": sum((r) => r.enforcementMode === "log_only"),
           "mode-allow-log_only": sum((r) => r.decision === "allow" && r.enforcementMode === "log_only"),
         };
@@ -294,12 +301,13 @@ if (chromiumOrSkip(SUITE)) {
         return expected;
       };
       const all = await check();
-      // The seeded mix: every decision is there, and the log-only answers.
-      expect(all["count-allow"]).toBeGreaterThan(0);
-      expect(all["count-challenge"]).toBeGreaterThan(0);
-      expect(all["count-deny"]).toBeGreaterThan(0);
+      // The seeded mix: every ending but "cleared" is there (no clear is redeemed), and the log-only
+      // answers; with no re-verify, every event is an attempt.
+      expect(all["attempts-allowed"]).toBeGreaterThan(0);
+      expect(all["attempts-challenged"]).toBeGreaterThan(0);
+      expect(all["attempts-denied"]).toBeGreaterThan(0);
       expect(all["count-log-only"]).toBe(seeded.logOnly?.length);
-      expect(all["total-events"]).toBe(Object.values(seeded).flat().length);
+      expect(all["attempts-total"]).toBe(Object.values(seeded).flat().length);
 
       const challenges = await api<{ rows: Record<string, number | string>[] }>(
         "/v1/stats/challenges",
@@ -323,7 +331,7 @@ if (chromiumOrSkip(SUITE)) {
         .poll(() => page.getByTestId("range-note").textContent(), { timeout: POLL_MS })
         .toContain("action login");
       const login = await check("login");
-      expect(login["total-events"]).toBeLessThan(all["total-events"]);
+      expect(login["attempts-total"]).toBeLessThan(all["attempts-total"]);
       // The CSV link carries the same filters.
       const csv = await page.getByRole("link", { name: /Download decisions/ }).getAttribute("href");
       expect(csv).toContain("format=csv");
@@ -545,7 +553,7 @@ if (chromiumOrSkip(SUITE)) {
       await signIn(page, otherKey);
       expect(await text(page, "tenant-id")).toBe("other");
       await open(page, "#/overview", "overview");
-      await expect.poll(() => text(page, "total-events"), { timeout: POLL_MS }).toBe("0");
+      await expect.poll(() => text(page, "attempts-total"), { timeout: POLL_MS }).toBe("0");
       const foreign = seeded.human?.[0] ?? "";
       await open(page, `#/events/${foreign}`, `event:${foreign}`);
       await page.getByTestId("event-not-found").waitFor();

@@ -1,0 +1,156 @@
+import fs from "node:fs";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import type { Browser, Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { launchChromium } from "../../../browser/tooling/chromium.mjs";
+import { solvePow } from "../operations/challenge/proofOfWork.js";
+import { chromiumOrSkip } from "../testing/chromium.js";
+import { bearer, CHROME_HEADERS, CHROME_UA, makeTestApp, type TestApp } from "../testing/harness.js";
+
+/**
+ * Attempts in the console, in Debian's Chromium against a real app on a fresh SQLite file seeded
+ * through the public API: people allowed at once, an attempt challenged and abandoned, and two
+ * attempts challenged, solved and re-verified. The overview counts a cleared attempt once (not as a
+ * challenge and an allow); an event page shows the attempt it belongs to with a link to its other
+ * event; and feedback sent on a re-verify's eventId moves the calibration of the challenged attempts.
+ */
+const SUITE = "attempts in the operator console";
+const here = path.dirname(fileURLToPath(import.meta.url));
+const REPO = path.resolve(here, "../../../..");
+const SHOTS = path.join(REPO, "artifacts/console");
+const POLL_MS = 10_000;
+
+if (chromiumOrSkip(SUITE)) {
+  let t: TestApp;
+  let base: string;
+  let browser: Browser;
+  let key: string;
+  const cleared: { first: string; reverify: string }[] = [];
+
+  const post = async (url: string, payload: Record<string, unknown>) => {
+    const res = await t.app.inject({ method: "POST", url, headers: bearer(key), payload });
+    expect(res.statusCode, `${url} ${res.body}`).toBe(200);
+    return res.json() as Record<string, unknown> & { eventId: string };
+  };
+  const text = async (page: Page, testId: string) =>
+    ((await page.getByTestId(testId).textContent()) ?? "").trim();
+
+  beforeAll(async () => {
+    t = await makeTestApp({ env: { WARDEN_CONSOLE_SIGNINS_PER_MINUTE: "1000" } });
+    await t.tenant("shop");
+    key = (await t.key("shop")).apiKey;
+    base = `http://localhost:${new URL(await t.app.listen({ host: "127.0.0.1", port: 0 })).port}/`;
+    const person = { userAgent: CHROME_UA, headers: CHROME_HEADERS, ipTrunc: "198.51.100.0/24" };
+    for (let i = 0; i < 4; i++) {
+      expect(
+        (await post("/v1/verify", { action: "signup", session: `s-person-${i}`, subject: person })).decision,
+      ).toBe("allow");
+    }
+    const abandoned = await post("/v1/verify", { action: "signup", session: "s-gone", subject: {} });
+    await post("/v1/challenge", { eventId: abandoned.eventId, session: "s-gone" });
+    for (const session of ["s-solver-1", "s-solver-2"]) {
+      const first = await post("/v1/verify", { action: "signup", session, subject: {} });
+      expect(first.decision).toBe("challenge");
+      const challenge = await post("/v1/challenge", { eventId: first.eventId, session });
+      const instructions = challenge.instructions as { seed: string; difficulty: number };
+      const { nonce } = solvePow(instructions.seed, instructions.difficulty);
+      await post("/v1/challenge", { challengeId: challenge.challengeId, session, proof: { nonce } });
+      const again = await post("/v1/verify", {
+        action: "signup",
+        session,
+        subject: {},
+        context: { challengeId: challenge.challengeId },
+      });
+      expect(again.decision).toBe("allow");
+      cleared.push({ first: first.eventId, reverify: again.eventId });
+    }
+    fs.mkdirSync(SHOTS, { recursive: true });
+    browser = await launchChromium();
+  }, 60_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    await t?.close();
+  });
+
+  async function signedIn(width = 1360) {
+    const context = await browser.newContext({ viewport: { width, height: 900 }, timezoneId: "UTC" });
+    const page = await context.newPage();
+    const problems: string[] = [];
+    page.on("pageerror", (e) => problems.push(`pageerror: ${e.message}`));
+    await page.goto(`${base}console/`);
+    await page.getByLabel("API key", { exact: true }).fill(key);
+    await page.getByRole("button", { name: "Sign in" }).click();
+    await page.getByTestId("tenant-id").waitFor();
+    return { context, page, problems };
+  }
+
+  describe(SUITE, () => {
+    it("the overview counts a challenged then cleared attempt once, as cleared", async () => {
+      for (const width of [1360, 760]) {
+        const { context, page, problems } = await signedIn(width);
+        await page.goto(`${base}console/#/overview`);
+        const expected = {
+          "attempts-total": "7",
+          "attempts-allowed": "4",
+          "attempts-cleared": "2",
+          "attempts-challenged": "1",
+          "attempts-denied": "0",
+        };
+        for (const [id, n] of Object.entries(expected)) {
+          await expect.poll(() => text(page, id), { message: id, timeout: POLL_MS }).toBe(n);
+        }
+        await page.screenshot({ path: path.join(SHOTS, `overview-attempts-${width}.png`), fullPage: true });
+        expect(problems).toEqual([]);
+        await context.close();
+      }
+    }, 60_000);
+
+    it("an event page shows its attempt and links its other event", async () => {
+      const { context, page, problems } = await signedIn();
+      const { first, reverify } = cleared[0] ?? { first: "", reverify: "" };
+      await page.goto(`${base}console/#/events/${reverify}`);
+      await expect
+        .poll(() => text(page, "attempt-ending"), { timeout: POLL_MS })
+        .toMatch(/^challenged, then cleared/);
+      await page.getByTestId("attempt-other-event").click();
+      await page.locator(`main[data-route="event:${first}"]`).waitFor();
+      await expect
+        .poll(() => page.getByTestId("attempt-other-event").textContent(), { timeout: POLL_MS })
+        .toBe(reverify);
+      await page.screenshot({ path: path.join(SHOTS, "event-attempt.png"), fullPage: true });
+      expect(problems).toEqual([]);
+      await context.close();
+    }, 60_000);
+
+    it("feedback on a re-verify's eventId moves the calibration of the challenged attempts", async () => {
+      const { context, page, problems } = await signedIn();
+      const labelled = async () => {
+        // A full load each time: the same hash again would not ask the API again.
+        await page.goto(`${base}console/#/calibration`);
+        await page.reload();
+        await page.locator('main[data-route="calibration"]').waitFor();
+        await expect.poll(() => page.locator(".status .loading").count(), { timeout: POLL_MS }).toBe(0);
+        return {
+          labelled: await text(page, "calibration-labelled"),
+          abusive: await text(page, "calibration-abusive"),
+        };
+      };
+      expect(await labelled()).toEqual({ labelled: "0", abusive: "0" });
+      for (const { reverify } of cleared) {
+        await post("/v1/feedback", { eventId: reverify, outcome: "abuse_confirmed" });
+      }
+      // The console's period-wide reads are reused for a few seconds: wait them out.
+      await expect
+        .poll(async () => (await labelled()).labelled, { timeout: 20_000, interval: 2_000 })
+        .toBe("2");
+      expect((await labelled()).abusive).toBe("2");
+      // Every attempt was scored once: the re-verifies are part of theirs.
+      expect(await text(page, "calibration-events")).toBe("7");
+      await page.screenshot({ path: path.join(SHOTS, "calibration-attempts.png"), fullPage: true });
+      expect(problems).toEqual([]);
+      await context.close();
+    }, 60_000);
+  });
+}
