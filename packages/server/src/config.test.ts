@@ -32,7 +32,13 @@ describe("configuration", () => {
     ["WARDEN_PG_POOL_MIN", "-1", /WARDEN_PG_POOL_MIN: must be/],
     ["WARDEN_PG_POOLER", "pgbouncer", /WARDEN_PG_POOLER: must be one of none, transaction, got "pgbouncer"/],
     ["WARDEN_TOKEN_ISSUER", "  ", /WARDEN_TOKEN_ISSUER: must not be empty/],
-    ["WARDEN_REDIS_URL", "localhost:6379", /WARDEN_REDIS_URL: must start with redis:\/\/ or rediss:\/\//],
+    ["WARDEN_REDIS_URL", "localhost:6379", /WARDEN_REDIS_URL: must start with redis:\/\/, rediss:\/\//],
+    [
+      "WARDEN_REDIS_URL",
+      "redis://a:7000,b:7001",
+      /WARDEN_REDIS_URL: names several hosts: use redis\+cluster:\/\//,
+    ],
+    ["WARDEN_REDIS_URL", "redis+sentinel://s:26379", /WARDEN_REDIS_URL: names no master/],
     ["WARDEN_AGENT_DIRECTORY_FETCH", "maybe", /WARDEN_AGENT_DIRECTORY_FETCH: must be true or false/],
     ["WARDEN_POLICY_REFRESH_SECONDS", "0", /WARDEN_POLICY_REFRESH_SECONDS: must be between 1 and 3600/],
     [

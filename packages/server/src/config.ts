@@ -1,4 +1,5 @@
 import path from "node:path";
+import { parseRedisUrl, RedisUrlError } from "./store/redis/redisTarget.js";
 
 /**
  * The only reader of process.env. Every setting is parsed and validated once, at start-up, and the
@@ -46,7 +47,10 @@ export interface Config {
   readonly pgPatientTimeoutMs: number;
   /** PostgreSQL statement timeout of long reads (console aggregates, ledger totals). */
   readonly pgReadTimeoutMs: number;
-  /** Redis for velocity counters and rate limits; undefined keeps them in the store. */
+  /**
+   * Redis for velocity counters and rate limits (one server, a Cluster, or a master found through
+   * Sentinels: store/redis/redisTarget.ts); undefined keeps them in the store.
+   */
   readonly redisUrl: string | undefined;
   /** Prefix of Warden's Redis keys, so deployments can share one Redis. */
   readonly redisKeyPrefix: string;
@@ -152,14 +156,25 @@ function flag(env: Env, name: string, fallback: boolean): boolean {
 function redisUrl(env: Env): string | undefined {
   const raw = env.WARDEN_REDIS_URL?.trim();
   if (raw === undefined || raw === "") return undefined;
-  if (!/^rediss?:\/\//.test(raw))
-    throw new ConfigError("WARDEN_REDIS_URL", `must start with redis:// or rediss:// (got "${raw}")`);
   try {
-    new URL(raw);
-  } catch {
-    throw new ConfigError("WARDEN_REDIS_URL", `is not a URL (got "${raw}")`);
+    parseRedisUrl(raw);
+  } catch (err) {
+    if (err instanceof RedisUrlError) throw new ConfigError("WARDEN_REDIS_URL", err.message);
+    throw err;
   }
   return raw;
+}
+
+function redisKeyPrefix(env: Env, url: string | undefined): string {
+  const prefix = text(env, "WARDEN_REDIS_KEY_PREFIX", "warden:");
+  // Keys carry a hash tag per tenant ({t:<tenant>}); a brace in the prefix would put every key of
+  // the deployment into one slot of the cluster.
+  if (url !== undefined && parseRedisUrl(url).kind === "cluster" && /[{}]/.test(prefix))
+    throw new ConfigError(
+      "WARDEN_REDIS_KEY_PREFIX",
+      `must not contain { or } with a Redis Cluster (it would put every key on one node), got "${prefix}"`,
+    );
+  return prefix;
 }
 
 function pgPooler(env: Env): PgPooler {
@@ -200,6 +215,7 @@ export function loadConfig(env: Env = process.env): Config {
   const pgPoolSize = integer(env, "WARDEN_PG_POOL_SIZE", 10, 1, 200);
   const pgPoolMin = integer(env, "WARDEN_PG_POOL_MIN", Math.min(2, pgPoolSize), 0, 200);
   const pooler = pgPooler(env);
+  const redis = redisUrl(env);
   const requestTimeoutMs = integer(env, "WARDEN_REQUEST_TIMEOUT_MS", 10_000, 1000, 300_000);
   const headersTimeoutMs = integer(env, "WARDEN_HEADERS_TIMEOUT_MS", 5000, 500, 300_000);
   if (headersTimeoutMs > requestTimeoutMs) {
@@ -235,8 +251,8 @@ export function loadConfig(env: Env = process.env): Config {
     pgPreparedStatements: flag(env, "WARDEN_PG_PREPARED_STATEMENTS", pooler === "none"),
     pgPatientTimeoutMs: integer(env, "WARDEN_PG_PATIENT_TIMEOUT_MS", 2_000, 10, 60_000),
     pgReadTimeoutMs: integer(env, "WARDEN_PG_READ_TIMEOUT_MS", 10_000, 100, 600_000),
-    redisUrl: redisUrl(env),
-    redisKeyPrefix: text(env, "WARDEN_REDIS_KEY_PREFIX", "warden:"),
+    redisUrl: redis,
+    redisKeyPrefix: redisKeyPrefix(env, redis),
     signingKeyRefreshSeconds: integer(env, "WARDEN_SIGNING_KEY_REFRESH_SECONDS", 10, 1, 3600),
     challengeTtlSeconds: integer(env, "WARDEN_CHALLENGE_TTL_SECONDS", 300, 10, 86_400),
     consoleSessionHours: integer(env, "WARDEN_CONSOLE_SESSION_HOURS", 8, 1, 720),

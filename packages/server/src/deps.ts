@@ -1,11 +1,11 @@
-import type { Config } from "./config.js";
+import { type Config, ConfigError } from "./config.js";
 import { DEFAULT_MODEL, type DecisionModel } from "./operations/verify/decisionModel.js";
 import { PendingEvents } from "./operations/verify/pendingEvents.js";
 import { HostingNetworks } from "./operations/verify/signals/hostingNetworks.js";
 import { TenantPolicies } from "./policy/tenantPolicies.js";
 import { type Store, StoreUnavailableError } from "./store/interfaces.js";
 import { openPostgresStore } from "./store/postgres/postgresStore.js";
-import { openRedisCounters, withRedisCounters } from "./store/redis/redisCounters.js";
+import { openRedisCounters, RedisTopologyError, withRedisCounters } from "./store/redis/redisCounters.js";
 import { openSqliteStore, sqliteFileFromUrl } from "./store/sqlite/sqliteStore.js";
 import { SigningKeyring } from "./tokens/signingKeys.js";
 import { AgentRegistry } from "./webBotAuth/agentRegistry.js";
@@ -59,19 +59,30 @@ export async function openStore(
   return withConfiguredCounters(config, store, storeTimeoutMs);
 }
 
-/** Moves velocity counters and rate limits to Redis when WARDEN_REDIS_URL is set. */
+/**
+ * Moves velocity counters and rate limits to Redis when WARDEN_REDIS_URL is set. A URL naming
+ * another kind of Redis than the one that answers (a Cluster node behind redis://) is a
+ * configuration error: the start fails, naming the setting, with the store closed.
+ */
 export async function withConfiguredCounters(
   config: Config,
   store: Store,
   storeTimeoutMs = config.storeTimeoutMs,
 ): Promise<Store> {
   if (config.redisUrl === undefined) return store;
-  const counters = await openRedisCounters({
-    url: config.redisUrl,
-    commandTimeoutMs: storeTimeoutMs,
-    keyPrefix: config.redisKeyPrefix,
-  });
-  return withRedisCounters(store, counters);
+  try {
+    const counters = await openRedisCounters({
+      url: config.redisUrl,
+      commandTimeoutMs: storeTimeoutMs,
+      keyPrefix: config.redisKeyPrefix,
+    });
+    return withRedisCounters(store, counters);
+  } catch (err) {
+    await store.close().catch(() => undefined);
+    if (err instanceof RedisTopologyError)
+      throw new ConfigError("WARDEN_REDIS_URL", err.message.replace(/^WARDEN_REDIS_URL /, ""));
+    throw err;
+  }
 }
 
 /** How long start-up reads may keep retrying a store that times out (many processes starting at once). */

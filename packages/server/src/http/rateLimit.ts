@@ -33,7 +33,7 @@ export function rateLimiter(store: Store, limits: RateLimitSettings, clock: () =
     // A store fault here is the route's 503 (the error handler); verify does not use this hook.
     const [reading] = await within(
       remainingBudget(settings, reply.elapsedTime),
-      store.counters.hit([rateLimitHit(limits, caller.key.id, settings.operation)], now),
+      store.counters.hit([rateLimitHit(limits, caller.key.id, settings.operation, caller.tenant.id)], now),
     );
     applyRateLimit(reply, rateLimitState(limits, reading, now));
   };

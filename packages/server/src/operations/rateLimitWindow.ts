@@ -23,9 +23,18 @@ export function retryAfterSeconds(msUntilReset: number): number {
   return Math.min(60, Math.max(1, Math.ceil(msUntilReset / 1000)));
 }
 
-/** The counter one request of `operation` with this API key adds to (fixed window per key and operation). */
-export function rateLimitHit(limits: RateLimitSettings, keyId: string, operation: string): CounterHit {
-  return { name: `rl:${keyId}:${operation}`, windowMs: limits.windowSeconds * 1000 };
+/**
+ * The counter one request of `operation` with this API key adds to (fixed window per key and
+ * operation), placed with its tenant's other counters when the key has one.
+ */
+export function rateLimitHit(
+  limits: RateLimitSettings,
+  keyId: string,
+  operation: string,
+  tenantId?: string,
+): CounterHit {
+  const hit = { name: `rl:${keyId}:${operation}`, windowMs: limits.windowSeconds * 1000 };
+  return tenantId === undefined ? hit : { ...hit, tenantId };
 }
 
 export function rateLimitState(

@@ -104,6 +104,12 @@ export interface SigningKeyStore {
 export interface CounterHit {
   name: string;
   windowMs: number;
+  /**
+   * The tenant the counter belongs to, where it belongs to one. Not part of the counter's identity:
+   * a name is always hit with the same tenant. Placement only: on a Redis Cluster a tenant's
+   * counters share one slot, so one call's counters of one tenant are one script.
+   */
+  tenantId?: string;
 }
 
 export interface CounterReading {

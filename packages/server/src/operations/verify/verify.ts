@@ -130,7 +130,7 @@ async function scoreAndRecord(
 ): Promise<VerifyResult> {
   const { store, policy } = deps;
   const tenantId = caller.tenant.id;
-  const limitHit = rateLimitHit(deps.rateLimit, caller.key.id, "verify");
+  const limitHit = rateLimitHit(deps.rateLimit, caller.key.id, "verify", caller.tenant.id);
   /** Counts this request against its key alone, where no velocity counters are hit with it. */
   const countAlone = async (now: number) =>
     rateLimitState(deps.rateLimit, (await store.counters.hit([limitHit], now))[0], now);

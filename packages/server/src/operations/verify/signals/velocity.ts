@@ -71,7 +71,7 @@ export function velocityChecks(
     seen.add(name);
     for (const window of WINDOWS) {
       const limit = kindLimits[window.field];
-      if (limit !== undefined) out.push({ key, limit, window, hit: { name, windowMs: window.ms } });
+      if (limit !== undefined) out.push({ key, limit, window, hit: { name, windowMs: window.ms, tenantId } });
     }
   }
   return out;
