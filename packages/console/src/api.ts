@@ -1,4 +1,4 @@
-import type { Session } from "./types.js";
+import type { ResolutionAnswer, Session } from "./types.js";
 
 /** Query parameters: undefined, null and "" are left out. */
 export type Query = Record<string, string | number | undefined | null>;
@@ -111,4 +111,11 @@ export const api = {
   session: () => request<Session>("/console/session", { quiet401: true }),
 
   signOut: () => request<void>("/console/session", { method: "DELETE", quiet401: true }),
+
+  /** Accept or reject a quarantined observation (needs ledger:write; sent with the session cookie). */
+  resolve: (feedbackId: string, resolution: "accept" | "reject", note: string) =>
+    request<ResolutionAnswer>(`/v1/feedback/${encodeURIComponent(feedbackId)}/resolution`, {
+      method: "POST",
+      body: note.trim() ? { resolution, note: note.trim() } : { resolution },
+    }),
 };

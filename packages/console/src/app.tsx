@@ -2,6 +2,7 @@ import { Fragment } from "preact";
 import { useEffect, useMemo, useState } from "preact/hooks";
 import { ApiError, api, whenSessionRequired } from "./api.js";
 import { Nav } from "./components/Nav.js";
+import { mayResolve } from "./components/ResolveQuarantined.js";
 import { type Filters, filterParams, filtersFromParams } from "./filters.js";
 import { CalibrationPage } from "./pages/CalibrationPage.js";
 import { EventPage } from "./pages/EventPage.js";
@@ -106,9 +107,9 @@ function page(
     case "events":
       return <EventsPage {...shared} params={params} onParams={setParams} />;
     case "event":
-      return <EventPage eventId={route.eventId} />;
+      return <EventPage eventId={route.eventId} canResolve={mayResolve(session)} />;
     case "outcomes":
-      return <OutcomesPage {...shared} />;
+      return <OutcomesPage {...shared} canResolve={mayResolve(session)} />;
     case "calibration":
       return <CalibrationPage {...shared} />;
     case "what-if":

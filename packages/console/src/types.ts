@@ -61,6 +61,9 @@ export type Principal = EventDetail["event"]["principal"];
 export type OutcomeStats = Ok<"/v1/stats/outcomes">;
 export type OutcomeRow = OutcomeStats["rows"][number];
 export type QuarantinedItem = Ok<"/v1/feedback/quarantined">["items"][number];
+/** The answer to resolving a quarantined observation (accept or reject). */
+export type ResolutionAnswer = Ok<"/v1/feedback/{feedbackId}/resolution", "post">;
+export type ObservationResolution = NonNullable<Observation["resolution"]>;
 export type CalibrationStats = Ok<"/v1/stats/calibration">;
 export type CalibrationBin = CalibrationStats["bins"][number];
 export type Interval = NonNullable<CalibrationBin["interval"]>;

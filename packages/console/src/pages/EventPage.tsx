@@ -4,6 +4,7 @@ import { DataTable } from "../components/DataTable.js";
 import { DecisionBadge } from "../components/DecisionBadge.js";
 import { Json } from "../components/Json.js";
 import { PageHeading } from "../components/PageHeading.js";
+import { ResolutionNote, ResolveActions } from "../components/ResolveQuarantined.js";
 import { Status } from "../components/Status.js";
 import { dateTime, decimal, weight, words } from "../format.js";
 import { useApi } from "../hooks.js";
@@ -12,7 +13,7 @@ import type { ChallengeView, EventDetail, Observation } from "../types.js";
 import { actorTypeText, confidenceText, decidedByText } from "../verdictView.js";
 
 /** One event in full: the verdict and its grounds, the token it signed, its challenges and what was observed. */
-export function EventPage({ eventId }: { eventId: string }) {
+export function EventPage({ eventId, canResolve }: { eventId: string; canResolve: boolean }) {
   const detail = useApi<EventDetail>(`/v1/events/${encodeURIComponent(eventId)}`);
   const notFound = detail.error?.status === 404;
   const data = detail.data?.event.eventId === eventId ? detail.data : null;
@@ -31,7 +32,7 @@ export function EventPage({ eventId }: { eventId: string }) {
         </p>
       ) : null}
       {data ? <AttemptPanel eventId={eventId} /> : null}
-      {data ? <EventBody detail={data} /> : null}
+      {data ? <EventBody detail={data} canResolve={canResolve} onResolved={detail.reload} /> : null}
     </>
   );
 }
@@ -67,7 +68,15 @@ function claimValue(value: unknown): string {
   return JSON.stringify(value);
 }
 
-function EventBody({ detail }: { detail: EventDetail }) {
+function EventBody({
+  detail,
+  canResolve,
+  onResolved,
+}: {
+  detail: EventDetail;
+  canResolve: boolean;
+  onResolved(): void;
+}) {
   const e = detail.event;
   const r = risk(e.signals);
   const observations = detail.observations;
@@ -215,7 +224,7 @@ function EventBody({ detail }: { detail: EventDetail }) {
       <section aria-labelledby="h-observations">
         <h2 id="h-observations">Observations</h2>
         <DataTable<Observation>
-          caption="Feedback on this event, in the order it arrived; a quarantined observation conflicts with an earlier effective one and does not count"
+          caption="Feedback on this event, in the order it arrived; only effective observations count: a quarantined one conflicts with an earlier effective one until someone accepts or rejects it, and an accepted one supersedes those it contradicts"
           rows={observations}
           rowKey={(o) => o.feedbackId}
           testId="event-observations-table"
@@ -229,6 +238,7 @@ function EventBody({ detail }: { detail: EventDetail }) {
             },
             {
               label: "Conflicts with",
+              className: () => "id-cell",
               cell: (o) => {
                 if (!o.conflictsWith) return "–";
                 const other = byId.get(o.conflictsWith);
@@ -248,7 +258,30 @@ function EventBody({ detail }: { detail: EventDetail }) {
             { label: "Source", cell: (o) => (o.source ? words(o.source) : "–") },
             { label: "Observed", cell: (o) => dateTime(o.observedAt, true) },
             { label: "Received", cell: (o) => dateTime(o.receivedAt, true) },
-            { label: "Feedback id", cell: (o) => <code>{o.feedbackId}</code> },
+            { label: "Feedback id", cell: (o) => <code>{o.feedbackId}</code>, className: () => "id-cell" },
+            {
+              label: "Resolution",
+              className: () => "resolution-cell",
+              testId: (o) => `observation-resolution-${o.feedbackId}`,
+              cell: (o) => {
+                if (o.resolution) return <ResolutionNote resolution={o.resolution} />;
+                if (o.supersededBy) {
+                  return (
+                    <>
+                      superseded by the accepted <code>{o.supersededBy}</code>
+                    </>
+                  );
+                }
+                if (o.status !== "quarantined" || !canResolve) return "–";
+                return (
+                  <ResolveActions
+                    observation={o}
+                    conflictsWith={o.conflictsWith ? (byId.get(o.conflictsWith) ?? null) : null}
+                    onResolved={onResolved}
+                  />
+                );
+              },
+            },
           ]}
         />
       </section>

@@ -1,27 +1,44 @@
+import { useState } from "preact/hooks";
 import { CsvLink } from "../components/CsvLink.js";
 import { DataTable } from "../components/DataTable.js";
 import { FiltersBar } from "../components/FiltersBar.js";
 import { PageHeading } from "../components/PageHeading.js";
 import { RangeNote } from "../components/RangeNote.js";
+import { ResolutionNote, ResolveActions } from "../components/ResolveQuarantined.js";
 import { Status } from "../components/Status.js";
 import { type Filters, rangeQuery } from "../filters.js";
 import { count, dateTime, words } from "../format.js";
 import { useApi, usePaged } from "../hooks.js";
 import { links } from "../router.js";
 import { flagOf } from "../stats.js";
-import { DECISIONS, type Observation, OUTCOMES, type OutcomeStats, type QuarantinedItem } from "../types.js";
+import {
+  DECISIONS,
+  type Observation,
+  OUTCOMES,
+  type OutcomeStats,
+  type QuarantinedItem,
+  type ResolutionAnswer,
+} from "../types.js";
 
 interface Props {
   filters: Filters;
   onFilters(f: Filters): void;
+  /** The session's key has ledger:write: quarantined observations can be accepted or rejected here. */
+  canResolve: boolean;
 }
 
 const FLAG_WORDS = { missed: "allowed, later abuse", friction: "friction on a good user" } as const;
 
-export function OutcomesPage({ filters, onFilters }: Props) {
+export function OutcomesPage({ filters, onFilters, canResolve }: Props) {
   const query = rangeQuery(filters);
   const stats = useApi<OutcomeStats>("/v1/stats/outcomes", query);
   const quarantined = usePaged<QuarantinedItem>("/v1/feedback/quarantined", { ...query, limit: 25 });
+  // Resolved here: the row stays, showing the resolution, until the list is asked for again.
+  const [resolved, setResolved] = useState<ReadonlyMap<string, ResolutionAnswer>>(new Map());
+  const onResolved = (answer: ResolutionAnswer) => {
+    setResolved((m) => new Map(m).set(answer.feedbackId, answer));
+    stats.reload();
+  };
 
   const s = stats.data;
   const cell = new Map((s?.rows ?? []).map((r) => [`${r.decision}|${r.outcome}`, r]));
@@ -131,8 +148,14 @@ export function OutcomesPage({ filters, onFilters }: Props) {
         </h2>
         <p class="muted">
           Feedback that contradicts an earlier effective observation on the same event is kept but does not
-          count until someone resolves it.
+          count until someone resolves it. Accepting one makes it count and stops the observations it
+          contradicts from counting; rejecting one means it never counts.
         </p>
+        {canResolve ? null : (
+          <p class="muted" data-testid="resolve-needs-scope">
+            Resolving needs an API key with <code>ledger:write</code>; this session’s key does not have it.
+          </p>
+        )}
         <Status loading={quarantined.loading} errors={[quarantined.error]} />
         {quarantined.loaded ? (
           <>
@@ -158,7 +181,31 @@ export function OutcomesPage({ filters, onFilters }: Props) {
                   cell: (q) => (q.conflictsWith ? describe(q.conflictsWith) : "–"),
                 },
                 { label: "Received", cell: (q) => dateTime(q.observation.receivedAt, true) },
-                { label: "Feedback id", cell: (q) => <code>{q.observation.feedbackId}</code> },
+                {
+                  label: "Feedback id",
+                  cell: (q) => <code>{q.observation.feedbackId}</code>,
+                  className: () => "id-cell",
+                },
+                ...(canResolve || resolved.size > 0
+                  ? [
+                      {
+                        label: "Resolution",
+                        className: () => "resolution-cell",
+                        cell: (q: QuarantinedItem) => {
+                          const id = q.observation.feedbackId;
+                          const done = resolved.get(id);
+                          if (done) return <ResolutionNote resolution={done} testId={`resolution-${id}`} />;
+                          return (
+                            <ResolveActions
+                              observation={q.observation}
+                              conflictsWith={q.conflictsWith}
+                              onResolved={onResolved}
+                            />
+                          );
+                        },
+                      },
+                    ]
+                  : []),
               ]}
             />
             <div class="list-actions">
