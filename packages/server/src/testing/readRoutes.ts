@@ -4,6 +4,7 @@
  */
 export const CONSOLE_READ_ROUTES = [
   "/v1/stats/decisions",
+  "/v1/stats/attempts",
   "/v1/stats/challenges",
   "/v1/events",
   "/v1/stats/outcomes",
@@ -13,3 +14,6 @@ export const CONSOLE_READ_ROUTES = [
   "/v1/stats/reasons",
   "/v1/stats/actions",
 ] as const;
+
+/** The routes above that read a period (since, until): every one but the tenant's list of actions. */
+export const CONSOLE_PERIOD_ROUTES = CONSOLE_READ_ROUTES.filter((r) => r !== "/v1/stats/actions");

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openPostgresStore } from "../../store/postgres/postgresStore.js";
 import { bearer, expectError, makeTestApp, type TestApp } from "../../testing/harness.js";
 import { postgresSchemaOrSkip, TEST_POSTGRES_URL } from "../../testing/postgres.js";
-import { CONSOLE_READ_ROUTES } from "../../testing/readRoutes.js";
+import { CONSOLE_PERIOD_ROUTES } from "../../testing/readRoutes.js";
 
 /**
  * A date-time in the right form that names no instant Date can hold (a leap second: RFC 3339 and the
@@ -14,7 +14,7 @@ import { CONSOLE_READ_ROUTES } from "../../testing/readRoutes.js";
 const LEAP = "2024-06-30T23:59:60Z";
 const LEAP_OFFSET = "2024-07-01T00:59:60+01:00";
 
-const READS = ["/v1/ledger/summary", ...CONSOLE_READ_ROUTES];
+const READS = ["/v1/ledger/summary", ...CONSOLE_PERIOD_ROUTES];
 
 function suite(name: string, open: () => Promise<TestApp>) {
   describe(name, () => {
