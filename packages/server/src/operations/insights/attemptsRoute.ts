@@ -6,7 +6,7 @@ import { eventWithObservations } from "../feedback/ledger.js";
 import type { EventView } from "../feedback/schema.js";
 import {
   admitRead,
-  DAY_MS,
+  bucketFor,
   type InsightRouteDeps,
   iso,
   mapInTurns,
@@ -50,7 +50,7 @@ export function registerAttemptRoutes(
       const tenantId = requireCaller(request).tenant.id;
       const scope = scopeOf(request.query, deps.clock());
       const ticket = admitRead(request, reply, deps.budget, 1);
-      const bucket = request.query.bucket ?? (scope.until - scope.since <= 3 * DAY_MS ? "hour" : "day");
+      const bucket = bucketFor(request.query.bucket, scope);
       const rows = await mapInTurns(
         await store.insights.attemptCounts(tenantId, scope, bucket),
         ({ bucketStart, ...r }) => ({ bucketStart: iso(bucketStart), ...r }),

@@ -56,6 +56,10 @@ export const settings: RouteSettings = {
 };
 
 export const DAY_MS = 86_400_000;
+
+/** The bucket a time series is counted in: the one asked for, else hours up to three days, days beyond. */
+export const bucketFor = (asked: "hour" | "day" | undefined, scope: EventScope): "hour" | "day" =>
+  asked ?? (scope.until - scope.since <= 3 * DAY_MS ? "hour" : "day");
 /** A page in JSON: small; a CSV download: one file holds a large export. */
 const JSON_PAGE = { max: 500, fallback: 50 };
 const CSV_PAGE = { max: 50_000, fallback: 50_000 };

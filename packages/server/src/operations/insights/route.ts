@@ -10,7 +10,7 @@ import { ReadBudget } from "./readBudget.js";
 import { ReadCache } from "./readCache.js";
 import {
   admitRead,
-  DAY_MS,
+  bucketFor,
   type InsightDeps,
   iso,
   mapInTurns,
@@ -79,7 +79,7 @@ export function registerInsights(
       const tenantId = requireCaller(request).tenant.id;
       const scope = scopeOf(request.query, deps.clock());
       const ticket = admitRead(request, reply, deps.budget, 1);
-      const bucket = request.query.bucket ?? (scope.until - scope.since <= 3 * DAY_MS ? "hour" : "day");
+      const bucket = bucketFor(request.query.bucket, scope);
       const rows = await mapInTurns(
         await store.insights.decisionCounts(tenantId, scope, bucket),
         ({ bucketStart, ...r }) => ({ bucketStart: iso(bucketStart), ...r }),
