@@ -344,8 +344,12 @@ describe(`${BODIES_PER_ENDPOINT} generated bodies per endpoint on a healthy stor
       report(url, tally);
       expect(tally.sent).toBe(BODIES_PER_ENDPOINT);
       expect(tally.failures.slice(0, 10)).toEqual([]);
-      // The generator reached past validation: some bodies were accepted, some refused.
-      expect(tally.byStatus[200] ?? 0).toBeGreaterThan(0);
+      // The generator reached past validation (bodies the operation itself answered: accepted, or
+      // refused for what they name, an unknown event or another session), and some were refused by it.
+      const pastValidation = Object.entries(tally.byStatus)
+        .filter(([status]) => !["400", "413", "415"].includes(status))
+        .reduce((n, [, count]) => n + count, 0);
+      expect(pastValidation, JSON.stringify(tally.byStatus)).toBeGreaterThan(0);
       expect(tally.byStatus[400] ?? 0).toBeGreaterThan(0);
     },
     900_000,
