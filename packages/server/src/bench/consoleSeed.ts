@@ -11,9 +11,10 @@ export function seedConsoleData(file: string, now: number, eventCount: number, f
   const event = db.prepare(
     `insert into events (id, tenant_id, key_id, created_at, action, surface, session, decision, would_be_decision,
        actor_type, confidence, reasons, degraded, enforcement_mode, costs, signals, engine_version, policy_version,
-       attempt, decided_by, risk_estimate, risk_low, risk_high, risk_raised)
+       attempt, decided_by, risk_estimate, risk_low, risk_high, risk_raised, email_hash, network, reason_codes)
      values (?, 'bench', 'key_seed', ?, ?, 'app.example.com/signup', ?, ?, ?, ?, 0.8, ?, ?, 'enforce',
-       '{"falseAllow":1,"falseChallenge":1,"falseDeny":3}', ?, 'warden-engine/3', 'default', null, ?, ?, ?, ?, ?)`,
+       '{"falseAllow":1,"falseChallenge":1,"falseDeny":3}', ?, 'warden-engine/3', 'default', null, ?, ?, ?, ?, ?,
+       ?, ?, ?)`,
   );
   const observation = db.prepare(
     `insert into feedback (feedback_id, tenant_id, event_id, identity, outcome, value, unit, source, observed_at,
@@ -33,8 +34,9 @@ export function seedConsoleData(file: string, now: number, eventCount: number, f
       const risk = Math.round(Math.random() ** 3 * 1000) / 1000;
       const decision = risk < 0.3 ? "allow" : risk < 0.85 ? "challenge" : "deny";
       const degraded = i % 997 === 0 ? 1 : 0;
+      const network = `198.51.${i % 256}.0/24`;
       const signals = JSON.stringify({
-        ipNetwork: `198.51.${i % 256}.0/24`,
+        ipNetwork: network,
         browser: "Chrome",
         findings: [{ id: "browser_consistent", logOdds: -1.2 }],
         risk: { estimate: risk, low: Math.max(0, risk - 0.05), high: Math.min(1, risk + 0.05) },
@@ -55,6 +57,9 @@ export function seedConsoleData(file: string, now: number, eventCount: number, f
         degraded ? null : Math.max(0, risk - 0.05),
         degraded ? null : Math.min(1, risk + 0.05),
         risk > 0.5 ? 1 : 0,
+        (i % 5000).toString(16).padStart(64, "0"),
+        network,
+        JSON.stringify(reasonCodesOf(i, degraded === 1)),
       );
       if (i % every === 0) {
         const abusive = Math.random() < risk;
@@ -64,4 +69,18 @@ export function seedConsoleData(file: string, now: number, eventCount: number, f
     }
   })();
   db.close();
+}
+
+/**
+ * An event's reason codes: risk_estimate on every scored event (degraded on the others), then codes
+ * from the common (browser_consistent, 60%) to the rare (hosting_network, 0.1%), as a filter meets them.
+ */
+export function reasonCodesOf(i: number, degraded: boolean): string[] {
+  const codes = degraded ? ["degraded"] : [];
+  if (i % 10 < 6) codes.push("browser_consistent");
+  if (i % 10 === 9) codes.push("ua_automation");
+  if (i % 20 === 3) codes.push("email_random");
+  if (i % 1000 === 7) codes.push("hosting_network");
+  if (!degraded) codes.push("risk_estimate");
+  return codes;
 }

@@ -319,48 +319,9 @@ const migrationsFor = (dialect: Dialect): Record<string, Migration> => ({
         .columns(["tenant_id", "created_at"])
         .where(sql.ref("degraded"), "=", sql.lit(1))
         .execute();
-      // One row per event and reason code: the events of a code newest first (its primary key), and
-      // the counts per code of a period (events_reasons_time, which holds everything they read).
-      await db.schema
-        .createTable("event_reasons")
-        .addColumn("tenant_id", "text", (c) => c.notNull())
-        .addColumn("code", "text", (c) => c.notNull())
-        .addColumn("created_at", "bigint", (c) => c.notNull())
-        .addColumn("event_id", "text", (c) => c.notNull())
-        .addColumn("action", "text", (c) => c.notNull())
-        .addColumn("decision", "text", (c) => c.notNull())
-        .addPrimaryKeyConstraint("event_reasons_pk", ["tenant_id", "code", "created_at", "event_id"])
-        .$call((t) => (dialect === "sqlite" ? t.modifyEnd(sql`without rowid`) : t))
-        .execute();
-      await db.schema
-        .createIndex("event_reasons_time")
-        .on("event_reasons")
-        .columns(["tenant_id", "created_at", "action", "code", "decision"])
-        .execute();
-      // Written by the database with each insert into events (every insert path, batched or not):
-      // verify sends no statement more. PostgreSQL runs it once per statement over the rows inserted.
-      if (dialect === "postgres") {
-        await sql`create function event_reason_rows() returns trigger language plpgsql as $$
-          begin
-            insert into event_reasons (tenant_id, code, created_at, event_id, action, decision)
-            select distinct e.tenant_id, c.code, e.created_at, e.id, e.action, e.decision
-            from inserted e cross join lateral jsonb_array_elements_text(e.reason_codes::jsonb) as c(code)
-            where e.reason_codes is not null
-            on conflict do nothing;
-            return null;
-          end $$`.execute(db);
-        await sql`create trigger events_reason_rows after insert on events
-          referencing new table as inserted for each statement execute function event_reason_rows()`.execute(
-          db,
-        );
-      } else {
-        await sql`create trigger events_reason_rows after insert on events when new.reason_codes is not null
-          begin
-            insert or ignore into event_reasons (tenant_id, code, created_at, event_id, action, decision)
-            select distinct new.tenant_id, value, new.created_at, new.id, new.action, new.decision
-            from json_each(new.reason_codes);
-          end`.execute(db);
-      }
+      // Reason codes have no index and no rows of their own: the console reads them from reason_codes
+      // (store/sql/eventSearch.ts), so recording an event writes nothing more for them. A side table
+      // filled by a trigger took half the CPU of recording an event on SQLite (docs/benchmarks.md).
     },
   },
   "0011_feedback_resolutions": {

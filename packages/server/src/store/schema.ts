@@ -61,15 +61,6 @@ export interface Database {
     /** The verdict's reason codes as a JSON array of text; null for events recorded before 0012. */
     reason_codes: string | null;
   };
-  /** One row per event and reason code, written by a trigger on events (0012_event_search). */
-  event_reasons: {
-    tenant_id: string;
-    code: string;
-    created_at: number;
-    event_id: string;
-    action: string;
-    decision: string;
-  };
   feedback: {
     feedback_id: string;
     tenant_id: string;

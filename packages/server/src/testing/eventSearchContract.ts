@@ -114,6 +114,22 @@ export function eventSearchContract(name: string, open: () => Promise<Store>): v
       expect(await ids({ reasonCode: "tls_library" })).toEqual([]);
     });
 
+    it("a reason code matches only itself: never inside a longer code, its _ never another character", async () => {
+      await s.tenants.create({ id: "q3", rawPii: false, logOnly: false, createdAt: 1 });
+      const record = (id: string, reasonCodes: string[]) =>
+        s.events.record(testEvent(id, { tenantId: "q3", createdAt: T0 + 1, reasonCodes }), undefined);
+      await record("evt_q31", ["challenge_cleared_after_degraded"]);
+      await record("evt_q32", ["tlsxunfamiliar"]);
+      expect(await ids({ reasonCode: "challenge_cleared_after_degraded" }, "q3")).toEqual(["evt_q31"]);
+      expect(await ids({ reasonCode: "degraded" }, "q3")).toEqual([]);
+      expect(await ids({ reasonCode: "challenge_cleared" }, "q3")).toEqual([]);
+      expect(await ids({ reasonCode: "tls_unfamiliar" }, "q3")).toEqual([]);
+      expect(await s.insights.reasonCounts("q3", ALL)).toEqual([
+        { code: "challenge_cleared_after_degraded", decision: "allow", count: 1 },
+        { code: "tlsxunfamiliar", decision: "allow", count: 1 },
+      ]);
+    });
+
     it("filters combine: a code with an email, a decision, an action or the period", async () => {
       expect(await ids({ reasonCode: "risk_estimate", emailHash: ALICE })).toEqual(["evt_q02", "evt_q01"]);
       expect(await ids({ reasonCode: "risk_estimate", decision: "deny" })).toEqual(["evt_q01"]);
@@ -172,7 +188,7 @@ export function eventSearchContract(name: string, open: () => Promise<Store>): v
       ]);
     });
 
-    it("an event written again (a retried write) adds no reason rows", async () => {
+    it("an event written again (a retried write) is counted once", async () => {
       await s.events.record(
         event("evt_q01", 1, {
           emailHash: ALICE,

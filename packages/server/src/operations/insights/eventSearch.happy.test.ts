@@ -133,4 +133,19 @@ describe("GET /v1/stats/reasons and /v1/stats/actions", () => {
       actions: ["login", "signup"],
     });
   });
+
+  it("a period's counts are reused for the calibration scans' few seconds; another period reads afresh", async () => {
+    const until = Date.now() + 3_600_000;
+    const period = (end: number) =>
+      `since=${new Date(until - 86_400_000).toISOString()}&until=${new Date(end).toISOString()}`;
+    const total = async (end: number) =>
+      ((await get(`/v1/stats/reasons?${period(end)}`)).json() as { rows: { events: number }[] }).rows.reduce(
+        (n, r) => n + r.events,
+        0,
+      );
+    const before = await total(until);
+    const added = await verify("signup", {});
+    expect(await total(until)).toBe(before);
+    expect(await total(until + 1000)).toBe(before + new Set(added.reasonDetails.map((r) => r.code)).size);
+  });
 });

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from "fastify";
 import { ErrorResponse } from "../../errors.js";
 import { requireCaller } from "../../http/auth.js";
-import type { ReasonCount } from "../../store/interfaces.js";
+import type { EventScope, ReasonCount } from "../../store/interfaces.js";
 import { REASON_CODES, type ReasonCode } from "../verify/reasonCodes.js";
 import { admitRead, type InsightRouteDeps, schema, scopeOf, scopeView, sendCsv } from "./readRoute.js";
 import { ActionsReport, ReasonsReport, ScopeQuery } from "./schema.js";
@@ -37,7 +37,10 @@ export function reasonRows(counts: readonly ReasonCount[]): ReasonRow[] {
 /** What the console groups and filters by: events per reason code, and the tenant's actions. */
 export function registerReasonRoutes(
   app: FastifyInstance,
-  deps: InsightRouteDeps,
+  deps: InsightRouteDeps & {
+    /** The store's reasonCounts, through the period-wide scans' cache (route.ts). */
+    reasonCounts(tenantId: string, scope: EventScope): Promise<ReasonCount[]>;
+  },
   route: Pick<Parameters<FastifyInstance["get"]>[1] & object, "config" | "onRequest">,
 ): void {
   const { store } = deps;
@@ -55,7 +58,7 @@ export function registerReasonRoutes(
       const tenantId = requireCaller(request).tenant.id;
       const scope = scopeOf(request.query, deps.clock());
       const ticket = admitRead(request, reply, deps.budget, 1);
-      const rows = reasonRows(await store.insights.reasonCounts(tenantId, scope));
+      const rows = reasonRows(await deps.reasonCounts(tenantId, scope));
       if (request.query.format === "csv") {
         return sendCsv(
           reply,

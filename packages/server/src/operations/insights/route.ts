@@ -51,13 +51,16 @@ export function registerInsights(
   const deps = { ...insightDeps, budget: new ReadBudget(insightDeps.readRowsPerMinute, insightDeps.clock) };
   const { store } = deps;
   const route = { config: { warden: settings }, onRequest: hooks.onRequest };
-  registerEventRoutes(app, deps, route);
-  registerReasonRoutes(app, deps, route);
-  registerAttemptRoutes(app, deps, route);
-  // The scans calibration, what-if and outcomes share, kept a few seconds per tenant and period.
+  // The period-wide scans (calibration, what-if and outcomes share two; the reason counts unpack
+  // every event's codes), kept a few seconds per tenant and period.
   const cache = new ReadCache(RISK_GROUPS_TTL_MS, 64, deps.clock);
   const key = (kind: string, tenantId: string, scope: EventScope) =>
     JSON.stringify([kind, tenantId, scope.since, scope.until, scope.action ?? null]);
+  const reasonCounts = (tenantId: string, scope: EventScope) =>
+    cache.get(key("reasons", tenantId, scope), () => store.insights.reasonCounts(tenantId, scope));
+  registerEventRoutes(app, deps, route);
+  registerReasonRoutes(app, { ...deps, reasonCounts }, route);
+  registerAttemptRoutes(app, deps, route);
   const riskGroups = (tenantId: string, scope: EventScope) =>
     cache.get(key("risk", tenantId, scope), () => store.insights.riskGroups(tenantId, scope));
   const labelledRiskGroups = (tenantId: string, scope: EventScope) =>

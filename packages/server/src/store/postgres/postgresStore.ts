@@ -337,6 +337,8 @@ export async function openPostgresStore(opts: PostgresOptions): Promise<Store> {
       "insert into readiness_probe (id, probed_at) values (1, (extract(epoch from clock_timestamp()) * 1000)::bigint) on conflict (id) do update set probed_at = excluded.probed_at",
     ),
     claimsInOneStatement: true,
+    jsonArrayElements: (json, alias) =>
+      sql`jsonb_array_elements_text(${json}::jsonb) as ${sql.id(alias)}(value)`,
     // Two of each: while one batch is in the database the next gathers, and a slow statement does
     // not hold every verify behind it. The rest of the pools serve what is not batched.
     batchesInFlight: { events: Math.min(2, opts.poolSize), counters: 2 },

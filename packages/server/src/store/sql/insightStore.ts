@@ -243,7 +243,9 @@ export function createInsightStore(rt: SqlRuntime): InsightStore {
 
     reasonCounts: (tenantId, scope) =>
       guard("insights.reasonCounts", async () =>
-        (await rt.report(reasonCountsQuery(db, tenantId, scope))).map(reasonCountFromRow),
+        (await rt.report(reasonCountsQuery(db, rt.jsonArrayElements, tenantId, scope))).map(
+          reasonCountFromRow,
+        ),
       ),
 
     knownActions: (tenantId) =>

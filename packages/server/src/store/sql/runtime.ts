@@ -1,11 +1,11 @@
-import type { CompiledQuery, Kysely, QueryResult, Transaction } from "kysely";
+import type { CompiledQuery, Kysely, QueryResult, RawBuilder, Transaction } from "kysely";
 import type { Database } from "../schema.js";
 
 /**
  * What an SQL adapter supplies to the shared queries (sqlStore.ts and sql/*): how a write transaction
  * starts (SQLite takes the write lock up front with BEGIN IMMEDIATE; PostgreSQL relies on row locks
- * and unique constraints), how independent writes are made durable, how hot statements run, and how
- * the connection closes.
+ * and unique constraints), how independent writes are made durable, how hot statements run, how a
+ * JSON array is unpacked, and how the connection closes.
  */
 export interface SqlRuntime {
   readonly db: Kysely<Database>;
@@ -64,6 +64,12 @@ export interface SqlRuntime {
    * commit batches them already.
    */
   readonly batchesInFlight?: { events: number; counters: number };
+  /**
+   * The elements of a JSON array of strings kept as text (`json`), as a FROM item named `alias` with
+   * one text column `value`: SQLite's json_each, PostgreSQL's jsonb_array_elements_text. Console reads
+   * only (the reason counts): nothing on the write path unpacks JSON.
+   */
+  jsonArrayElements(json: RawBuilder<unknown>, alias: string): RawBuilder<unknown>;
   /** How many connections `Store.warmUp` opens at once (PostgreSQL: the pool's minimum; SQLite: its one). */
   readonly warmConnections: number;
   close(): Promise<void>;

@@ -1,7 +1,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import SQLite from "better-sqlite3";
-import { CompiledQuery, Kysely, type QueryResult, SqliteDialect } from "kysely";
+import { CompiledQuery, Kysely, type QueryResult, SqliteDialect, sql } from "kysely";
 import type { Store } from "../interfaces.js";
 import { StoreUnavailableError } from "../interfaces.js";
 import { migrateToLatest, requireCurrentSchema } from "../migrations.js";
@@ -76,6 +76,7 @@ export async function openSqliteStore(opts: SqliteOptions): Promise<Store> {
     // Run as a write job: the batch's BEGIN IMMEDIATE must get the write lock.
     writeProbe: CompiledQuery.raw("select 1"),
     claimsInOneStatement: false,
+    jsonArrayElements: (json, alias) => sql`json_each(${json}) as ${sql.id(alias)}`,
     warmConnections: 1,
     close: async () => {
       await reader?.close();
