@@ -138,7 +138,13 @@ if (databaseUrl) {
         const honoured = answers.filter((a) => a.json.challengeCleared === true).length;
         // A winner that missed its deadline (a starved machine) spent nothing: the clear is still
         // there, and the next re-verify gets it. Never two, never none in the end.
-        const after = honoured === 0 ? await call(round, "/v1/verify", reverify) : undefined;
+        // That next re-verify may itself meet the crowd's backlog and degrade (which spends nothing
+        // either): it is sent until an answer is not degraded, as a client retries.
+        let after: Awaited<ReturnType<typeof call>> | undefined;
+        for (let tries = 0; honoured === 0 && tries < 10 && (after?.json.degraded ?? true); tries++) {
+          if (tries > 0) await new Promise((res) => setTimeout(res, 200));
+          after = await call(round, "/v1/verify", reverify);
+        }
         rounds.push({
           honoured,
           degraded: answers.filter((a) => a.json.degraded === true).length,
