@@ -315,8 +315,9 @@ export function createInsightStore(rt: SqlRuntime): InsightStore {
       guard("insights.outcomeCounts", async () => {
         let qb = db
           .selectFrom("feedback as f")
+          .leftJoin(movedToAttempt(tenantId).as("m"), (j) => j.onRef("m.source", "=", "f.event_id"))
           .crossJoin("events as e")
-          .where("e.id", "=", attemptEventOf(sql.ref("f.event_id"), sql.ref("f.tenant_id")))
+          .where("e.id", "=", sql<string>`coalesce(m.target, f.event_id)`)
           .where("f.tenant_id", "=", tenantId)
           .where("f.status", "=", "effective")
           .where("e.tenant_id", "=", tenantId)
@@ -387,36 +388,41 @@ const standsForItsAttempt = sql<boolean>`not (decided_by = 'clear' and risk_esti
     where c.tenant_id = events.tenant_id and c.event_id = events.id and c.reverify_event_id is not null))`;
 
 /**
- * The event that stands for the attempt of event `eventId` (standsForItsAttempt): feedback on any
- * event of an attempt counts for the attempt.
+ * The observations whose event does not stand for its attempt (standsForItsAttempt), moved to the
+ * one that does: from a re-verify whose clear stood in for scoring to its attempt's first verdict,
+ * and from a degraded first verdict to the scored re-verify that redeemed its clear. Read from the
+ * tenant's clears (few), so feedback on any event of an attempt counts for the attempt without a
+ * lookup per observation.
  */
-function attemptEventOf(eventId: ReturnType<typeof sql.ref>, tenantId: ReturnType<typeof sql.ref>) {
-  return sql<string>`coalesce(
-    (select ec.event_id from event_clears ec join events r on r.id = ec.reverify_event_id
-      where ec.tenant_id = ${tenantId} and ec.reverify_event_id = ${eventId} and r.risk_estimate is null),
-    (select c.reverify_event_id from event_clears c join events d on d.id = c.event_id
-      where c.tenant_id = ${tenantId} and c.event_id = ${eventId} and d.decided_by = 'degraded'
-        and c.reverify_event_id is not null),
-    ${eventId})`;
+function movedToAttempt(tenantId: string) {
+  return sql<{ source: string; target: string }>`(
+    select ec.reverify_event_id as source, ec.event_id as target
+      from event_clears ec join events r on r.id = ec.reverify_event_id
+      where ec.tenant_id = ${tenantId} and r.risk_estimate is null
+    union all
+    select c.event_id as source, c.reverify_event_id as target
+      from event_clears c join events d on d.id = c.event_id
+      where c.tenant_id = ${tenantId} and d.decided_by = 'degraded' and c.reverify_event_id is not null)`;
 }
 
 /** Each attempt with effective observations, once, flagged abusive when one of them is an abuse outcome. */
 function effectiveLabels(db: Kysely<Database>, tenantId: string, abuseOutcomes: readonly string[]) {
-  const attempt = attemptEventOf(sql.ref("feedback.event_id"), sql.ref("feedback.tenant_id"));
+  const attempt = sql<string>`coalesce(m.target, fb.event_id)`;
   return db
-    .selectFrom("feedback")
+    .selectFrom("feedback as fb")
+    .leftJoin(movedToAttempt(tenantId).as("m"), (j) => j.onRef("m.source", "=", "fb.event_id"))
     .select((eb) => [
       attempt.as("event_id"),
       eb.fn
         .max<number>(
           abuseOutcomes.length === 0
             ? sql<number>`0`
-            : sql<number>`case when outcome in (${sql.join(abuseOutcomes)}) then 1 else 0 end`,
+            : sql<number>`case when fb.outcome in (${sql.join(abuseOutcomes)}) then 1 else 0 end`,
         )
         .as("abusive"),
     ])
-    .where("tenant_id", "=", tenantId)
-    .where("status", "=", "effective")
+    .where("fb.tenant_id", "=", tenantId)
+    .where("fb.status", "=", "effective")
     .groupBy(attempt);
 }
 
