@@ -72,16 +72,17 @@ export function OutcomesPage({ filters, onFilters, canResolve }: Props) {
             <div class="table-wrap">
               <table class="data matrix" data-testid="outcomes-table">
                 <caption>
-                  Events by the engine’s decision (for log-only events, the decision it would have made) and
-                  each effective outcome observed on them (an event with two outcomes counts in both columns).
-                  Cells marked “allowed, later abuse” are misses; cells marked “friction on a good user” are
-                  challenges or denies of users who later converted or were found not abusive.
+                  Attempts by the engine’s decision on their first scored verdict (for log-only ones, the
+                  decision it would have made) and each effective outcome observed on any of their events (an
+                  attempt with two outcomes counts in both columns). Cells marked “allowed, later abuse” are
+                  misses; cells marked “friction on a good user” are challenges or denies of users who later
+                  converted or were found not abusive.
                 </caption>
                 <thead>
                   <tr>
                     <th scope="col">Decision</th>
                     <th scope="col" class="num">
-                      Events in range
+                      Attempts in range
                     </th>
                     {outcomes.map((o) => (
                       <th scope="col" class="num" key={o}>
@@ -117,7 +118,7 @@ export function OutcomesPage({ filters, onFilters, canResolve }: Props) {
               <ul class="findings" data-testid="outcome-findings">
                 {flagged.map((r) => (
                   <li key={`${r.decision}|${r.outcome}`} class={`flag-${flagOf(r.decision, r.outcome)}`}>
-                    <strong>{count(r.events)}</strong> {r.events === 1 ? "event" : "events"} decided{" "}
+                    <strong>{count(r.events)}</strong> {r.events === 1 ? "attempt" : "attempts"} decided{" "}
                     <strong>{r.decision}</strong> later had <strong>{words(r.outcome)}</strong> (
                     {FLAG_WORDS[flagOf(r.decision, r.outcome) ?? "missed"]}; {count(r.observations)}{" "}
                     {r.observations === 1 ? "observation" : "observations"}).

@@ -124,6 +124,35 @@ if (chromiumOrSkip(SUITE)) {
       await context.close();
     }, 60_000);
 
+    it("every page fits a 760 px and a 1400 px window: nothing scrolls sideways", async () => {
+      const { first } = cleared[0] ?? { first: "" };
+      const pages: [string, string][] = [
+        ["overview", "#/overview"],
+        ["events", "#/events"],
+        ["event", `#/events/${first}`],
+        ["outcomes", "#/outcomes"],
+        ["calibration", "#/calibration"],
+        ["what-if", "#/what-if"],
+      ];
+      for (const width of [760, 1400]) {
+        const { context, page, problems } = await signedIn(width);
+        for (const [name, hash] of pages) {
+          await page.goto(`${base}console/${hash}`);
+          await page.reload();
+          await page.locator("main[data-route]").waitFor();
+          await expect.poll(() => page.locator(".status .loading").count(), { timeout: POLL_MS }).toBe(0);
+          // Wide tables scroll inside their own box; the page itself never does.
+          const overflow = (await page.evaluate(
+            "document.documentElement.scrollWidth - document.documentElement.clientWidth",
+          )) as number;
+          expect(overflow, `${name} at ${width} px`).toBeLessThanOrEqual(0);
+          await page.screenshot({ path: path.join(SHOTS, `page-${name}-${width}.png`), fullPage: true });
+        }
+        expect(problems).toEqual([]);
+        await context.close();
+      }
+    }, 90_000);
+
     it("feedback on a re-verify's eventId moves the calibration of the challenged attempts", async () => {
       const { context, page, problems } = await signedIn();
       const labelled = async () => {
