@@ -85,6 +85,8 @@ export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<Fa
     http: { headersTimeout: config.headersTimeoutMs, connectionsCheckingInterval: 1000 },
     requestIdHeader: false,
     genReqId: requestId,
+    // Only the configured proxies' forwarded headers count (client address, protocol).
+    trustProxy: config.trustedProxies.length > 0 ? [...config.trustedProxies] : false,
     ajv: { customOptions: { coerceTypes: false, removeAdditional: false, allErrors: false } },
     // What fails before a route runs (the router, Node's HTTP parser) answers the Error schema too.
     frameworkErrors: frameworkError,

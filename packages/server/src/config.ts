@@ -1,4 +1,5 @@
 import path from "node:path";
+import ipaddr from "ipaddr.js";
 import { parseRedisUrl, RedisUrlError } from "./store/redis/redisTarget.js";
 
 /**
@@ -66,6 +67,12 @@ export interface Config {
   readonly clearWindowSeconds: number;
   /** Base URL of the payment provider's API (Stripe); tests point it at a local server. */
   readonly paymentApiBase: URL;
+  /**
+   * Addresses or CIDR ranges of the proxies in front of Warden (a TLS-terminating balancer): from
+   * them, X-Forwarded-For names the client (console sign-in limits) and X-Forwarded-Proto the
+   * protocol (the console cookie is Secure behind TLS). Empty: the socket's peer is the client.
+   */
+  readonly trustedProxies: readonly string[];
   /** Deadline of one call to the payment provider. */
   readonly paymentTimeoutMs: number;
   /** How often a process reloads tenant policies and the agent registry (changes by another process). */
@@ -143,6 +150,21 @@ function url(env: Env, name: string, fallback: string): URL {
     throw new ConfigError(name, `must be an http(s) URL, got "${value}"`);
   }
   return parsed;
+}
+
+/** WARDEN_TRUSTED_PROXIES: comma-separated IPv4/IPv6 addresses or CIDR ranges. */
+function trustedProxies(env: Env): string[] {
+  const raw = env.WARDEN_TRUSTED_PROXIES?.trim();
+  if (!raw) return [];
+  return raw.split(",").map((entry) => {
+    const value = entry.trim();
+    const [address = "", bits] = value.split("/");
+    const valid = bits === undefined ? ipaddr.isValid(address) : ipaddr.isValidCIDR(value);
+    if (!valid) {
+      throw new ConfigError("WARDEN_TRUSTED_PROXIES", `"${value}" is not an IP address or CIDR range`);
+    }
+    return value;
+  });
 }
 
 function flag(env: Env, name: string, fallback: boolean): boolean {
@@ -259,6 +281,7 @@ export function loadConfig(env: Env = process.env): Config {
     consoleSignInsPerMinute: integer(env, "WARDEN_CONSOLE_SIGNINS_PER_MINUTE", 10, 1, 100_000),
     clearWindowSeconds: integer(env, "WARDEN_CLEAR_WINDOW_SECONDS", 600, 10, 86_400),
     paymentApiBase: url(env, "WARDEN_STRIPE_API_BASE", "https://api.stripe.com"),
+    trustedProxies: trustedProxies(env),
     paymentTimeoutMs: integer(env, "WARDEN_STRIPE_TIMEOUT_MS", 3000, 100, 30_000),
     policyRefreshSeconds: integer(env, "WARDEN_POLICY_REFRESH_SECONDS", 5, 1, 3600),
     agentDirectoryFetch: flag(env, "WARDEN_AGENT_DIRECTORY_FETCH", true),
