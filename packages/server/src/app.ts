@@ -91,6 +91,14 @@ export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<Fa
     // What fails before a route runs (the router, Node's HTTP parser) answers the Error schema too.
     frameworkErrors: frameworkError,
     clientErrorHandler,
+    // One line per request (below), not Fastify's two ("incoming request", "request completed").
+    disableRequestLogging: true,
+  });
+  app.addHook("onResponse", async (request, reply) => {
+    request.log.info(
+      { req: request.raw, res: { statusCode: reply.statusCode }, responseTime: reply.elapsedTime },
+      "request completed",
+    );
   });
   app.server.maxConnections = config.maxConnections;
   guardConnections(app.server, { max: config.maxConnections, perAddress: config.maxConnectionsPerAddress });

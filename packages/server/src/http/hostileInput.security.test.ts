@@ -298,7 +298,7 @@ describe("request ids and logged URLs", () => {
     }
   });
 
-  it("each log line carries the request id once, and URLs without their query string", async () => {
+  it("one line per request at info, with the request id once, the status, and the URL without its query string", async () => {
     const lines = await logged(async (app) => {
       await app.inject({
         method: "GET",
@@ -309,8 +309,13 @@ describe("request ids and logged URLs", () => {
     const text = JSON.stringify(lines);
     expect(text).not.toContain("wdn_secret_in_url");
     expect(text).not.toContain("a@b.c");
-    const incoming = lines.find((l) => l.msg === "incoming request") as { reqId: string; req: object };
-    expect(incoming.reqId).toBe("req-log-1");
-    expect(incoming.req).toEqual({ method: "GET", url: "/healthz" });
+    const mine = lines.filter((l) => l.reqId === "req-log-1");
+    expect(mine).toHaveLength(1);
+    expect(mine[0]).toMatchObject({
+      msg: "request completed",
+      req: { method: "GET", url: "/healthz" },
+      res: { statusCode: 200 },
+    });
+    expect(typeof mine[0]?.responseTime).toBe("number");
   });
 });
