@@ -6,6 +6,7 @@ import Fastify, { type FastifyInstance, type FastifyServerOptions } from "fastif
 import { registerConsoleAssets } from "./console/assets.js";
 import { registerConsoleSession } from "./console/session.js";
 import type { Deps } from "./deps.js";
+import { keepAdminPathsOffPublic } from "./http/adminListener.js";
 import { authenticator, KnownCallers } from "./http/auth.js";
 import { guardConnections } from "./http/connectionGuard.js";
 import {
@@ -100,6 +101,7 @@ export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<Fa
       "request completed",
     );
   });
+  if (config.adminPort !== undefined) keepAdminPathsOffPublic(app);
   app.server.maxConnections = config.maxConnections;
   guardConnections(app.server, { max: config.maxConnections, perAddress: config.maxConnectionsPerAddress });
   metrics.instrument(app);

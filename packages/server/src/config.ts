@@ -73,6 +73,12 @@ export interface Config {
    * protocol (the console cookie is Secure behind TLS). Empty: the socket's peer is the client.
    */
   readonly trustedProxies: readonly string[];
+  /**
+   * The admin listener (metrics, API docs, console) when set: those paths then answer only there,
+   * and 404 on the public PORT.
+   */
+  readonly adminPort: number | undefined;
+  readonly adminHost: string;
   /** Deadline of one call to the payment provider. */
   readonly paymentTimeoutMs: number;
   /** How often a process reloads tenant policies and the agent registry (changes by another process). */
@@ -282,6 +288,8 @@ export function loadConfig(env: Env = process.env): Config {
     clearWindowSeconds: integer(env, "WARDEN_CLEAR_WINDOW_SECONDS", 600, 10, 86_400),
     paymentApiBase: url(env, "WARDEN_STRIPE_API_BASE", "https://api.stripe.com"),
     trustedProxies: trustedProxies(env),
+    adminPort: env.WARDEN_ADMIN_PORT?.trim() ? integer(env, "WARDEN_ADMIN_PORT", 0, 0, 65_535) : undefined,
+    adminHost: text(env, "WARDEN_ADMIN_HOST", "127.0.0.1"),
     paymentTimeoutMs: integer(env, "WARDEN_STRIPE_TIMEOUT_MS", 3000, 100, 30_000),
     policyRefreshSeconds: integer(env, "WARDEN_POLICY_REFRESH_SECONDS", 5, 1, 3600),
     agentDirectoryFetch: flag(env, "WARDEN_AGENT_DIRECTORY_FETCH", true),

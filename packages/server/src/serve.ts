@@ -3,6 +3,7 @@ import { bootstrapDemoTenant } from "./admin/bootstrap.js";
 import { buildApp } from "./app.js";
 import type { Config } from "./config.js";
 import { buildDeps, closeDeps, type Deps, openStore } from "./deps.js";
+import { listenAdmin } from "./http/adminListener.js";
 import { claimSpooledEvents, spoolEvents } from "./operations/verify/degradedSpool.js";
 
 /** Deletes expired counters, idempotency records and console sessions once a minute. */
@@ -54,6 +55,8 @@ async function spoolWaitingEvents(app: FastifyInstance, deps: Deps): Promise<voi
 export interface RunningServer {
   app: FastifyInstance;
   url: string;
+  /** The admin listener's URL (metrics, docs, console) when WARDEN_ADMIN_PORT is set. */
+  adminUrl: string | undefined;
   /**
    * Stops accepting, lets in-flight requests finish (at most WARDEN_SHUTDOWN_GRACE_MS), writes the
    * degraded events still waiting (at most 5 s; what the store does not take goes to the spool
@@ -107,6 +110,9 @@ async function listening(
   await restoreSpooledEvents(app, deps);
   const housekeeping = startHousekeeping(app, deps);
   const url = await app.listen({ host: config.host, port: config.port });
+  const admin =
+    config.adminPort === undefined ? undefined : await listenAdmin(app, config.adminHost, config.adminPort);
+  if (admin) app.log.info({ url: admin.url }, "admin listener (metrics, docs, console) listening");
   if (demo) {
     print(
       [
@@ -125,6 +131,7 @@ async function listening(
   return {
     app,
     url,
+    adminUrl: admin?.url,
     close: () => {
       closing ??= (async () => {
         clearInterval(housekeeping);
@@ -137,6 +144,7 @@ async function listening(
           );
           app.server.closeAllConnections();
         }, config.shutdownGraceMs);
+        await admin?.close();
         await app.close();
         clearTimeout(grace);
         // In-flight requests are done; degraded events still waiting get a last chance at the store.
