@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import cookie from "@fastify/cookie";
 import swagger from "@fastify/swagger";
 import swaggerUi from "@fastify/swagger-ui";
-import Fastify, { type FastifyInstance, type FastifyServerOptions } from "fastify";
+import Fastify, { type FastifyInstance, type FastifyServerOptions, LogController } from "fastify";
 import { registerConsoleAssets } from "./console/assets.js";
 import { registerConsoleSession } from "./console/session.js";
 import type { Deps } from "./deps.js";
@@ -93,7 +93,7 @@ export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<Fa
     frameworkErrors: frameworkError,
     clientErrorHandler,
     // One line per request (below), not Fastify's two ("incoming request", "request completed").
-    disableRequestLogging: true,
+    logController: new LogController({ disableRequestLogging: true }),
   });
   app.addHook("onResponse", async (request, reply) => {
     request.log.info(
