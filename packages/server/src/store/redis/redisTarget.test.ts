@@ -82,6 +82,19 @@ describe("WARDEN_REDIS_URL names one server, a Cluster or Sentinels", () => {
     expect(() => loadConfig({ WARDEN_REDIS_URL: "redis+cluster://u:hunter2@a:1,b:2/4" })).not.toThrow(
       /hunter2/,
     );
+    // A password alone, or one holding "@" or ":", is hidden whole.
+    expect(redactRedisUrl("redis+cluster://hunter2@a:1,b:2")).toBe("redis+cluster://***@a:1,b:2");
+    expect(redactRedisUrl("redis://hunter2@a:1,b:2")).toBe("redis://***@a:1,b:2");
+    expect(redactRedisUrl("redis+cluster://u:p@ss@a:1")).toBe("redis+cluster://u:***@a:1");
+    expect(redactRedisUrl("redis://:pa:ss@a:1/0")).toBe("redis://:***@a:1/0");
+    for (const url of [
+      "redis://hunter2@a:1,b:2",
+      "redis+cluster://u:hunt@er2@a:1,b:99999",
+      "redis+cluster://hunter2@",
+    ]) {
+      expect(() => loadConfig({ WARDEN_REDIS_URL: url })).toThrow(ConfigError);
+      expect(() => loadConfig({ WARDEN_REDIS_URL: url })).not.toThrow(/hunter2|hunt|er2/);
+    }
   });
 
   it("a key prefix with a brace is refused with a Cluster: it would put every key on one node", () => {

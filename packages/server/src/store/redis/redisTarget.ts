@@ -39,14 +39,25 @@ const SENTINEL_PORT = 26379;
 const SCHEMES =
   "redis://, rediss:// (one server), redis+cluster://, rediss+cluster:// (a Redis Cluster) or redis+sentinel://, rediss+sentinel:// (Sentinel)";
 
-/** The URL with every password replaced by `***`, for messages and logs. */
+/**
+ * The URL with its credentials replaced by `***`, for messages and logs: everything before the last
+ * `@` of the authority, whatever its shape (`user:pass@`, `pass@`, a password holding `@` or `:`),
+ * keeping a user name only when it is plainly `user:`; and the Sentinels' password.
+ */
 export function redactRedisUrl(raw: string): string {
-  return raw
-    .replace(
-      /^([a-z+]+:\/\/)([^@/?]*):([^@/?]*)@/i,
-      (_, scheme: string, user: string) => `${scheme}${user}:***@`,
-    )
-    .replace(/([?&]sentinelPassword=)[^&]*/, "$1***");
+  const scheme = /^[a-z+]*:\/\//i.exec(raw)?.[0] ?? "";
+  const rest = raw.slice(scheme.length);
+  const end = rest.search(/[/?#]/);
+  const authority = end < 0 ? rest : rest.slice(0, end);
+  const at = authority.lastIndexOf("@");
+  const shown =
+    at < 0
+      ? authority
+      : `${/^[^:@]*:/.test(authority.slice(0, at)) ? authority.slice(0, authority.indexOf(":") + 1) : ""}***${authority.slice(at)}`;
+  return `${scheme}${shown}${end < 0 ? "" : rest.slice(end)}`.replace(
+    /([?&]sentinelPassword=)[^&#]*/,
+    "$1***",
+  );
 }
 
 export function parseRedisUrl(raw: string): RedisTarget {
