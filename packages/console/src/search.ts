@@ -12,6 +12,8 @@ export type SearchTerm =
   | { kind: "event"; eventId: string }
   | { kind: "network"; network: string }
   | { kind: "wideNetwork"; text: string }
+  /** Text with an "@" that is not exactly one address: never sent anywhere, it may hold addresses. */
+  | { kind: "notOneAddress" }
   | { kind: "session"; session: string };
 
 const HEX64 = /^[0-9a-f]{64}$/i;
@@ -22,7 +24,10 @@ export function readSearch(text: string): SearchTerm {
   if (value === "") return { kind: "empty" };
   if (HEX64.test(value)) return { kind: "emailHash", hash: value.toLowerCase() };
   if (/^evt_[A-Za-z0-9_-]+$/.test(value)) return { kind: "event", eventId: value };
-  if (/^[^\s@]+@[^\s@]+$/.test(value)) return { kind: "email", address: value };
+  // What a mail client copies: "mailto:a@b.c", "Name <a@b.c>" or "<a@b.c>" name one address.
+  const address = (/^[^<>]*<([^<>]*)>$/.exec(value)?.[1] ?? value).trim().replace(/^mailto:/i, "");
+  if (/^[^\s@<>,;"]+@[^\s@<>,;"]+$/.test(address)) return { kind: "email", address };
+  if (value.includes("@")) return { kind: "notOneAddress" };
   const network = truncateNetwork(value);
   if (network === "wide") return { kind: "wideNetwork", text: value };
   if (network) return { kind: "network", network };

@@ -79,6 +79,10 @@ export function EventsPage({ filters, onFilters, params, onParams }: Props) {
         return setNote(
           "Events keep only the /24 (IPv4) or /48 (IPv6) of an address: search for one of those.",
         );
+      case "notOneAddress":
+        return setNote(
+          "Type one email address (it is hashed here, in this browser): nothing was searched or sent.",
+        );
       case "session":
         return onParams({ ...cleared, session: t.session });
     }

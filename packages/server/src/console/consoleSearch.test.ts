@@ -30,5 +30,12 @@ describe("the events search box", () => {
     expect(readSearch("10.0.0.0/8")).toEqual({ kind: "wideNetwork", text: "10.0.0.0/8" });
     expect(readSearch("sess-42")).toEqual({ kind: "session", session: "sess-42" });
     expect(readSearch("   ")).toEqual({ kind: "empty" });
+    // What a mail client copies names one address; anything else with an "@" is never sent as a
+    // session (it would put addresses in the URL and the request).
+    expect(readSearch("mailto:Jane@X.com")).toEqual({ kind: "email", address: "Jane@X.com" });
+    expect(readSearch('"Jane Doe" <jane@x.com>')).toEqual({ kind: "email", address: "jane@x.com" });
+    for (const text of ["jane@x.com, bob@y.com", "jane @x.com", "a@b@c", "<a@b.c> <d@e.f>"]) {
+      expect(readSearch(text), text).toEqual({ kind: "notOneAddress" });
+    }
   });
 });
