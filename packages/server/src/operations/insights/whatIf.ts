@@ -36,8 +36,12 @@ export function whatIf(
   costs: DecisionCosts,
   model: DecisionModel,
 ): WhatIf {
+  // The model's decisions replay; so does the scored re-verify that stands for an attempt whose first
+  // verdict was degraded (decided by the clear it redeemed, with the engine's risk and decision).
+  const replayable = (g: RiskGroup) =>
+    g.risk !== null && (g.decidedBy === "model" || g.decidedBy === "clear");
   const replay = (g: RiskGroup): Decision =>
-    g.decidedBy === "model" && g.risk ? replayDecision(g.risk, g.actorType, costs, model) : g.decision;
+    replayable(g) && g.risk ? replayDecision(g.risk, g.actorType, costs, model) : g.decision;
   const recorded = zero();
   const replayedCounts = zero();
   let replayed = 0;
@@ -46,7 +50,7 @@ export function whatIf(
     events += g.count;
     recorded[g.decision] += g.count;
     replayedCounts[replay(g)] += g.count;
-    if (g.decidedBy === "model" && g.risk) replayed += g.count;
+    if (replayable(g)) replayed += g.count;
   }
   const mistakes = { recorded: noMistakes(), whatIf: noMistakes() };
   let labelledEvents = 0;
