@@ -28,7 +28,7 @@ const COMMANDS: Record<string, Command> = {
   migrate: {
     usage: "warden migrate",
     summary:
-      "Bring the database schema up to date and exit (run it with a role that may change the schema, before starting `warden serve --no-migrate`). Safe while other processes run or migrate.",
+      "Bring the database schema up to date and exit (run it with a role that may change the schema, before starting `warden serve --no-migrate`). Several may run at once (Kysely's migration lock); it locks the tables it changes while it runs (docs/deployment.md, Upgrading).",
     options: {},
     positionals: 0,
     run: async (_args, ctx) => {
