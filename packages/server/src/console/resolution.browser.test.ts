@@ -107,6 +107,9 @@ if (chromiumOrSkip(SUITE)) {
         quarantined: abused?.feedbackId,
       });
       Object.assign(burn, { eventId: e1, burn: burned?.feedbackId, quarantined: fp?.feedbackId });
+      // The console's range ends at the second a page loads (floored): past the next second, every
+      // seeded event falls inside it.
+      await new Promise((resolve) => setTimeout(resolve, 1_100));
       fs.mkdirSync(SHOTS, { recursive: true });
       browser = await launchChromium();
     }, 60_000);
