@@ -5,7 +5,7 @@ import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { launchChromium } from "../../../browser/tooling/chromium.mjs";
 import { solvePow } from "../operations/challenge/proofOfWork.js";
-import { chromiumOrSkip } from "../testing/chromium.js";
+import { chromiumOrSkip, pastTheSecond, signedInConsole } from "../testing/chromium.js";
 import { bearer, CHROME_HEADERS, CHROME_UA, makeTestApp, type TestApp } from "../testing/harness.js";
 
 /**
@@ -65,9 +65,7 @@ if (chromiumOrSkip(SUITE)) {
       expect(again.decision).toBe("allow");
       cleared.push({ first: first.eventId, reverify: again.eventId });
     }
-    // The console's range ends at the second it loads (floored): past the next second, every seeded
-    // event falls inside it.
-    await new Promise((resolve) => setTimeout(resolve, 1_100));
+    await pastTheSecond();
     fs.mkdirSync(SHOTS, { recursive: true });
     browser = await launchChromium();
   }, 60_000);
@@ -77,17 +75,7 @@ if (chromiumOrSkip(SUITE)) {
     await t?.close();
   });
 
-  async function signedIn(width = 1360) {
-    const context = await browser.newContext({ viewport: { width, height: 900 }, timezoneId: "UTC" });
-    const page = await context.newPage();
-    const problems: string[] = [];
-    page.on("pageerror", (e) => problems.push(`pageerror: ${e.message}`));
-    await page.goto(`${base}console/`);
-    await page.getByLabel("API key", { exact: true }).fill(key);
-    await page.getByRole("button", { name: "Sign in" }).click();
-    await page.getByTestId("tenant-id").waitFor();
-    return { context, page, problems };
-  }
+  const signedIn = (width = 1360) => signedInConsole(browser, base, key, width);
 
   describe(SUITE, () => {
     it("the overview counts a challenged then cleared attempt once, as cleared", async () => {

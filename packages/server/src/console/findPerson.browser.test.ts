@@ -5,7 +5,7 @@ import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { launchChromium } from "../../../browser/tooling/chromium.mjs";
 import { emailHash } from "../operations/verify/signals/email.js";
-import { chromiumOrSkip } from "../testing/chromium.js";
+import { chromiumOrSkip, pastTheSecond, signedInConsole } from "../testing/chromium.js";
 import { bearer, CHROME_HEADERS, CHROME_UA, makeTestApp, type TestApp } from "../testing/harness.js";
 
 /**
@@ -75,9 +75,7 @@ if (chromiumOrSkip(SUITE)) {
         ipTrunc: `203.0.113.${i}`,
       });
     }
-    // The console's range ends at the second a page loads (floored): past the next second, every
-    // seeded event falls inside it.
-    await new Promise((resolve) => setTimeout(resolve, 1_100));
+    await pastTheSecond();
     fs.mkdirSync(SHOTS, { recursive: true });
     browser = await launchChromium();
   }, 60_000);
@@ -89,18 +87,12 @@ if (chromiumOrSkip(SUITE)) {
 
   /** A signed-in page whose every requested and visited URL is kept. */
   async function signedIn(width = 1400) {
-    const context = await browser.newContext({ viewport: { width, height: 900 }, timezoneId: "UTC" });
-    const page = await context.newPage();
     const urls: string[] = [];
-    const problems: string[] = [];
-    page.on("request", (r) => urls.push(r.url()));
-    page.on("framenavigated", (f) => urls.push(f.url()));
-    page.on("pageerror", (e) => problems.push(`pageerror: ${e.message}`));
-    await page.goto(`${base}console/`);
-    await page.getByLabel("API key", { exact: true }).fill(readKey);
-    await page.getByRole("button", { name: "Sign in" }).click();
-    await page.getByTestId("tenant-id").waitFor();
-    return { context, page, urls, problems };
+    const signed = await signedInConsole(browser, base, readKey, width, (page) => {
+      page.on("request", (r) => urls.push(r.url()));
+      page.on("framenavigated", (f) => urls.push(f.url()));
+    });
+    return { ...signed, urls };
   }
 
   const shown = (page: Page) => page.getByTestId("events-table").locator("tbody th").allTextContents();

@@ -4,7 +4,7 @@ import { fileURLToPath } from "node:url";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { launchChromium } from "../../../browser/tooling/chromium.mjs";
-import { chromiumOrSkip } from "../testing/chromium.js";
+import { chromiumOrSkip, pastTheSecond, signedInConsole } from "../testing/chromium.js";
 import { bearer, makeTestApp, type TestApp } from "../testing/harness.js";
 
 /**
@@ -107,9 +107,7 @@ if (chromiumOrSkip(SUITE)) {
         quarantined: abused?.feedbackId,
       });
       Object.assign(burn, { eventId: e1, burn: burned?.feedbackId, quarantined: fp?.feedbackId });
-      // The console's range ends at the second a page loads (floored): past the next second, every
-      // seeded event falls inside it.
-      await new Promise((resolve) => setTimeout(resolve, 1_100));
+      await pastTheSecond();
       fs.mkdirSync(SHOTS, { recursive: true });
       browser = await launchChromium();
     }, 60_000);
@@ -119,21 +117,13 @@ if (chromiumOrSkip(SUITE)) {
       await t?.close();
     });
 
-    async function signedIn(apiKey: string, width: number) {
-      const context = await browser.newContext({ viewport: { width, height: 900 }, timezoneId: "UTC" });
-      const page = await context.newPage();
-      const problems: string[] = [];
-      page.on("pageerror", (e) => problems.push(`pageerror: ${e.message}`));
-      // The session probe before signing in is a 401 by design.
-      page.on("console", (m) => {
-        if (m.type() === "error" && !/status of 401/.test(m.text())) problems.push(m.text());
-      });
-      await page.goto(`${base}console/`);
-      await page.getByLabel("API key", { exact: true }).fill(apiKey);
-      await page.getByRole("button", { name: "Sign in" }).click();
-      await page.getByTestId("tenant-id").waitFor();
-      return { context, page, problems };
-    }
+    const signedIn = (apiKey: string, width: number) =>
+      signedInConsole(browser, base, apiKey, width, (page, problems) =>
+        // The session probe before signing in is a 401 by design.
+        page.on("console", (m) => {
+          if (m.type() === "error" && !/status of 401/.test(m.text())) problems.push(m.text());
+        }),
+      );
     async function open(page: Page, hash: string, route: string) {
       await page.goto(`${base}console/${hash}`);
       await page.locator(`main[data-route="${route}"]`).waitFor();
