@@ -53,12 +53,12 @@ export async function openSqliteStore(opts: SqliteOptions): Promise<Store> {
     throw err;
   }
   const group = new GroupCommit(db, raw);
-  const checkpointer =
-    opts.file === ":memory:" ? undefined : startCheckpointer(raw, opts.file, group, opts.checkpoint);
   // On the main connection a read waits for an open write batch (Kysely's connection lock).
   const readHere = async <R>(query: CompiledQuery<R>): Promise<R[]> => (await db.executeQuery(query)).rows;
   const reader =
     opts.file === ":memory:" ? undefined : startReadWorker(opts.file, opts.busyTimeoutMs, readHere);
+  const checkpointer =
+    opts.file === ":memory:" ? undefined : startCheckpointer(raw, opts.file, group, opts.checkpoint, reader);
   return createSqlStore({
     db,
     writeTransaction: (fn) => group.run(fn, true),
