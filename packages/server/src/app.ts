@@ -227,7 +227,14 @@ export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<Fa
   registerFeedback(app, { store, clock, idempotencyTtlMs: verifyDeps.idempotencyTtlMs }, { onRequest });
   registerInsights(
     app,
-    { store, clock, tokens: verifyDeps.tokens, model: policy, readRowsPerMinute: config.readRowsPerMinute },
+    {
+      store,
+      clock,
+      tokens: verifyDeps.tokens,
+      model: policy,
+      readRowsPerMinute: config.readRowsPerMinute,
+      readStoreMsPerMinute: config.readStoreSecondsPerMinute * 1000,
+    },
     { onRequest },
   );
   registerConsoleSession(app, {

@@ -18,6 +18,8 @@ export interface Config {
   readonly rateLimitWindowSeconds: number;
   /** Rows an API key's console reads may answer per minute in one process (CSV exports, lists, tables). */
   readonly readRowsPerMinute: number;
+  /** Each API key's console reads per minute in one process, in seconds of the store's time. */
+  readonly readStoreSecondsPerMinute: number;
   /** verdictToken `iss` claim: a constant issuer identifier. */
   readonly tokenIssuer: string;
   /** verdictToken `aud` claim. */
@@ -267,6 +269,7 @@ export function loadConfig(env: Env = process.env): Config {
     rateLimitMax: integer(env, "WARDEN_RATE_LIMIT_MAX", 6000, 1, 100_000_000),
     rateLimitWindowSeconds: integer(env, "WARDEN_RATE_LIMIT_WINDOW_SECONDS", 60, 1, 3600),
     readRowsPerMinute: integer(env, "WARDEN_READ_ROWS_PER_MINUTE", 200_000, 1000, 100_000_000),
+    readStoreSecondsPerMinute: integer(env, "WARDEN_READ_STORE_SECONDS_PER_MINUTE", 20, 1, 600),
     tokenIssuer: text(env, "WARDEN_TOKEN_ISSUER", "https://warden.local"),
     tokenAudience: text(env, "WARDEN_TOKEN_AUDIENCE", "warden:verdict"),
     tokenTtlSeconds: integer(env, "WARDEN_TOKEN_TTL_SECONDS", 300, 10, 86_400),

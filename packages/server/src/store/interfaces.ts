@@ -610,27 +610,54 @@ export interface EventListFilter extends EventScope {
   before?: { createdAt: number; id: string };
 }
 /**
+ * Told how long each statement of a read took in the store, in milliseconds (SQLite: on the read
+ * worker, its queue not counted; PostgreSQL: on the reads pool): the console's read budget charges it.
+ */
+export type ReadMeter = (storeMs: number) => void;
+
+/**
  * The console's reads. Long scans run off the request path (SQLite: on the read worker's own
- * connection), so they never hold up verify. Read-only: no method changes anything.
+ * connection), so they never hold up verify. Read-only: no method changes anything. Those that scan
+ * take a ReadMeter last.
  */
 export interface InsightStore {
   /** Counts per hour (or UTC day) and combination, oldest first; only non-zero combinations. */
-  decisionCounts(tenantId: string, scope: EventScope, bucket: "hour" | "day"): Promise<DecisionCount[]>;
+  decisionCounts(
+    tenantId: string,
+    scope: EventScope,
+    bucket: "hour" | "day",
+    meter?: ReadMeter,
+  ): Promise<DecisionCount[]>;
   /**
    * Attempts per hour (or UTC day) of their first verdict, by action and ending, oldest first; only
    * non-zero combinations. A re-verify that redeemed a clear is part of its attempt, never one itself.
    */
-  attemptCounts(tenantId: string, scope: EventScope, bucket: "hour" | "day"): Promise<AttemptCount[]>;
+  attemptCounts(
+    tenantId: string,
+    scope: EventScope,
+    bucket: "hour" | "day",
+    meter?: ReadMeter,
+  ): Promise<AttemptCount[]>;
   /** The attempt event `eventId` belongs to (whichever of its events it is); undefined for no such event. */
   attemptOf(tenantId: string, eventId: string): Promise<AttemptEvents | undefined>;
   /** Challenges issued in [since, until) (on events of `action` when given), by method. */
-  challengeCounts(tenantId: string, scope: EventScope, now: number): Promise<ChallengeCount[]>;
+  challengeCounts(
+    tenantId: string,
+    scope: EventScope,
+    now: number,
+    meter?: ReadMeter,
+  ): Promise<ChallengeCount[]>;
   /**
    * At most `limit` events, newest first, as lists show them: without reasons, costs, signals or
    * the principal, so a 50,000-row export brings a fifth of the bytes to the event loop and no JSON
    * to parse.
    */
-  listEvents(tenantId: string, filter: EventListFilter, limit: number): Promise<EventListItem[]>;
+  listEvents(
+    tenantId: string,
+    filter: EventListFilter,
+    limit: number,
+    meter?: ReadMeter,
+  ): Promise<EventListItem[]>;
   /**
    * Where the list's events from `offset` on sit (at most `count`, in listEvents' order): their time
    * and id only. An export names the cursor after its last row before it streams the rows.
@@ -640,21 +667,22 @@ export interface InsightStore {
     filter: EventListFilter,
     offset: number,
     count: number,
+    meter?: ReadMeter,
   ): Promise<{ createdAt: number; id: string }[]>;
   /**
    * Events in scope per reason code and decision (an event counts once per code it gave), largest
    * first; events recorded before 0012_event_search carry no codes.
    */
-  reasonCounts(tenantId: string, scope: EventScope): Promise<ReasonCount[]>;
+  reasonCounts(tenantId: string, scope: EventScope, meter?: ReadMeter): Promise<ReasonCount[]>;
   /** Every action the tenant has events for, in order. */
-  knownActions(tenantId: string): Promise<string[]>;
+  knownActions(tenantId: string, meter?: ReadMeter): Promise<string[]>;
   /** The challenges issued on one event, oldest first. */
   challengesForEvent(tenantId: string, eventId: string): Promise<ChallengeRecord[]>;
   /**
    * Every attempt in scope, grouped by what replaying its decision needs: one event per attempt, the
    * one holding its first scored verdict (a re-verify that redeemed a clear is not an attempt).
    */
-  riskGroups(tenantId: string, scope: EventScope): Promise<RiskGroup[]>;
+  riskGroups(tenantId: string, scope: EventScope, meter?: ReadMeter): Promise<RiskGroup[]>;
   /**
    * Attempts in scope with at least one effective observation on any of their events, grouped
    * likewise and by label.
@@ -663,9 +691,10 @@ export interface InsightStore {
     tenantId: string,
     scope: EventScope,
     abuseOutcomes: readonly string[],
+    meter?: ReadMeter,
   ): Promise<LabelledRiskGroup[]>;
   /** Effective outcomes on attempts in scope (on any of their events), by the engine's decision. */
-  outcomeCounts(tenantId: string, scope: EventScope): Promise<OutcomeCount[]>;
+  outcomeCounts(tenantId: string, scope: EventScope, meter?: ReadMeter): Promise<OutcomeCount[]>;
 }
 /** A console sign-in, known by the SHA-256 of its cookie's secret. */
 export interface ConsoleSession {

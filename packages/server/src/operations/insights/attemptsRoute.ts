@@ -52,7 +52,7 @@ export function registerAttemptRoutes(
       const ticket = admitRead(request, reply, deps.budget, 1);
       const bucket = bucketFor(request.query.bucket, scope);
       const rows = await mapInTurns(
-        await store.insights.attemptCounts(tenantId, scope, bucket),
+        await store.insights.attemptCounts(tenantId, scope, bucket, ticket.meter),
         ({ bucketStart, ...r }) => ({ bucketStart: iso(bucketStart), ...r }),
       );
       if (request.query.format === "csv") {

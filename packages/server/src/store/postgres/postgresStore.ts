@@ -323,7 +323,14 @@ export async function openPostgresStore(opts: PostgresOptions): Promise<Store> {
       return conn.executeQuery(query);
     },
     // Long reads on their own connections and timeout: a console user never takes verify's.
-    report: async (query) => (await reads.executeQuery(query)).rows,
+    report: async (query, meter) => {
+      const started = performance.now();
+      try {
+        return (await reads.executeQuery(query)).rows;
+      } finally {
+        meter?.(performance.now() - started);
+      }
+    },
     tryExclusive: async (trx, key) => {
       const { rows } = await sql<{
         held: boolean;

@@ -1,6 +1,7 @@
 import { createRequire } from "node:module";
 import { Worker } from "node:worker_threads";
 import type { CompiledQuery } from "kysely";
+import type { ReadMeter } from "../interfaces.js";
 
 /**
  * Long reads (ledger aggregates over millions of observations) on a worker thread with its own
@@ -23,17 +24,19 @@ try {
   process.getBuiltinModule("node:os").setPriority(tid, 19);
 } catch { /* not Linux, or not allowed: the default priority */ }
 parentPort.on("message", ({ id, sql, parameters }) => {
+  const started = performance.now();
   try {
-    parentPort.postMessage({ id, rows: db.prepare(sql).all(parameters) });
+    const rows = db.prepare(sql).all(parameters);
+    parentPort.postMessage({ id, rows, ms: performance.now() - started });
   } catch (err) {
-    parentPort.postMessage({ id, error: err instanceof Error ? err.message : String(err) });
+    parentPort.postMessage({ id, error: err instanceof Error ? err.message : String(err), ms: performance.now() - started });
   }
 });
 `;
 
 export interface ReadWorker {
-  /** Resolves the query's rows; rejects with the driver's error. */
-  all<R>(query: CompiledQuery<R>): Promise<R[]>;
+  /** Resolves the query's rows; rejects with the driver's error. Tells `meter` the time it ran. */
+  all<R>(query: CompiledQuery<R>, meter?: ReadMeter): Promise<R[]>;
   /**
    * Holds reads back: resolves once the worker has no read running (later ones wait in the queue),
    * so that the checkpointer can start the WAL over (checkpointer.ts). Until `release`.
@@ -46,11 +49,12 @@ export interface ReadWorker {
 export function startReadWorker(
   file: string,
   busyTimeoutMs: number,
-  fallback: <R>(query: CompiledQuery<R>) => Promise<R[]>,
+  fallback: <R>(query: CompiledQuery<R>, meter?: ReadMeter) => Promise<R[]>,
 ): ReadWorker {
   interface Read {
     id: number;
     query: CompiledQuery<unknown>;
+    meter: ReadMeter | undefined;
     resolve: (rows: unknown[]) => void;
     reject: (err: Error) => void;
   }
@@ -82,10 +86,11 @@ export function startReadWorker(
     worker.ref();
     worker.postMessage({ id: read.id, sql: read.query.sql, parameters: read.query.parameters });
   };
-  worker.on("message", (message: { id: number; rows?: unknown[]; error?: string }) => {
+  worker.on("message", (message: { id: number; rows?: unknown[]; error?: string; ms: number }) => {
     const read = running;
     if (!read || read.id !== message.id) return;
     running = undefined;
+    read.meter?.(message.ms);
     if (message.error !== undefined) read.reject(new Error(message.error));
     else read.resolve(message.rows ?? []);
     if (held) {
@@ -100,7 +105,7 @@ export function startReadWorker(
       running?.reject(new Error("the SQLite read worker stopped"));
       running = undefined;
       // Reads still queued run on the main connection.
-      for (const read of queue.splice(0)) fallback(read.query).then(read.resolve, read.reject);
+      for (const read of queue.splice(0)) fallback(read.query, read.meter).then(read.resolve, read.reject);
       idle?.();
       idle = undefined;
       resolve();
@@ -110,10 +115,10 @@ export function startReadWorker(
     // exit follows: the running read is rejected there, queued and later ones run on the main connection.
   });
   return {
-    all: <R>(query: CompiledQuery<R>) => {
-      if (!alive) return fallback(query);
+    all: <R>(query: CompiledQuery<R>, meter?: ReadMeter) => {
+      if (!alive) return fallback(query, meter);
       return new Promise<R[]>((resolve, reject) => {
-        queue.push({ id: nextId++, query, resolve: resolve as (rows: unknown[]) => void, reject });
+        queue.push({ id: nextId++, query, meter, resolve: resolve as (rows: unknown[]) => void, reject });
         next();
       });
     },
