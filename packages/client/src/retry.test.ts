@@ -63,7 +63,7 @@ const verdict = (decision: string, degraded = false) => ({
   },
 });
 
-describe("the spec's retry policy", () => {
+describe("the documented retry policy (docs/api.md#idempotency)", () => {
   it("retry on network errors", async () => {
     const h = harness(["network", ack]);
     expect((await h.client.feedback.send(feedback)).ok).toBe(true);

@@ -105,7 +105,7 @@ export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<Fa
   app.server.maxConnections = config.maxConnections;
   guardConnections(app.server, { max: config.maxConnections, perAddress: config.maxConnectionsPerAddress });
   metrics.instrument(app);
-  // Only JSON bodies are accepted: everything else is 415 unsupported_media_type (spec, Errors).
+  // Only JSON bodies are accepted: everything else is 415 unsupported_media_type (docs/api.md#errors).
   app.removeContentTypeParser(["text/plain"]);
   registerJsonBody(app);
   app.decorateRequest("bodyFrom", 0);

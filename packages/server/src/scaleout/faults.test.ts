@@ -19,7 +19,7 @@ import { silentHeaders, trickler } from "../testing/slowClients.js";
  * Faults between Warden and its servers: a TCP proxy in front of PostgreSQL and one in front of
  * Redis is cut, stalled, slowed down past the deadlines, and reset. Under each: verify answers 200
  * degraded challenge within its deadline (never allow, never 5xx); challenge and feedback answer 503
- * with the spec's codes; /readyz reports the outage and the recovery; feedback acknowledged is stored
+ * with the documented codes; /readyz reports the outage and the recovery; feedback acknowledged is stored
  * exactly once after clients retry with their Idempotency-Key; degraded events reach the store.
  * Further rows: NUL bytes sent while PostgreSQL is cut, 50-way bursts, 250 slow clients, and an
  * embedded SQLite store write-locked by another process. Each row reports allows during the fault
@@ -243,7 +243,7 @@ if (prefix && schema) {
         if (Date.now() > deadline) throw new Error(`${name}: /readyz did not recover`);
         await new Promise((r) => setTimeout(r, 100));
       }
-      // Clients retry what was not acknowledged, with the same Idempotency-Key (spec, Retry policy).
+      // Clients retry what was not acknowledged, with the same Idempotency-Key (docs/api.md#idempotency).
       for (const [i, key] of keys.entries()) {
         let res = firstTry[i] as Awaited<ReturnType<typeof feedback>>;
         for (let attempt = 0; res.status !== 200 && attempt < 10; attempt++) {

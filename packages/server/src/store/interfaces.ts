@@ -315,7 +315,7 @@ export interface Observation {
   source: string | null;
   observedAt: number;
   receivedAt: number;
-  /** SHA-256 of the observation's identity (spec, Feedback observation). */
+  /** SHA-256 of the observation's identity (docs/api.md#post-v1feedback-and-the-ledger). */
   identity: string;
   status: ObservationStatus;
   /** The effective observation this one conflicted with, when quarantined. */

@@ -176,7 +176,7 @@ export function testEvent(id: string, overrides: Partial<EventRecord> = {}): Eve
   };
 }
 
-/** Every error answer is the spec's Error schema: exactly error, message and code, with the label of its status. */
+/** Every error answer is the Error schema (docs/api.md#errors): exactly error, message and code, with the label of its status. */
 export function expectError(
   res: { statusCode: number; json(): unknown },
   status: number,

@@ -107,7 +107,7 @@ async function issue(
     // event could never be honoured (store: event_clears), so it is refused here, plainly.
     if (await deps.store.challenges.eventClearUsed(tenantId, event.id)) return fail("event_already_cleared");
     const policy = await deps.tenantPolicies.get(tenantId);
-    // The caller's tier or the event's own, whichever costs more (spec: a higher tier never lowers cost).
+    // The caller's tier or the event's own, whichever costs more (a higher tier never lowers cost: docs/api.md#post-v1challenge-and-re-verify).
     const tier = higherTier(asked, eventTier(event));
     const issuable = new Set<ChallengeMethod>(["proof_of_work"]);
     // Only look the provider key up when the caller would take a payment challenge.
@@ -180,7 +180,7 @@ function recordedAgent(
   return { outcome: a.outcome, keyid: typeof a.keyid === "string" ? a.keyid : undefined };
 }
 
-/** The tenant's difficulty for the tier (never below the spec's 4/5/6), sealed into the challenge. */
+/** The tenant's difficulty for the tier (never below the documented 4/5/6), sealed into the challenge. */
 function powChallenge(
   tier: RiskTier,
   policy: TenantPolicy,
@@ -235,7 +235,7 @@ const PROOF_METHODS: ReadonlyMap<string, ChallengeMethod> = new Map([
 
 /**
  * The method a proof is for: the one its `method` names, or, without `method`, proof of work for a
- * `nonce` and step-up for `headers`. A payment proof must name `provider_setup_intent` (spec:
+ * `nonce` and step-up for `headers`. A payment proof must name `provider_setup_intent` (docs/api.md#post-v1challenge-and-re-verify:
  * "under the method name provider_setup_intent"); an unknown name matches no method.
  */
 function proofMethod(proof: NonNullable<ChallengeRequest["proof"]>): ChallengeMethod | undefined {

@@ -17,8 +17,7 @@ export type ResolveResult =
 const fail = (code: ErrorCode, message: string): ResolveResult => ({ ok: false, code, message });
 
 /**
- * POST /v1/feedback/{feedbackId}/resolution as an operation. A person settles a quarantine (spec,
- * "Feedback quarantine"): reject, and the observation never counts; accept, and it counts like any
+ * POST /v1/feedback/{feedbackId}/resolution as an operation. A person settles a quarantine (docs/api.md#resolving-a-quarantined-observation-scope-ledgerwrite): reject, and the observation never counts; accept, and it counts like any
  * effective one while the effective observations of its event that it conflicts with are superseded
  * and stop counting. The conflict matrix says two such labels cannot both hold, so accepting one is
  * deciding that the other was wrong, and the event's effective labels stay free of contradictions,

@@ -314,7 +314,7 @@ type PolicyDocument = Record<string, unknown> & {
 
 /**
  * The weights verify uses today for a request that sends none: the action's, then the tenant's, then
- * the spec's defaults (the same precedence as verify's resolveCosts with the tenant policy).
+ * the built-in defaults (the same precedence as verify's resolveCosts with the tenant policy).
  */
 function currentCostsOf(document: PolicyDocument, action: string | undefined): DecisionCosts {
   const forAction = action === undefined ? undefined : document.actions?.[action]?.decisionCosts;
