@@ -4,7 +4,8 @@ import { defineConfig } from "vitest/config";
  * Two projects, run one after the other by `npm test`: everything else in parallel, then the suites
  * whose checks depend on verify meeting its deadline under load (real server processes, fault
  * injection, the evaluation replay), the load tests (`*.load.test.ts`, which saturate the machine
- * on purpose) and the input fuzzers (`*.fuzz.test.ts`, 10,000 bodies per endpoint from a new seed each run) one file at a time, so they do not compete with other test files for its two cores.
+ * on purpose) and the input fuzzers (`*.fuzz.test.ts`, 3,000 bodies per endpoint from a new seed each
+ * run) one file at a time, so they do not compete with other test files for its two cores.
  */
 export default defineConfig({
   test: {
