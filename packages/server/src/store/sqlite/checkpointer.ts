@@ -39,7 +39,8 @@ const timer = setInterval(() => {
   if (waiting) return;
   try {
     let [state] = db.pragma("wal_checkpoint(PASSIVE)");
-    if (!state || state.log < workerData.restartFrames) return;
+    // Reads held for a restart the log no longer needs (a write started it over) go again.
+    if (!state || state.log < workerData.restartFrames) return release();
     if (!readsHeld) {
       waiting = true;
       parentPort.postMessage("holdReads");
