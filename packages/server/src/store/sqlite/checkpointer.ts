@@ -182,7 +182,9 @@ export function startCheckpointer(
   let stopping = false;
   let pauseTimer: NodeJS.Timeout | undefined;
   let readsHeld = false;
+  let holdLimit: NodeJS.Timeout | undefined;
   const releaseReads = () => {
+    clearTimeout(holdLimit);
     if (readsHeld) reads?.release();
     readsHeld = false;
   };
@@ -202,6 +204,9 @@ export function startCheckpointer(
     });
     const idle = await Promise.race([reads.hold().then(() => true as const), gaveUp]);
     clearTimeout(timer);
+    // Console reads never wait on the worker's messages alone: a restart takes a few passes and one
+    // hold of the writes, so past this they go again whatever the worker is doing.
+    if (idle) holdLimit = setTimeout(releaseReads, 10 * maxPauseMs + 1000).unref();
     return idle;
   };
   worker.on("message", (message) => {
