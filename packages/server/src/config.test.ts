@@ -32,6 +32,12 @@ describe("configuration", () => {
     ["WARDEN_PG_POOL_MIN", "-1", /WARDEN_PG_POOL_MIN: must be/],
     ["WARDEN_PG_POOLER", "pgbouncer", /WARDEN_PG_POOLER: must be one of none, transaction, got "pgbouncer"/],
     ["WARDEN_TOKEN_ISSUER", "  ", /WARDEN_TOKEN_ISSUER: must not be empty/],
+    ["WARDEN_PG_READ_URL", "mysql://replica", /WARDEN_PG_READ_URL: must start with postgres:\/\//],
+    [
+      "WARDEN_PG_READ_URL",
+      "postgres://replica/db",
+      /WARDEN_PG_READ_URL: needs a PostgreSQL WARDEN_DATABASE_URL/,
+    ],
     ["WARDEN_REDIS_URL", "localhost:6379", /WARDEN_REDIS_URL: must start with redis:\/\/, rediss:\/\//],
     [
       "WARDEN_REDIS_URL",
@@ -49,6 +55,15 @@ describe("configuration", () => {
   ])("rejects %s=%j naming the variable", (name, value, message) => {
     expect(() => loadConfig({ [name]: value })).toThrow(ConfigError);
     expect(() => loadConfig({ [name]: value })).toThrow(message);
+  });
+
+  it("sends the console's long reads to WARDEN_PG_READ_URL when set, beside a PostgreSQL database", () => {
+    expect(loadConfig({}).pgReadUrl).toBeUndefined();
+    const env = {
+      WARDEN_DATABASE_URL: "postgres://primary/warden",
+      WARDEN_PG_READ_URL: "postgres://replica/warden",
+    };
+    expect(loadConfig(env).pgReadUrl).toBe("postgres://replica/warden");
   });
 
   it("keeps two PostgreSQL connections open by default, never more than the pool", () => {

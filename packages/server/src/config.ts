@@ -50,6 +50,8 @@ export interface Config {
   readonly pgPatientTimeoutMs: number;
   /** PostgreSQL statement timeout of long reads (console aggregates, ledger totals). */
   readonly pgReadTimeoutMs: number;
+  /** A PostgreSQL server (a streaming replica) for the console's long reads; undefined: the primary's. */
+  readonly pgReadUrl: string | undefined;
   /**
    * Redis for velocity counters and rate limits (one server, a Cluster, or a master found through
    * Sentinels: store/redis/redisTarget.ts); undefined keeps them in the store.
@@ -235,6 +237,17 @@ function databaseUrl(env: Env): string {
   throw new ConfigError("WARDEN_DATABASE_URL", `must start with sqlite: or postgres:// (got "${value}")`);
 }
 
+/** WARDEN_PG_READ_URL: only beside a PostgreSQL WARDEN_DATABASE_URL. */
+function pgReadUrl(env: Env, database: string): string | undefined {
+  const value = env.WARDEN_PG_READ_URL?.trim();
+  if (!value) return undefined;
+  if (!(value.startsWith("postgres://") || value.startsWith("postgresql://")))
+    throw new ConfigError("WARDEN_PG_READ_URL", `must start with postgres:// (got "${value}")`);
+  if (database.startsWith("sqlite:"))
+    throw new ConfigError("WARDEN_PG_READ_URL", "needs a PostgreSQL WARDEN_DATABASE_URL (SQLite reads its own file)");
+  return value;
+}
+
 export function loadConfig(env: Env = process.env): Config {
   const logLevel = text(env, "WARDEN_LOG_LEVEL", "info");
   if (!LOG_LEVELS.includes(logLevel)) {
@@ -282,6 +295,7 @@ export function loadConfig(env: Env = process.env): Config {
     pgPreparedStatements: flag(env, "WARDEN_PG_PREPARED_STATEMENTS", pooler === "none"),
     pgPatientTimeoutMs: integer(env, "WARDEN_PG_PATIENT_TIMEOUT_MS", 2_000, 10, 60_000),
     pgReadTimeoutMs: integer(env, "WARDEN_PG_READ_TIMEOUT_MS", 10_000, 100, 600_000),
+    pgReadUrl: pgReadUrl(env, databaseUrl(env)),
     redisUrl: redis,
     redisKeyPrefix: redisKeyPrefix(env, redis),
     signingKeyRefreshSeconds: integer(env, "WARDEN_SIGNING_KEY_REFRESH_SECONDS", 10, 1, 3600),

@@ -55,6 +55,7 @@ export async function openStore(
         preparedStatements: config.pgPreparedStatements,
         patientTimeoutMs: Math.max(storeTimeoutMs, config.pgPatientTimeoutMs),
         readTimeoutMs: config.pgReadTimeoutMs,
+        ...(config.pgReadUrl === undefined ? {} : { readUrl: config.pgReadUrl }),
       });
   return withConfiguredCounters(config, store, storeTimeoutMs);
 }
