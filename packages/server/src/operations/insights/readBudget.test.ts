@@ -86,12 +86,15 @@ describe("the read budget on the console's routes", () => {
     await t.tenant("acme");
     reader = (await t.key("acme", { scopes: ["ledger:read"] })).apiKey;
     writer = (await t.key("acme", { scopes: ["verify:write", "feedback:write"] })).apiKey;
-    for (let i = 0; i < 600; i++) {
-      await t.store.events.record(
-        testEvent(`evt_b${String(i).padStart(4, "0")}`, { tenantId: "acme", createdAt: now - 60_000 - i }),
-        undefined,
-      );
-    }
+    // Concurrent records share the store's group commits.
+    await Promise.all(
+      Array.from({ length: 600 }, (_, i) =>
+        t.store.events.record(
+          testEvent(`evt_b${String(i).padStart(4, "0")}`, { tenantId: "acme", createdAt: now - 60_000 - i }),
+          undefined,
+        ),
+      ),
+    );
   });
   afterAll(() => t.close());
 
