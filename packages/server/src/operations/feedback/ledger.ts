@@ -1,6 +1,6 @@
+import type { EventRecord } from "../../domain.js";
 import type {
   ChallengeRecord,
-  EventRecord,
   FeedbackResolution,
   LedgerFilter,
   LedgerRow,

@@ -1,7 +1,6 @@
-import type { EventRecord } from "../../store/interfaces.js";
+import type { DecisionCosts, EventRecord } from "../../domain.js";
 import type { Caller } from "../caller.js";
 import { attemptFingerprint } from "./attempt.js";
-import type { DecisionCosts } from "./decide.js";
 import type { Verdict, VerifyRequest } from "./schema.js";
 import { ENGINE_VERSION } from "./version.js";
 

@@ -1,5 +1,6 @@
+import type { EventRecord } from "../../domain.js";
 import { timeOrderedId } from "../../lib/crypto.js";
-import type { ClearRedemption, EventRecord, IdempotencyKey } from "../../store/interfaces.js";
+import type { ClearRedemption, IdempotencyKey } from "../../store/interfaces.js";
 import { signVerdictTokenOffThread, type VerdictClaims } from "../../tokens/verdictToken.js";
 import type { Caller } from "../caller.js";
 import { replayOrConflict } from "../idempotentReplay.js";

@@ -1,6 +1,6 @@
+import type { EnforcementMode } from "../../domain.js";
 import { canonicalJson, sha256Hex, timeOrderedId } from "../../lib/crypto.js";
 import type { TenantPolicy } from "../../policy/tenantPolicy.js";
-import type { EnforcementMode } from "../../store/interfaces.js";
 import type { Caller } from "../caller.js";
 import { type RateLimitState, rateLimitHit, rateLimitState } from "../rateLimitWindow.js";
 import { attemptFingerprint } from "./attempt.js";
