@@ -73,6 +73,8 @@ export function degradedVerdict(
     enforcementMode: mode,
   };
   if (caller) {
+    // The tenant's weights as last loaded (the store may be what failed): the same precedence as a scored verdict.
+    const policy = deps.tenantPolicies.peek(caller.tenant.id);
     const event = eventRecord(
       caller,
       // The subject is read only for the attempt fingerprint (attempt.ts, total on any input).
@@ -84,8 +86,8 @@ export function degradedVerdict(
       now,
       verdict,
       "challenge",
-      resolveCosts(req?.context?.decisionCosts),
-      deps.tenantPolicies.peek(caller.tenant.id)?.version ?? "unavailable",
+      resolveCosts(req?.context?.decisionCosts, policy?.decisionCosts(action)),
+      policy?.version ?? "unavailable",
       { degraded: true },
       { decidedBy: "degraded", risk: null },
     );

@@ -1,4 +1,4 @@
-import type { EventRecord } from "../../domain.js";
+import type { DecisionCosts, EventRecord } from "../../domain.js";
 import { timeOrderedId } from "../../lib/crypto.js";
 import type { ClearRedemption, IdempotencyKey } from "../../store/interfaces.js";
 import { signVerdictTokenOffThread, type VerdictClaims } from "../../tokens/verdictToken.js";
@@ -6,7 +6,6 @@ import type { Caller } from "../caller.js";
 import { replayOrConflict } from "../idempotentReplay.js";
 import { CLEARED_REASON, type ClearCheck } from "./clearRedemption.js";
 import type { Cancellation } from "./deadline.js";
-import { resolveCosts } from "./decide.js";
 import { enforcementModeFor } from "./enforcement.js";
 import { eventRecord, NO_PRINCIPAL } from "./eventRecord.js";
 import { reason } from "./reasonCodes.js";
@@ -42,6 +41,7 @@ export async function recordCleared(
   caller: Caller,
   req: VerifyRequest,
   clear: Extract<ClearCheck, { ok: true }>,
+  costs: DecisionCosts,
   policyVersion: string,
   idem: Idempotency | undefined,
   now: number,
@@ -67,7 +67,7 @@ export async function recordCleared(
     now,
     unsigned,
     "allow",
-    resolveCosts(req.context?.decisionCosts),
+    costs,
     policyVersion,
     { challengeId: clear.challenge.id },
     { decidedBy: "clear", risk: null },

@@ -209,7 +209,7 @@ async function scoreAndRecord(
       clearNote = clearNotHonored(DENY_NOT_CLEARED);
     } else {
       const cleared = await redeemOnce(deps, tenantId, earned.challenge.eventId, () =>
-        recordCleared(deps, caller, req, earned, tenantPolicy.version, idem, now, signal),
+        recordCleared(deps, caller, req, earned, costs, tenantPolicy.version, idem, now, signal),
       );
       settled();
       if (cleared) return withLimit(cleared, limit as RateLimitState);
