@@ -72,7 +72,7 @@ function requestId(req: { headers: Record<string, string | string[] | undefined>
 
 /** Builds the app from its dependencies; every route is registered in the list below. */
 export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<FastifyInstance> {
-  const { config, keyring, policy, clock, tenantPolicies, agents, hosting, pendingEvents } = deps;
+  const { config, keyring, model, clock, tenantPolicies, agents, hosting, pendingEvents } = deps;
   const metrics = createMetrics(pendingEvents);
   const store = metrics.timed(deps.store);
   const app = Fastify({
@@ -150,7 +150,7 @@ export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<Fa
   const verifyDeps: VerifyDeps = {
     store,
     keyring,
-    policy,
+    model,
     tenantPolicies,
     pendingEvents,
     hosting,
@@ -213,7 +213,7 @@ export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<Fa
       payment: { apiBase: config.paymentApiBase, timeoutMs: config.paymentTimeoutMs },
       tenantPolicies,
       agentKeys: agents.lookup,
-      signatureSkewSeconds: policy.signatureSkewSeconds,
+      signatureSkewSeconds: model.signatureSkewSeconds,
     },
     { onRequest },
   );
@@ -221,7 +221,7 @@ export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<Fa
   // was seen, and not counted against the key's rate limit (a page load is not an attempt).
   registerPageTokens(
     app,
-    { keyring, clock, ttlMs: policy.pageTokenTtlMs },
+    { keyring, clock, ttlMs: model.pageTokenTtlMs },
     { onRequest: [authenticator(store, callers, { fromMemory: true })] },
   );
   registerFeedback(app, { store, clock, idempotencyTtlMs: verifyDeps.idempotencyTtlMs }, { onRequest });
@@ -231,7 +231,7 @@ export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<Fa
       store,
       clock,
       tokens: verifyDeps.tokens,
-      model: policy,
+      model,
       readRowsPerMinute: config.readRowsPerMinute,
       readStoreMsPerMinute: config.readStoreSecondsPerMinute * 1000,
     },

@@ -15,7 +15,7 @@ export interface Deps {
   config: Config;
   store: Store;
   keyring: SigningKeyring;
-  policy: DecisionModel;
+  model: DecisionModel;
   tenantPolicies: TenantPolicies;
   agents: AgentRegistry;
   pendingEvents: PendingEvents;
@@ -137,7 +137,7 @@ export async function buildDeps(
     config,
     store: opened,
     keyring,
-    policy: DEFAULT_MODEL,
+    model: DEFAULT_MODEL,
     tenantPolicies,
     pendingEvents: new PendingEvents(opened, { capacity: config.degradedQueueCapacity, retryMs: 1000 }),
     agents,

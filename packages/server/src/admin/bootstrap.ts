@@ -1,5 +1,6 @@
 import { duringStartup } from "../deps.js";
-import { ALL_SCOPES, type Store } from "../store/interfaces.js";
+import { ALL_SCOPES } from "../domain.js";
+import type { Store } from "../store/interfaces.js";
 import { type IssuedKey, issueApiKey } from "./apiKeys.js";
 
 export const DEMO_TENANT = "demo";

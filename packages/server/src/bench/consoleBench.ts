@@ -8,7 +8,7 @@ import { issueApiKey } from "../admin/apiKeys.js";
 import { buildApp } from "../app.js";
 import { loadConfig } from "../config.js";
 import { buildDeps } from "../deps.js";
-import { ALL_SCOPES } from "../store/interfaces.js";
+import { ALL_SCOPES } from "../domain.js";
 import { openPostgresStore } from "../store/postgres/postgresStore.js";
 import { openSqliteStore } from "../store/sqlite/sqliteStore.js";
 import { seedConsoleData, seedConsoleDataPostgres } from "./consoleSeed.js";

@@ -5,9 +5,24 @@
  * Guarantees are stated per method. "Atomic" means the method is one transaction (or one statement)
  * whose effect is all-or-nothing and correct when many processes share one database.
  * Stores hold no business rules beyond those guarantees.
+ * The vocabulary the records are written in (decisions, actor types, the event record…) is domain.ts.
  *
  * Every method may reject with StoreUnavailableError when the database cannot answer in time.
  */
+
+import type {
+  ActorType,
+  AttemptEnding,
+  ChallengeMethod,
+  Decider,
+  Decision,
+  EnforcementMode,
+  EventRecord,
+  ObservationStatus,
+  RecordedRisk,
+  Resolution,
+  Scope,
+} from "../domain.js";
 
 export class StoreUnavailableError extends Error {
   constructor(message: string, options?: { cause?: unknown }) {
@@ -27,15 +42,6 @@ export class StoreRejectedError extends StoreUnavailableError {
     this.name = "StoreRejectedError";
   }
 }
-
-export type Scope = "verify:write" | "challenge:write" | "feedback:write" | "ledger:read" | "ledger:write";
-export const ALL_SCOPES: readonly Scope[] = [
-  "verify:write",
-  "challenge:write",
-  "feedback:write",
-  "ledger:read",
-  "ledger:write",
-];
 
 export interface Tenant {
   id: string;
@@ -136,63 +142,6 @@ export interface CounterStore {
   purgeExpired(now: number): Promise<number>;
 }
 
-/** The spec's vocabularies, each written once: the types and the response schemas derive from them. */
-export const DECISIONS = ["allow", "challenge", "deny"] as const;
-export type Decision = (typeof DECISIONS)[number];
-export const ACTOR_TYPES = ["human", "agent_principal", "agent_abusive", "unknown"] as const;
-export type ActorType = (typeof ACTOR_TYPES)[number];
-export const ENFORCEMENT_MODES = ["enforce", "log_only"] as const;
-export type EnforcementMode = (typeof ENFORCEMENT_MODES)[number];
-/**
- * What reached an event's engine decision: the model (replayable under other weights by the console's
- * what-if), a tenant rule (lists, per-action agent rules), an honoured clear, or a degradation.
- */
-export const DECIDERS = ["model", "rule", "clear", "degraded"] as const;
-export type Decider = (typeof DECIDERS)[number];
-/** The abuse estimate a scored event was decided on, with what the decision rule needs to replay it. */
-export interface RecordedRisk {
-  estimate: number;
-  low: number;
-  high: number;
-  /** A finding raised the risk above the prior: without one the model never denies (decide.ts). */
-  raised: boolean;
-}
-
-/** One verify call, as recorded. Holds only protected forms of personal data (hashes, truncations). */
-export interface EventRecord {
-  id: string;
-  tenantId: string;
-  keyId: string;
-  createdAt: number;
-  action: string;
-  surface: string | null;
-  session: string | null;
-  decision: Decision;
-  /** The decision the engine reached before log_only turned it into an observation. */
-  wouldBeDecision: Decision;
-  actorType: ActorType;
-  confidence: number;
-  reasons: string[];
-  degraded: boolean;
-  enforcementMode: EnforcementMode;
-  costs: { falseAllow: number; falseChallenge: number; falseDeny: number };
-  /** Protected signal values (hashes, truncated networks, flags); never raw email or IP. */
-  signals: Record<string, unknown>;
-  engineVersion: string;
-  policyVersion: string;
-  /** Fingerprint of the attempt (action and identifying subject fields; operations/verify/attempt.ts). */
-  attempt: string | null;
-  decidedBy: Decider;
-  /** Null when nothing was scored (a degraded verdict, a clear that short-circuited scoring). */
-  risk: RecordedRisk | null;
-  /** The signals' email hash (SHA-256 hex of the trimmed, lower-cased address), kept to search by. */
-  emailHash: string | null;
-  /** The signals' truncated network ("203.0.113.0/24", "2001:db8:1::/48"), kept to search by. */
-  network: string | null;
-  /** The codes of the verdict's reasonDetails, each once, in their order. */
-  reasonCodes: string[];
-}
-
 export interface IdempotentResponse {
   fingerprint: string;
   statusCode: number;
@@ -272,16 +221,6 @@ export interface IdempotencyStore {
   find(key: IdempotencyKey, now: number): Promise<IdempotentResponse | undefined>;
   purgeExpired(now: number): Promise<number>;
 }
-
-/**
- * Only "effective" counts toward any total. "rejected": a quarantined observation a person rejected;
- * "superseded": an effective observation that an accepted one contradicted. Both are kept for audit.
- */
-export const OBSERVATION_STATUSES = ["effective", "quarantined", "rejected", "superseded"] as const;
-export type ObservationStatus = (typeof OBSERVATION_STATUSES)[number];
-
-export const RESOLUTIONS = ["accept", "reject"] as const;
-export type Resolution = (typeof RESOLUTIONS)[number];
 
 /** A person's decision on a quarantined observation, appended once and never changed. */
 export interface FeedbackResolution {
@@ -388,13 +327,6 @@ export interface FeedbackStore {
   /** The resolutions of one event's observations, in the order they were made. */
   resolutionsForEvent(tenantId: string, eventId: string): Promise<FeedbackResolution[]>;
 }
-
-export type ChallengeMethod =
-  | "payment_preauth"
-  | "proof_of_work"
-  | "device_attestation"
-  | "web_bot_auth_stepup"
-  | "email_otp";
 
 /** One issued challenge. Method, difficulty and seed are sealed at issue and never change. */
 export interface ChallengeRecord {
@@ -532,12 +464,6 @@ export interface ChallengeCount {
   expired: number;
   redeemed: number;
 }
-/**
- * How an attempt ended (docs/api.md, "Attempts"): its first verdict allowed or denied it, or it was
- * challenged and then a re-verify redeemed the clear (cleared), or no clear was redeemed (yet).
- */
-export const ATTEMPT_ENDINGS = ["allowed", "cleared", "challenged", "denied"] as const;
-export type AttemptEnding = (typeof ATTEMPT_ENDINGS)[number];
 /** Attempts whose first verdict fell in one hour or UTC day, by action and how they ended. */
 export interface AttemptCount {
   bucketStart: number;

@@ -7,9 +7,10 @@ import { issueApiKey } from "../admin/apiKeys.js";
 import { buildApp } from "../app.js";
 import { loadConfig } from "../config.js";
 import { buildDeps, closeDeps, type Deps, withConfiguredCounters } from "../deps.js";
+import type { EventRecord, Scope } from "../domain.js";
+import { ALL_SCOPES } from "../domain.js";
 import { ERROR_LABELS } from "../errors.js";
-import type { EventRecord, Scope, Store } from "../store/interfaces.js";
-import { ALL_SCOPES } from "../store/interfaces.js";
+import type { Store } from "../store/interfaces.js";
 import { openSqliteStore } from "../store/sqlite/sqliteStore.js";
 
 export function tempDir(prefix = "warden-test-"): string {

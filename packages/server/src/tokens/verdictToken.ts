@@ -1,5 +1,5 @@
 import { sign } from "node:crypto";
-import type { ActorType, Decision } from "../store/interfaces.js";
+import type { ActorType, Decision } from "../domain.js";
 import type { ActiveSigner } from "./signingKeys.js";
 
 /** Decision fields carried in the receipt. enforcementMode is deliberately not a claim (docs/api.md#verdicttoken). */

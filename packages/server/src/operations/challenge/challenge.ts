@@ -1,15 +1,10 @@
 import { randomBytes } from "node:crypto";
+import type { ChallengeMethod, EventRecord } from "../../domain.js";
 import type { ErrorCode } from "../../errors.js";
 import { timeOrderedId } from "../../lib/crypto.js";
 import type { TenantPolicies } from "../../policy/tenantPolicies.js";
 import { RISK_TIERS, type RiskTier, type TenantPolicy } from "../../policy/tenantPolicy.js";
-import {
-  type ChallengeMethod,
-  type ChallengeRecord,
-  type EventRecord,
-  type Store,
-  StoreUnavailableError,
-} from "../../store/interfaces.js";
+import { type ChallengeRecord, type Store, StoreUnavailableError } from "../../store/interfaces.js";
 import { type KeyLookup, verifyAgent, WEB_BOT_AUTH_TAG } from "../../webBotAuth/verifyAgent.js";
 import type { Caller } from "../caller.js";
 import { normaliseHeaders } from "../verify/signals/browserHeaders.js";

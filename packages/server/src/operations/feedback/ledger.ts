@@ -1,6 +1,6 @@
+import type { EventRecord } from "../../domain.js";
 import type {
   ChallengeRecord,
-  EventRecord,
   FeedbackResolution,
   LedgerFilter,
   LedgerRow,
@@ -8,7 +8,7 @@ import type {
   Store,
 } from "../../store/interfaces.js";
 import { type TokenSettings, verdictPayload } from "../../tokens/verdictToken.js";
-import { NO_PRINCIPAL } from "../verify/eventRecord.js";
+import { NO_PRINCIPAL } from "../verify/verdict.js";
 import type { EventView, LedgerSummary, ObservationView, ResolutionRecord } from "./schema.js";
 
 /** How many quarantined observations a summary lists (newest first). */

@@ -1,5 +1,6 @@
+import type { ObservationStatus } from "../../domain.js";
 import type { ErrorCode } from "../../errors.js";
-import type { FeedbackResolution, ObservationStatus, Store } from "../../store/interfaces.js";
+import type { FeedbackResolution, Store } from "../../store/interfaces.js";
 import type { Caller } from "../caller.js";
 import { conflictingOutcomes, type Outcome } from "./conflicts.js";
 import { resolutionRecord } from "./ledger.js";

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from "fastify";
+import type { AttemptEnding, Decision } from "../../domain.js";
 import { ApiError, ErrorResponse } from "../../errors.js";
 import { requireCaller } from "../../http/auth.js";
-import type { AttemptEnding, Decision } from "../../store/interfaces.js";
 import { eventWithObservations } from "../feedback/ledger.js";
 import type { EventView } from "../feedback/schema.js";
 import {

@@ -1,8 +1,9 @@
 import type { FastifyInstance, preHandlerHookHandler } from "fastify";
+import type { Decision, DecisionCosts } from "../../domain.js";
 import { requireCaller } from "../../http/auth.js";
-import type { Decision, EventScope, ReadMeter } from "../../store/interfaces.js";
+import type { EventScope, ReadMeter } from "../../store/interfaces.js";
 import { ABUSE_OUTCOMES } from "../feedback/conflicts.js";
-import { DEFAULT_COSTS, type DecisionCosts } from "../verify/decide.js";
+import { DEFAULT_COSTS } from "../verify/decide.js";
 import { registerAttemptRoutes } from "./attemptsRoute.js";
 import { calibrationBins } from "./calibration.js";
 import { registerEventRoutes } from "./eventsRoute.js";

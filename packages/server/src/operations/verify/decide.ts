@@ -1,15 +1,8 @@
+import type { ActorType, Decision, DecisionCosts } from "../../domain.js";
 import type { VerifiedAgentRule } from "../../policy/tenantPolicy.js";
-import type { ActorType, Decision } from "../../store/interfaces.js";
 import type { DecisionModel } from "./decisionModel.js";
 import { type ReasonCode, type ReasonDetail, reason } from "./reasonCodes.js";
 import type { Finding } from "./signals/findings.js";
-
-/** Relative, dimensionless weights of the three mistakes (spec, context.decisionCosts). */
-export interface DecisionCosts {
-  falseAllow: number;
-  falseChallenge: number;
-  falseDeny: number;
-}
 
 export const DEFAULT_COSTS: Readonly<DecisionCosts> = Object.freeze({
   falseAllow: 1,

@@ -1,4 +1,4 @@
-import type { EnforcementMode } from "../../store/interfaces.js";
+import type { EnforcementMode } from "../../domain.js";
 import type { Caller } from "../caller.js";
 
 /**

@@ -3,9 +3,10 @@ import { ApiError, ErrorResponse } from "../../errors.js";
 import { IDEMPOTENCY_HEADER_SCHEMA, idempotencyKeyOf } from "../../http/idempotencyKey.js";
 import { applyRateLimit } from "../../http/rateLimit.js";
 import type { RouteSettings } from "../../http/types.js";
+import { idempotencyOf } from "./idempotency.js";
 import { REHEARSAL_TENANT } from "./rehearsal.js";
 import { Verdict, VerifyRequest } from "./schema.js";
-import { degradedVerdict, idempotencyOf, type VerifyDeps, verify } from "./verify.js";
+import { degradedVerdict, type VerifyDeps, verify } from "./verify.js";
 
 export function registerVerify(
   app: FastifyInstance,

@@ -1,6 +1,6 @@
 import { type Static, Type } from "@sinclair/typebox";
+import { ACTOR_TYPES, DECISIONS, ENFORCEMENT_MODES } from "../../domain.js";
 import { literalUnion } from "../../lib/literalUnion.js";
-import { ACTOR_TYPES, DECISIONS, ENFORCEMENT_MODES } from "../../store/interfaces.js";
 import { MAX_PAGE_TOKEN } from "../../tokens/pageToken.js";
 import { REASON_CATEGORIES } from "./reasonCodes.js";
 import { JA4_PATTERN } from "./signals/tlsFingerprint.js";

@@ -2,20 +2,22 @@ import { type CompiledQuery, type ExpressionBuilder, type Kysely, sql } from "ky
 import {
   type ActorType,
   ATTEMPT_ENDINGS,
-  type AttemptCount,
   type AttemptEnding,
-  type ChallengeCount,
   type ChallengeMethod,
   type Decider,
   type Decision,
-  type DecisionCount,
   type EnforcementMode,
-  type EventListItem,
-  type InsightStore,
-  type LabelledRiskGroup,
-  type OutcomeCount,
-  type ReadMeter,
-  type RiskGroup,
+} from "../../domain.js";
+import type {
+  AttemptCount,
+  ChallengeCount,
+  DecisionCount,
+  EventListItem,
+  InsightStore,
+  LabelledRiskGroup,
+  OutcomeCount,
+  ReadMeter,
+  RiskGroup,
 } from "../interfaces.js";
 import type { Database } from "../schema.js";
 import { eventListQuery, knownActionsQuery, reasonCountFromRow, reasonCountsQuery } from "./eventSearch.js";
