@@ -174,7 +174,7 @@ describe("the documented retry policy (docs/api.md#idempotency)", () => {
     ]);
   });
 
-  it("retries are off unless asked for (the spec: the official SDKs do not retry automatically)", async () => {
+  it("retries are off unless asked for (docs/api.md#idempotency: the official SDKs do not retry automatically)", async () => {
     const calls: string[] = [];
     const client = new WardenClient({
       baseUrl: "http://warden.test",

@@ -71,4 +71,14 @@ describe("documentation links", () => {
     }
     expect(broken).toEqual([]);
   });
+
+  it("comments cite the repository's own docs, never a specification kept elsewhere", () => {
+    const absent: string[] = [];
+    for (const file of [...sources("packages"), ...sources("examples")]) {
+      if (file.endsWith("docsLinks.test.ts")) continue;
+      for (const [cited] of read(file).matchAll(/\(spec\b[^)]*\)|\bthe spec's\b/g))
+        absent.push(`${file}: ${cited}`);
+    }
+    expect(absent).toEqual([]);
+  });
 });

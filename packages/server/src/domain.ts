@@ -1,10 +1,10 @@
 /**
- * Warden's domain vocabulary: the spec's closed sets (decisions, actor types, enforcement modes, API
+ * Warden's domain vocabulary: the contract's closed sets (docs/api.md) (decisions, actor types, enforcement modes, API
  * key scopes, challenge methods, observation statuses) and the event a verdict is recorded as. Each is
  * written once; the store's contract, the operations and the response schemas all derive from it.
  */
 
-/** What an API key may do (spec, Authentication). */
+/** What an API key may do (docs/api.md#verdicttoken). */
 export type Scope = "verify:write" | "challenge:write" | "feedback:write" | "ledger:read" | "ledger:write";
 export const ALL_SCOPES: readonly Scope[] = [
   "verify:write",
@@ -14,7 +14,7 @@ export const ALL_SCOPES: readonly Scope[] = [
   "ledger:write",
 ];
 
-/** A verdict's decision, the actor type it names and whether it was enforced (spec, Verdict). */
+/** A verdict's decision, the actor type it names and whether it was enforced (docs/api.md#post-v1verify). */
 export const DECISIONS = ["allow", "challenge", "deny"] as const;
 export type Decision = (typeof DECISIONS)[number];
 export const ACTOR_TYPES = ["human", "agent_principal", "agent_abusive", "unknown"] as const;
@@ -28,7 +28,7 @@ export type EnforcementMode = (typeof ENFORCEMENT_MODES)[number];
 export const DECIDERS = ["model", "rule", "clear", "degraded"] as const;
 export type Decider = (typeof DECIDERS)[number];
 
-/** Relative, dimensionless weights of the three mistakes (spec, context.decisionCosts). */
+/** Relative, dimensionless weights of the three mistakes (docs/api.md#tenant-policy). */
 export interface DecisionCosts {
   falseAllow: number;
   falseChallenge: number;
@@ -79,7 +79,7 @@ export interface EventRecord {
   reasonCodes: string[];
 }
 
-/** The friction a challenge asks for (spec, Challenge). */
+/** The friction a challenge asks for (docs/api.md#post-v1challenge-and-re-verify). */
 export type ChallengeMethod =
   | "payment_preauth"
   | "proof_of_work"

@@ -35,7 +35,7 @@ export async function readClear(
 
 /**
  * Why a scored challenge's clear cannot stand for this attempt, or undefined when it can. The clear
- * stands for the challenge, never for a deny (spec, States and transitions): the tenant's deny list
+ * stands for the challenge, never for a deny (docs/api.md#post-v1challenge-and-re-verify): the tenant's deny list
  * still applies (the policy may have changed since the challenge was earned), and so does what this
  * request itself carries beyond the attempt's fingerprint (headers, form data, page signals, an agent
  * signature): when that alone scores deny, the clear is not used (docs/security-model.md, "Clears").

@@ -47,7 +47,7 @@ export function registerVerify(
       );
       const caller = request.caller;
       const d = hooks.rehearsal && caller?.tenant.id === REHEARSAL_TENANT ? hooks.rehearsal : deps;
-      // A store fault while authenticating degrades the whole verdict (spec, degradation).
+      // A store fault while authenticating degrades the whole verdict (docs/api.md#degradation).
       if (!caller || request.storeFault) {
         const degraded = degradedVerdict(
           deps,

@@ -205,7 +205,7 @@ export const Verdict = Type.Object({
     {
       minItems: 1,
       description:
-        "reasons in their additive object form (spec, Versioning): entry i is reasons[i] with a stable code and a category to group by.",
+        "reasons in their additive object form (docs/api.md#reason-codes): entry i is reasons[i] with a stable code and a category to group by.",
     },
   ),
   principal: Principal,

@@ -33,7 +33,7 @@ export interface VerifyCall {
   idem: Idempotency | undefined;
   now: number;
   /**
-   * The request's decisionCosts over the action's and the tenant's, over the spec's 1, 1, 3; each
+   * The request's decisionCosts over the action's and the tenant's, over the built-in 1, 1, 3; each
    * weight on its own (docs/api.md, tenant policy).
    */
   costs: DecisionCosts;
@@ -74,7 +74,7 @@ export type VerdictOptions =
       clearNote: string | undefined;
       redeems: ChallengeRecord | undefined;
     }
-  /** A scored challenge's clear, honoured: allow, scoring skipped (spec, States and transitions). */
+  /** A scored challenge's clear, honoured: allow, scoring skipped (docs/api.md#post-v1challenge-and-re-verify). */
   | { kind: "cleared"; challenge: ChallengeRecord }
   /** Checks that could not complete in time: the precautionary challenge. */
   | { kind: "degraded"; eventId: string };
@@ -85,7 +85,7 @@ export type UnsignedVerdict = Omit<Verdict, "verdictToken">;
 export const DEGRADED_REASON =
   "Warden could not complete its checks in time (store outage, timeout or internal error); this is a precautionary challenge.";
 
-/** The principal of a verdict that resolved nobody (spec: empty strings and an empty list mean unknown). */
+/** The principal of a verdict that resolved nobody (docs/api.md#agent-identity-web-bot-auth: empty strings and an empty list mean unknown). */
 export const NO_PRINCIPAL: Verdict["principal"] = Object.freeze({
   resolved: false,
   operator: "",

@@ -6,7 +6,7 @@ import { solvePow } from "../challenge/proofOfWork.js";
 /**
  * The costs an event records are the weights its verdict stood under (docs/api.md, tenant policy
  * `decisionCosts`): each weight the request's context.decisionCosts leaves out or sends invalid is
- * the action's, then the tenant's, then the spec's 1, 1, 3. The console's what-if replays events
+ * the action's, then the tenant's, then the built-in 1, 1, 3. The console's what-if replays events
  * with these costs, so every kind of verdict must record them the same way.
  */
 

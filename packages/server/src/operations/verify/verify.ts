@@ -118,7 +118,7 @@ async function scoreAndRecord(
   }
   const observed = observeCall(deps, call, policy);
   if (clear && !clear.challenge.eventDegraded) {
-    // A scored challenge's clear short-circuits scoring (spec, States and transitions).
+    // A scored challenge's clear short-circuits scoring (docs/api.md#post-v1challenge-and-re-verify).
     const refused = clearRefusal(deps.model, call, policy, observed);
     const cleared = refused === undefined ? await redeemClear(deps, call, clear, signal) : null;
     settled();
