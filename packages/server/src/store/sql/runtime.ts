@@ -40,6 +40,17 @@ export interface SqlRuntime {
    */
   tryExclusive(trx: Kysely<Database>, key: string): Promise<boolean>;
   /**
+   * Inside a write transaction: makes a SELECT hold the rows it reads until the transaction ends, so
+   * a concurrent delete of them waits for it (PostgreSQL's FOR SHARE). SQLite's BEGIN IMMEDIATE has
+   * already made this transaction the only writer: the select is returned as it is.
+   */
+  holdRows<QB extends { forShare(): QB }>(select: QB): QB;
+  /**
+   * Runs `fn` with deleted content overwritten in the database file (SQLite's secure_delete, on this
+   * connection for the duration); PostgreSQL has no such setting and runs `fn` as it is.
+   */
+  overwritingDeleted<T>(fn: () => Promise<T>): Promise<T>;
+  /**
    * Runs a long read (ledger aggregates) where it does not hold up requests: a worker thread for
    * SQLite, whose driver is synchronous; PostgreSQL's pool is asynchronous already.
    */
