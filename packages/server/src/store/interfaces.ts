@@ -741,7 +741,11 @@ export interface RemovedRows {
  * chunks, resolving what it removed so far.
  */
 export interface EventRemovalStore {
-  /** Removes every tenant's events created before `before` (epoch ms) with their dependants. */
+  /**
+   * Removes every tenant's events created before `before` (epoch ms) with their dependants. Of several
+   * processes running it at once, one removes a tenant's events at a time; the others pass over that
+   * tenant (they would only find the same rows locked, then gone).
+   */
   olderThan(before: number, signal?: AbortSignal): Promise<RemovedRows>;
   /**
    * Removes one tenant's events of `subject` with their dependants (an attempt's other event even when

@@ -265,6 +265,14 @@ export function removalContract(
       expect(await b.events.get("d4", "evt_bulk_keep")).toBeDefined();
     });
 
+    it("two processes' passes at once remove every old event, each once between them", async () => {
+      const n = REMOVAL_CHUNK * 3;
+      for (let i = 0; i < n; i++) await a.events.record(event(`evt_twice_${i}`, "d4", OLD + i), undefined);
+      const [first, second] = await Promise.all([a.removal.olderThan(CUTOFF), b.removal.olderThan(CUTOFF)]);
+      expect(first.events + second.events).toBe(n);
+      expect(await b.removal.olderThan(CUTOFF)).toEqual(none);
+    });
+
     it("stops between chunks when its signal is aborted, and a later run removes the rest", async () => {
       for (let i = 0; i < REMOVAL_CHUNK + 5; i++)
         await a.events.record(event(`evt_stop_${i}`, "d4", OLD + i), undefined);

@@ -7,10 +7,17 @@ import type { SqlRuntime } from "./runtime.js";
 
 /**
  * Events removed per transaction. An event takes its row and eight index entries with it, plus its
- * dependants: far more work per row than an expired counter, so far fewer rows per chunk keep one
- * chunk's (on SQLite, synchronous) time to a few milliseconds (docs/benchmarks.md, "Retention").
+ * dependants, each in pages of their own: far more work per row than an expired counter. A hundred
+ * holds SQLite's (synchronous) thread for about 10 ms at most, a third of verify's deadline
+ * (docs/benchmarks.md, "Retention").
  */
-export const REMOVAL_CHUNK = 200;
+export const REMOVAL_CHUNK = 100;
+
+/**
+ * After each chunk, three times its time of rest: removal takes at most a quarter of the thread, and
+ * still keeps up with about 2,500 events a second (docs/benchmarks.md, "Retention").
+ */
+const REMOVAL_REST = 3;
 
 type EventFilter = (eb: ExpressionBuilder<Database, "events">) => Expression<SqlBool>;
 
@@ -31,12 +38,18 @@ export function createEventRemovalStore(rt: SqlRuntime): EventRemovalStore {
     filter: EventFilter,
     removed: RemovedRows,
     signal: AbortSignal | undefined,
+    alone?: string,
   ) =>
-    purgeInChunks(rt, (trx, limit) => removeChunk(trx, tenantId, filter, limit, removed), {
-      chunk: REMOVAL_CHUNK,
-      transaction: true,
-      signal,
-    });
+    purgeInChunks(
+      rt,
+      async (trx, limit) => {
+        // Another process removing the same events would only wait for its row locks, then find
+        // them gone: it leaves the work to that one until its next pass.
+        if (alone !== undefined && !(await rt.tryExclusive(trx, alone))) return 0;
+        return removeChunk(trx, tenantId, filter, limit, removed);
+      },
+      { chunk: REMOVAL_CHUNK, transaction: true, rest: REMOVAL_REST, signal },
+    );
   return {
     olderThan: (before, signal) =>
       guard("removal.olderThan", async () => {
@@ -44,7 +57,7 @@ export function createEventRemovalStore(rt: SqlRuntime): EventRemovalStore {
         // Tenant by tenant: each chunk is then a range of the (tenant_id, created_at) index.
         const tenants = await db.selectFrom("tenants").select("id").orderBy("id").execute();
         for (const { id } of tenants) {
-          await removeWhere(id, (eb) => eb("created_at", "<", before), removed, signal);
+          await removeWhere(id, (eb) => eb("created_at", "<", before), removed, signal, `retention\n${id}`);
         }
         return removed;
       }),
@@ -84,9 +97,10 @@ async function removeChunk(
   limit: number,
   removed: RemovedRows,
 ): Promise<number> {
+  // By id alone: ids are unique across tenants, and the subquery reads only the tenant's. With the
+  // tenant here too, SQLite read all the tenant's events (through events_session) for every chunk.
   const matching = await trx
     .deleteFrom("events")
-    .where("tenant_id", "=", tenantId)
     .where("id", "in", (eb) =>
       eb.selectFrom("events").select("id").where("tenant_id", "=", tenantId).where(filter).limit(limit),
     )
@@ -104,26 +118,26 @@ async function removeChunk(
         .where("event_id", "in", next)
         .executeTakeFirst(),
     );
-    const ids = next;
-    const clears = await trx
-      .deleteFrom("event_clears")
-      .where("tenant_id", "=", tenantId)
-      .where((eb) => eb.or([eb("event_id", "in", ids), eb("reverify_event_id", "in", ids)]))
-      .returning(["event_id", "reverify_event_id"])
-      .execute();
+    // Two statements, each on its own index: as one OR, SQLite read every clear of the tenant.
+    const clears = [];
+    for (const column of ["event_id", "reverify_event_id"] as const) {
+      clears.push(
+        ...(await trx
+          .deleteFrom("event_clears")
+          .where("tenant_id", "=", tenantId)
+          .where(column, "in", next)
+          .returning(["event_id", "reverify_event_id"])
+          .execute()),
+      );
+    }
     removed.clears += clears.length;
     next = [...new Set(clears.flatMap((c) => [c.event_id, c.reverify_event_id]))].filter(
       (id): id is string => id !== null && !all.has(id),
     );
     for (const id of next) all.add(id);
+    // The attempts' other events: the tenant's, since its clears name them (by id alone, as above).
     if (next.length > 0) {
-      removed.events += count(
-        await trx
-          .deleteFrom("events")
-          .where("tenant_id", "=", tenantId)
-          .where("id", "in", next)
-          .executeTakeFirst(),
-      );
+      removed.events += count(await trx.deleteFrom("events").where("id", "in", next).executeTakeFirst());
     }
   }
   if (all.size === 0) return 0;

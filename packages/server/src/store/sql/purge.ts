@@ -13,22 +13,26 @@ export const PURGE_CHUNK = 1000;
  *
  * `deleteChunk` deletes at most `limit` rows and resolves how many it deleted (fewer: the last
  * chunk). With `transaction`, each chunk is one write transaction (several statements, all or
- * nothing); with `signal` aborted, it stops between chunks.
+ * nothing). With `rest`, it waits `rest` times as long as a chunk took before the next, so a long
+ * purge takes at most 1 / (1 + rest) of the time (SQLite: of the thread verify runs on). With `signal`
+ * aborted, it stops between chunks.
  */
 export async function purgeInChunks(
   rt: SqlRuntime,
   deleteChunk: (conn: Kysely<Database>, limit: number) => Promise<number>,
-  options: { chunk?: number; transaction?: boolean; signal?: AbortSignal | undefined } = {},
+  options: { chunk?: number; transaction?: boolean; rest?: number; signal?: AbortSignal | undefined } = {},
 ): Promise<number> {
   const chunk = options.chunk ?? PURGE_CHUNK;
   const run = (conn: Kysely<Database>) => deleteChunk(conn, chunk);
   let total = 0;
   for (;;) {
     if (options.signal?.aborted) return total;
+    const started = performance.now();
     const deleted = await (options.transaction ? rt.writeTransaction(run) : rt.write(run));
     total += deleted;
     if (deleted < chunk) return total;
-    await new Promise((resolve) => setImmediate(resolve));
+    const rest = options.rest ? (performance.now() - started) * options.rest : 0;
+    await new Promise((resolve) => (rest > 0 ? setTimeout(resolve, rest) : setImmediate(resolve)));
   }
 }
 
