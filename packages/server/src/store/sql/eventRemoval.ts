@@ -5,20 +5,6 @@ import { purgeInChunks } from "./purge.js";
 import { guard } from "./rows.js";
 import type { SqlRuntime } from "./runtime.js";
 
-/**
- * Events removed per transaction. An event takes its row and eight index entries with it, plus its
- * dependants, each in pages of their own: far more work per row than an expired counter. A hundred
- * holds SQLite's (synchronous) thread for about 10 ms at most, a third of verify's deadline
- * (docs/benchmarks.md, "Retention").
- */
-export const REMOVAL_CHUNK = 100;
-
-/**
- * After each chunk, three times its time of rest: removal takes at most a quarter of the thread, and
- * still keeps up with about 2,500 events a second (docs/benchmarks.md, "Retention").
- */
-const REMOVAL_REST = 3;
-
 type EventFilter = (eb: ExpressionBuilder<Database, "events">) => Expression<SqlBool>;
 
 const noneRemoved = (): RemovedRows => ({
@@ -48,7 +34,7 @@ export function createEventRemovalStore(rt: SqlRuntime): EventRemovalStore {
         if (alone !== undefined && !(await rt.tryExclusive(trx, alone))) return 0;
         return removeChunk(trx, tenantId, filter, limit, removed);
       },
-      { chunk: REMOVAL_CHUNK, transaction: true, rest: REMOVAL_REST, signal },
+      { ...rt.removalPace, transaction: true, signal },
     );
   return {
     olderThan: (before, signal) =>

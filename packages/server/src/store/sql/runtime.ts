@@ -51,6 +51,13 @@ export interface SqlRuntime {
    */
   overwritingDeleted<T>(fn: () => Promise<T>): Promise<T>;
   /**
+   * How retention and erasure pace their deletes (eventRemoval.ts): at most `chunk` events a
+   * transaction, and after each a rest of `rest` times its duration. SQLite deletes on verify's own
+   * thread (small chunks, a long rest); PostgreSQL deletes in the database, a round trip a statement
+   * (large chunks, a short rest).
+   */
+  readonly removalPace: { chunk: number; rest: number };
+  /**
    * Runs a long read (ledger aggregates) where it does not hold up requests: a worker thread for
    * SQLite, whose driver is synchronous; PostgreSQL's pool is asynchronous already.
    */
