@@ -12,19 +12,28 @@ import { openSqliteStore } from "../store/sqlite/sqliteStore.js";
 import { seedConsoleData } from "./consoleSeed.js";
 import { loopWatch } from "./loopWatch.js";
 import { steadyLoad } from "./steadyLoad.js";
-import { body, load, SETTLE_SECONDS } from "./verifyLoad.js";
+import { body, SETTLE_SECONDS } from "./verifyLoad.js";
 
 /**
- * What retention costs verify on SQLite, where every write shares one connection and one thread: a
- * store seeded with BENCH_RETENTION_EVENTS (300,000) events over 30 days, all past the retention,
- * and a fifth of them with a feedback observation (the backlog a first pass meets when retention is
- * turned on); verify at one steady rate (half its closed-loop peak, or BENCH_RETENTION_RATE) for
- * BENCH_RETENTION_SECONDS alone, then while the server removes half the backlog, twice: verify's
- * degraded share and p99, the server loop's longest block, and how long the removal took.
+ * What retention costs verify on SQLite, where every write shares one connection and one thread.
+ * Verify runs at one steady rate, BENCH_RETENTION_RATE (500 a second), for BENCH_RETENTION_SECONDS
+ * (15) at a time, alone, then while the server removes events past the retention, in
+ * BENCH_RETENTION_ROUNDS (3) rounds side by side:
+ *   - a steady pass: a minute's worth of events at that rate (what each minute's pass removes once
+ *     retention runs: the events of one minute, retention days ago);
+ *   - with BENCH_RETENTION_BACKLOG (0: not run) set, a backlog of that many events (what the first
+ *     passes meet when retention is turned on over an older store).
+ * A fifth of the events carry a feedback observation. Reported: verify's degraded share and p99, the
+ * server loop's longest block, and how long the removal took.
  */
-const EVENTS = Number(process.env.BENCH_RETENTION_EVENTS ?? 300_000);
+const RATE = Number(process.env.BENCH_RETENTION_RATE ?? 500);
 const SECONDS = Number(process.env.BENCH_RETENTION_SECONDS ?? 15);
+const ROUNDS = Number(process.env.BENCH_RETENTION_ROUNDS ?? 3);
+const BACKLOG = Number(process.env.BENCH_RETENTION_BACKLOG ?? 0);
 const DAY = 86_400_000;
+/** The seed: each round's minute, then the backlog, over the 30 days from 230 to 200 days ago. */
+const PASS = RATE * 60;
+const EVENTS = PASS * ROUNDS + BACKLOG;
 
 const serving = process.argv[2] === "--serve";
 const dir = serving ? "" : fs.mkdtempSync(path.join(os.tmpdir(), "warden-retention-bench-"));
@@ -101,8 +110,10 @@ const reply = <T>(child: ChildProcess, key: string): Promise<T> =>
 async function main(): Promise<void> {
   const now = Date.now();
   await (await openSqliteStore({ file, busyTimeoutMs: 5000 })).close();
-  // Events over the 30 days from 230 to 200 days ago; the two rounds remove the older half, then the rest.
+  const oldest = now - 230 * DAY;
   seedConsoleData(file, now - 200 * DAY, EVENTS, Math.round(EVENTS / 5));
+  /** The time before which the first `n` seeded events lie (the seed spreads them evenly). */
+  const cutoffAfter = (n: number) => oldest + Math.ceil((n * 30 * DAY) / EVENTS);
   const server = await startServer();
   const { child } = server;
   try {
@@ -112,28 +123,34 @@ async function main(): Promise<void> {
       headers: { authorization: `Bearer ${server.apiKey}`, "content-type": "application/json" },
       body,
     };
-    const rate = Number(process.env.BENCH_RETENTION_RATE ?? 0) || Math.round((await load(server, 5)).rps / 2);
     process.stdout.write(
-      `\n${EVENTS} events past the retention; verify at ${rate} req/s (open loop, ${SECONDS} s after ${SETTLE_SECONDS} s not counted)\n\n` +
+      `\nverify at ${RATE} req/s (open loop, ${SECONDS} s after ${SETTLE_SECONDS} s not counted); a pass removes ${PASS} events\n\n` +
         "| round | verify | degraded share | p99 ms | loop's longest block ms | events removed | removal s |\n" +
         "| --- | --- | ---: | ---: | ---: | ---: | ---: |\n",
     );
-    for (const [round, cutoff] of [now - 215 * DAY, now - 180 * DAY].entries()) {
-      for (const removing of [false, true]) {
-        await steadyLoad([endpoint], SETTLE_SECONDS, rate);
-        child.send("watch");
-        const removal = removing ? reply<{ removed: RemovedRows; ms: number }>(child, "removed") : undefined;
-        if (removing) child.send({ remove: cutoff });
-        const run = await steadyLoad([endpoint], SECONDS, rate);
-        child.send("unwatch");
-        const { blockMs } = await reply<{ blockMs: number }>(child, "blockMs");
-        const done = await removal;
-        const sent = Math.round(rate * SECONDS);
-        const share = (((run.degraded ?? 0) + run.non2xx + run.errors) / sent) * 100;
-        process.stdout.write(
-          `| ${round + 1} | ${removing ? "while removing" : "alone"} | ${share.toFixed(2)}% | ${run.p99} | ${blockMs} | ${done?.removed.events ?? ""} | ${done ? (done.ms / 1000).toFixed(1) : ""} |\n`,
-        );
-      }
+    const measure = async (label: string, cutoff: number | undefined) => {
+      await steadyLoad([endpoint], SETTLE_SECONDS, RATE);
+      child.send("watch");
+      const removal =
+        cutoff === undefined ? undefined : reply<{ removed: RemovedRows; ms: number }>(child, "removed");
+      if (cutoff !== undefined) child.send({ remove: cutoff });
+      const run = await steadyLoad([endpoint], SECONDS, RATE);
+      child.send("unwatch");
+      const { blockMs } = await reply<{ blockMs: number }>(child, "blockMs");
+      const done = await removal;
+      const sent = Math.round(RATE * SECONDS);
+      const share = (((run.degraded ?? 0) + run.non2xx + run.errors) / sent) * 100;
+      process.stdout.write(
+        `| ${label} | ${share.toFixed(2)}% | ${run.p99} | ${blockMs} | ${done?.removed.events ?? ""} | ${done ? (done.ms / 1000).toFixed(1) : ""} |\n`,
+      );
+    };
+    for (let round = 1; round <= ROUNDS; round++) {
+      await measure(`${round} | alone`, undefined);
+      await measure(`${round} | during a steady pass`, cutoffAfter(PASS * round));
+    }
+    if (BACKLOG > 0) {
+      await measure("backlog | alone", undefined);
+      await measure("backlog | during the backlog's removal", cutoffAfter(EVENTS));
     }
   } finally {
     child.kill("SIGTERM");
