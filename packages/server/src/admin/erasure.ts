@@ -1,5 +1,5 @@
 import { emailHash } from "../operations/verify/signals/email.js";
-import { truncateIp } from "../operations/verify/signals/ip.js";
+import { fullyTruncated, readNetwork } from "../operations/verify/signals/ip.js";
 import type { ErasureSubject, RemovedRows, Store } from "../store/interfaces.js";
 
 /** How an operator names the person whose data is erased: exactly one of these. */
@@ -30,9 +30,12 @@ export function erasureSubject(req: ErasureRequest): ErasureSubject | string {
     return { emailHash: req.emailSha256.toLowerCase() };
   }
   if (req.ip !== undefined) {
-    const network = truncateIp(req.ip);
+    const network = readNetwork(req.ip);
     if (network === undefined) return `--ip must be an IPv4 or IPv6 address or network, got "${req.ip}"`;
-    return { network };
+    // Events keep exactly the /24 or /48: a wider network would match none of them.
+    if (!fullyTruncated(network))
+      return `--ip must be an address or a network no wider than /24 (IPv4) or /48 (IPv6), got "${req.ip}"`;
+    return { network: network.text };
   }
   if (req.session !== undefined) {
     if (req.session === "") return "--session must not be empty";

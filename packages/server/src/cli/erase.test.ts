@@ -109,6 +109,10 @@ describe("warden erase", { timeout: 90_000 }, () => {
     [["erase", "--tenant", "acme", "--email", "not-an-address"], /--email must be an email address/],
     [["erase", "--tenant", "acme", "--email-sha256", "abc"], /--email-sha256 must be 64 hexadecimal digits/],
     [["erase", "--tenant", "acme", "--ip", "999.1.1.1"], /--ip must be an IPv4 or IPv6 address or network/],
+    [
+      ["erase", "--tenant", "acme", "--ip", "10.0.0.0/8"],
+      /--ip must be an address or a network no wider than \/24/,
+    ],
     [["erase", "--email", "a@b.example"], /--tenant <tenantId> is required/],
   ])("refuses %j with exit code 2", async (args, message) => {
     const res = await warden(...args);
