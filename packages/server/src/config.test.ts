@@ -52,6 +52,13 @@ describe("configuration", () => {
       "3153600000",
       /WARDEN_AGENT_SIGNATURE_MAX_VALIDITY_SECONDS: must be between 60 and 2592000/,
     ],
+    [
+      "WARDEN_RETENTION_DAYS",
+      "6",
+      /WARDEN_RETENTION_DAYS: must be a whole number of days from 7 .* or "forever"/,
+    ],
+    ["WARDEN_RETENTION_DAYS", "half a year", /WARDEN_RETENTION_DAYS: must be a whole number of days/],
+    ["WARDEN_RETENTION_DAYS", "36501", /WARDEN_RETENTION_DAYS: must be/],
   ])("rejects %s=%j naming the variable", (name, value, message) => {
     expect(() => loadConfig({ [name]: value })).toThrow(ConfigError);
     expect(() => loadConfig({ [name]: value })).toThrow(message);
@@ -64,6 +71,19 @@ describe("configuration", () => {
       WARDEN_PG_READ_URL: "postgres://replica/warden",
     };
     expect(loadConfig(env).pgReadUrl).toBe("postgres://replica/warden");
+  });
+
+  it("keeps events 180 days by default, or as many days as set, or forever; never shorter than idempotency keys live", () => {
+    expect(loadConfig({}).retentionDays).toBe(180);
+    expect(loadConfig({ WARDEN_RETENTION_DAYS: "7" }).retentionDays).toBe(7);
+    expect(loadConfig({ WARDEN_RETENTION_DAYS: " Forever " }).retentionDays).toBeUndefined();
+    // A retry under a key whose event was removed would be decided and recorded afresh.
+    expect(() => loadConfig({ WARDEN_RETENTION_DAYS: "29", WARDEN_IDEMPOTENCY_TTL_HOURS: "700" })).toThrow(
+      /WARDEN_RETENTION_DAYS: must be a whole number of days from 30 /,
+    );
+    expect(
+      loadConfig({ WARDEN_RETENTION_DAYS: "30", WARDEN_IDEMPOTENCY_TTL_HOURS: "700" }).retentionDays,
+    ).toBe(30);
   });
 
   it("keeps two PostgreSQL connections open by default, never more than the pool", () => {

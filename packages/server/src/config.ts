@@ -30,6 +30,11 @@ export interface Config {
   /** Deadline of one store call made on a request path (SQLite: busy timeout). */
   readonly storeTimeoutMs: number;
   readonly idempotencyTtlHours: number;
+  /**
+   * Events older than this many days are removed with everything on them (challenges, clears,
+   * feedback, resolutions, stored answers) by every process's housekeeping; undefined keeps them forever.
+   */
+  readonly retentionDays: number | undefined;
   /** Connections per process to PostgreSQL (ignored for SQLite). */
   readonly pgPoolSize: number;
   /** Connections of that pool opened at start-up and kept open while idle. */
@@ -177,6 +182,29 @@ function trustedProxies(env: Env): string[] {
   });
 }
 
+/** The default retention: 180 days (docs/configuration.md says why). */
+export const DEFAULT_RETENTION_DAYS = 180;
+/** The shortest retention: a week, and never shorter than idempotency keys are remembered. */
+const MIN_RETENTION_DAYS = 7;
+
+/**
+ * WARDEN_RETENTION_DAYS: whole days, or "forever". An event must outlive the keys that replay it: a
+ * retry under a key whose event was removed would otherwise be decided and recorded afresh.
+ */
+function retentionDays(env: Env, idempotencyTtlHours: number): number | undefined {
+  const raw = env.WARDEN_RETENTION_DAYS?.trim().toLowerCase();
+  if (raw === undefined || raw === "") return DEFAULT_RETENTION_DAYS;
+  if (raw === "forever") return undefined;
+  const min = Math.max(MIN_RETENTION_DAYS, Math.ceil(idempotencyTtlHours / 24));
+  const days = /^\d+$/.test(raw) ? Number(raw) : Number.NaN;
+  if (!(days >= min && days <= 36_500))
+    throw new ConfigError(
+      "WARDEN_RETENTION_DAYS",
+      `must be a whole number of days from ${min} (a week, and no shorter than WARDEN_IDEMPOTENCY_TTL_HOURS) to 36500, or "forever", got "${env.WARDEN_RETENTION_DAYS}"`,
+    );
+  return days;
+}
+
 function flag(env: Env, name: string, fallback: boolean): boolean {
   const raw = env[name]?.trim().toLowerCase();
   if (raw === undefined || raw === "") return fallback;
@@ -267,6 +295,7 @@ export function loadConfig(env: Env = process.env): Config {
       `must not exceed WARDEN_REQUEST_TIMEOUT_MS (${requestTimeoutMs}), got ${headersTimeoutMs}`,
     );
   }
+  const idempotencyTtlHours = integer(env, "WARDEN_IDEMPOTENCY_TTL_HOURS", 24, 24, 24 * 30);
   if (pgPoolMin > pgPoolSize) {
     throw new ConfigError(
       "WARDEN_PG_POOL_MIN",
@@ -288,7 +317,8 @@ export function loadConfig(env: Env = process.env): Config {
     tokenTtlSeconds: integer(env, "WARDEN_TOKEN_TTL_SECONDS", 300, 10, 86_400),
     verifyDeadlineMs,
     storeTimeoutMs,
-    idempotencyTtlHours: integer(env, "WARDEN_IDEMPOTENCY_TTL_HOURS", 24, 24, 24 * 30),
+    idempotencyTtlHours,
+    retentionDays: retentionDays(env, idempotencyTtlHours),
     pgPoolSize,
     pgPoolMin,
     pgPooler: pooler,

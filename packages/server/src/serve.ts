@@ -3,24 +3,9 @@ import { bootstrapDemoTenant } from "./admin/bootstrap.js";
 import { buildApp } from "./app.js";
 import type { Config } from "./config.js";
 import { buildDeps, closeDeps, type Deps, openStore } from "./deps.js";
+import { startHousekeeping } from "./housekeeping.js";
 import { listenAdmin } from "./http/adminListener.js";
 import { claimSpooledEvents, spoolEvents } from "./operations/verify/degradedSpool.js";
-
-/** Deletes expired counters, idempotency records and console sessions once a minute. */
-function startHousekeeping(app: FastifyInstance, deps: Deps): NodeJS.Timeout {
-  const timer = setInterval(async () => {
-    try {
-      const now = deps.clock();
-      await deps.store.counters.purgeExpired(now);
-      await deps.store.idempotency.purgeExpired(now);
-      await deps.store.consoleSessions.purgeExpired(now);
-    } catch (err) {
-      app.log.warn({ err }, "housekeeping failed; will retry");
-    }
-  }, 60_000);
-  timer.unref();
-  return timer;
-}
 
 /** Degraded events an earlier process spooled at shutdown: queued for the store like new ones. */
 async function restoreSpooledEvents(app: FastifyInstance, deps: Deps): Promise<void> {
@@ -108,7 +93,7 @@ async function listening(
     app.log.info({ rehearsed: warm.rehearsed, ms: warm.ms }, "store connections opened and verify rehearsed");
   }
   await restoreSpooledEvents(app, deps);
-  const housekeeping = startHousekeeping(app, deps);
+  const housekeeping = startHousekeeping(deps, app.log);
   const url = await app.listen({ host: config.host, port: config.port });
   const admin =
     config.adminPort === undefined ? undefined : await listenAdmin(app, config.adminHost, config.adminPort);
@@ -134,7 +119,7 @@ async function listening(
     adminUrl: admin?.url,
     close: () => {
       closing ??= (async () => {
-        clearInterval(housekeeping);
+        await housekeeping.stop();
         // In-flight requests may finish; past the grace period every connection still open is cut
         // (a client trickling a request must not hold the shutdown).
         const grace = setTimeout(() => {

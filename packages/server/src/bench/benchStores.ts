@@ -22,6 +22,8 @@ export interface BenchTarget {
   apiKey: string;
   /** The server's process, for its CPU time (processCpu.ts). */
   pid?: number | undefined;
+  /** The store's settings the server runs with (WARDEN_DATABASE_URL; Redis's when it has Redis). */
+  store?: Record<string, string>;
 }
 
 type StoreName = (typeof STORES)[number];
@@ -142,7 +144,10 @@ async function startBenchWarden(
     const { apiKey } = JSON.parse(
       await wardenCli(env, "key", "create", "--tenant", "bench", "--scopes", "verify:write", "--json"),
     ) as { apiKey: string };
-    return { target: { url: warden.url, apiKey, pid: warden.child.pid }, stop: () => warden.stop() };
+    return {
+      target: { url: warden.url, apiKey, pid: warden.child.pid, store: env },
+      stop: () => warden.stop(),
+    };
   } catch (err) {
     await warden.stop();
     throw err;

@@ -5,6 +5,7 @@ import { serve } from "../serve.js";
 import { MIGRATION_NAMES } from "../store/migrations.js";
 import { AGENT_COMMANDS } from "./agentCommands.js";
 import { type Command, type Context, type Io, UsageError } from "./command.js";
+import { ERASE_COMMANDS } from "./eraseCommand.js";
 import { KEY_COMMANDS } from "./keyCommands.js";
 import { LEDGER_COMMANDS } from "./ledgerCommands.js";
 import { POLICY_COMMANDS } from "./policyCommands.js";
@@ -42,6 +43,7 @@ const COMMANDS: Record<string, Command> = {
   ...TENANT_COMMANDS,
   ...KEY_COMMANDS,
   ...LEDGER_COMMANDS,
+  ...ERASE_COMMANDS,
 };
 
 function topHelp(): string {

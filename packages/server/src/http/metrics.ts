@@ -126,6 +126,7 @@ export function createMetrics(
       policies: timedArea("policies", store.policies),
       insights: timedArea("insights", store.insights),
       consoleSessions: timedArea("consoleSessions", store.consoleSessions),
+      removal: timedArea("removal", store.removal),
       ping: timeCall("ping", () => store.ping()),
       warmUp: () => store.warmUp(),
       close: () => store.close(),

@@ -6,6 +6,7 @@ import { eventSearchContract } from "../testing/eventSearchContract.js";
 import { feedbackResolutionContract } from "../testing/feedbackResolutionContract.js";
 import { tempDir } from "../testing/harness.js";
 import { insightContract } from "../testing/insightContract.js";
+import { removalContract } from "../testing/removalContract.js";
 import { storeContract } from "../testing/storeContract.js";
 import { openSqliteStore } from "./sqlite/sqliteStore.js";
 
@@ -24,6 +25,7 @@ feedbackResolutionContract("sqlite", () =>
 attemptContract("sqlite", () =>
   openSqliteStore({ file: path.join(dir, "attempts.db"), busyTimeoutMs: 5000 }),
 );
+removalContract("sqlite", () => openSqliteStore({ file: path.join(dir, "removal.db"), busyTimeoutMs: 5000 }));
 
 describe("sqlite adapter", () => {
   afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));

@@ -263,6 +263,8 @@ export interface Observation {
 
 export type AppendOutcome =
   | { kind: "appended"; observation: Observation }
+  /** The tenant holds no such event (never, or no longer: retention, erasure): nothing was written. */
+  | { kind: "unknown_event" }
   | { kind: "duplicate"; feedbackId: string }
   | { kind: "replay"; response: IdempotentResponse }
   | { kind: "conflict" };
@@ -284,10 +286,13 @@ export interface LedgerRow {
 
 export interface FeedbackStore {
   /**
-   * Atomic, and serialized per eventId across processes: claims the idempotency key (replay or
-   * conflict when it is taken), returns "duplicate" when an observation with the same identity exists,
-   * otherwise inserts the observation, quarantined (with a reference) when an *effective* observation
-   * on the same event has one of `conflictingOutcomes`, effective otherwise. Nothing is half-written.
+   * Atomic, and serialized per eventId across processes: returns "unknown_event" when the tenant holds
+   * no such event, claims the idempotency key (replay or conflict when it is taken), returns
+   * "duplicate" when an observation with the same identity exists, otherwise inserts the observation,
+   * quarantined (with a reference) when an *effective* observation on the same event has one of
+   * `conflictingOutcomes`, effective otherwise. Nothing is half-written. The event cannot be removed
+   * (EventRemovalStore) while this runs: a removal either happens first ("unknown_event") or removes
+   * the observation too.
    */
   append(
     observation: Omit<Observation, "status" | "conflictsWith">,
@@ -317,8 +322,9 @@ export interface FeedbackStore {
    * effective observation of the event with one of `conflictingOutcomes` superseded (listed in the
    * appended record). An observation already resolved returns the stored resolution
    * (already_resolved) whatever is asked; one that is not quarantined returns its status; one the
-   * tenant and event do not hold returns unknown. Of concurrent calls on one observation exactly one
-   * resolves it. Nothing is half-written.
+   * tenant and event do not hold returns unknown (an event removed meanwhile included: a removal
+   * running at the same time removes the resolution with the event). Of concurrent calls on one
+   * observation exactly one resolves it. Nothing is half-written.
    */
   resolve(
     resolution: Omit<FeedbackResolution, "superseded">,
@@ -365,7 +371,12 @@ export type ClearOutcome =
   | { kind: "proof_reused" };
 
 export interface ChallengeStore {
-  insert(challenge: ChallengeRecord): Promise<void>;
+  /**
+   * Atomic: inserts the challenge on condition that the tenant holds its event; resolves false (and
+   * writes nothing) when it does not (removed by retention or erasure since it was read). A removal
+   * running at the same time either happens first or removes the challenge with the event.
+   */
+  insert(challenge: ChallengeRecord): Promise<boolean>;
   get(tenantId: string, id: string): Promise<ChallengeRecord | undefined>;
   /**
    * Atomic and once only: marks the challenge cleared at `now` if it belongs to the tenant, is bound
@@ -645,6 +656,59 @@ export interface ConsoleSessionStore {
   /** Deletes expired sessions; resolves how many. */
   purgeExpired(now: number): Promise<number>;
 }
+/**
+ * Whose events an erasure removes, within one tenant: every event with this email hash (SHA-256 hex
+ * of the trimmed, lower-cased address, as verify stores it), this truncated network, this session,
+ * or the one event.
+ */
+export type ErasureSubject =
+  | { emailHash: string }
+  | { network: string }
+  | { session: string }
+  | { eventId: string };
+
+/** What a removal deleted, by kind of row. */
+export interface RemovedRows {
+  /** Events, the other event of each removed event's attempt included (docs/api.md, "Attempts"). */
+  events: number;
+  challenges: number;
+  /** Redeemed clears (event_clears). */
+  clears: number;
+  /** Feedback observations, whatever their status. */
+  observations: number;
+  /** Resolutions of quarantined observations. */
+  resolutions: number;
+  /** Stored idempotent answers that would replay a removed event (verify's verdicts, feedback's acks). */
+  idempotentAnswers: number;
+}
+
+/**
+ * Removing events with everything that hangs off them: retention and the erasure of one person's data.
+ * An event is removed with its attempt's other event (the first verdict and the re-verify that redeemed
+ * its clear go together), the challenges issued on them, their clear, every feedback observation and
+ * resolution on them, and the idempotent answers that would replay them.
+ *
+ * Atomic per chunk: the work is done in chunks of a few hundred events, each one transaction that
+ * removes its events and all their dependants together, so no state is ever visible (or left by a
+ * failure) where an observation, a challenge or a stored answer outlives its event. Between chunks
+ * other work runs (SQLite: the event loop turns, so verify interleaves). Idempotent: running it again
+ * removes what is left, and nothing once nothing matches. With `signal` aborted it stops between
+ * chunks, resolving what it removed so far.
+ */
+export interface EventRemovalStore {
+  /**
+   * Removes every tenant's events created before `before` (epoch ms) with their dependants. Of several
+   * processes running it at once, one removes a tenant's events at a time; the others pass over that
+   * tenant (they would only find the same rows locked, then gone).
+   */
+  olderThan(before: number, signal?: AbortSignal): Promise<RemovedRows>;
+  /**
+   * Removes one tenant's events of `subject` with their dependants (an attempt's other event even when
+   * it does not match the subject itself). On SQLite the freed space is overwritten (secure_delete).
+   */
+  erase(tenantId: string, subject: ErasureSubject, signal?: AbortSignal): Promise<RemovedRows>;
+}
+
 export interface Store {
   readonly tenants: TenantStore;
   readonly apiKeys: ApiKeyStore;
@@ -658,6 +722,7 @@ export interface Store {
   readonly policies: PolicyStore;
   readonly insights: InsightStore;
   readonly consoleSessions: ConsoleSessionStore;
+  readonly removal: EventRemovalStore;
   /** Resolves when the store can take writes (a write probe: readiness, GET /readyz); rejects otherwise. */
   ping(): Promise<void>;
   /**

@@ -370,6 +370,24 @@ const migrationsFor = (dialect: Dialect): Record<string, Migration> => ({
           limit 1)`.execute(db);
     },
   },
+  "0014_idempotency_event": {
+    async up(db) {
+      // The event an idempotent answer replays (verify's verdict, feedback's acknowledgement), so
+      // that removing an event (retention, erasure: store/sql/eventRemoval.ts) removes the answers
+      // that would replay it, found through the index rather than by reading every stored answer.
+      await db.schema.alterTable("idempotency").addColumn("event_id", "text").execute();
+      const eventIdOf =
+        dialect === "postgres" ? sql`(body::jsonb ->> 'eventId')` : sql`json_extract(body, '$.eventId')`;
+      await sql`update idempotency set event_id = ${eventIdOf}
+        where operation in ('verify', 'feedback') and body like '%"eventId":"%'`.execute(db);
+      await db.schema
+        .createIndex("idempotency_event")
+        .on("idempotency")
+        .columns(["tenant_id", "event_id"])
+        .where(sql.ref("event_id"), "is not", null)
+        .execute();
+    },
+  },
 });
 
 /** Every migration this version knows, in order (the schema it needs is the last one's). */

@@ -145,5 +145,7 @@ export interface Database {
     body: string;
     created_at: number;
     expires_at: number;
+    /** The event the stored answer replays (0014): verify's and feedback's; null for other answers. */
+    event_id: string | null;
   };
 }

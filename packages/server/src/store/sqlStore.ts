@@ -2,6 +2,7 @@ import type { Store } from "./interfaces.js";
 import { createAgentStore, createPolicyStore } from "./sql/agentAndPolicyStores.js";
 import { createChallengeStore } from "./sql/challengeStore.js";
 import { createConsoleSessionStore } from "./sql/consoleSessionStore.js";
+import { createEventRemovalStore } from "./sql/eventRemoval.js";
 import { createFeedbackStore } from "./sql/feedbackStore.js";
 import { hotStatements } from "./sql/hotStatements.js";
 import { readIdempotentResponse } from "./sql/idempotencyClaim.js";
@@ -37,6 +38,7 @@ export function createSqlStore(rt: SqlRuntime, patient: SqlRuntime = rt): Store 
     policies: createPolicyStore(patient),
     insights: createInsightStore(rt),
     consoleSessions: createConsoleSessionStore(patient),
+    removal: createEventRemovalStore(patient),
 
     ping: () =>
       guard("ping", async () => {

@@ -134,6 +134,7 @@ export function faultyStore(
     policies: wrap("policies", inner.policies),
     insights: wrap("insights", inner.insights),
     consoleSessions: wrap("consoleSessions", inner.consoleSessions),
+    removal: wrap("removal", inner.removal),
     ping: () => inner.ping(),
     warmUp: () => inner.warmUp(),
     close: () => inner.close(),

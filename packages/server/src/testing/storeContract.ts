@@ -326,10 +326,16 @@ export function storeContract(
         ...extra,
       });
       const reverify = (id: string) => ({ ...event(id), createdAt: 3_000, attempt: "attempt-1" });
+      /** Issues a challenge as the service does: on a recorded event of the tenant. */
+      const issue = async (c: ChallengeRecord) => {
+        const on = testEvent(c.eventId, { tenantId: c.tenantId, session: c.session, decision: "challenge" });
+        await a.events.record(on, undefined);
+        expect(await a.challenges.insert(c)).toBe(true);
+      };
 
       it("clears once, and a provider object proves one clear only", async () => {
-        await a.challenges.insert(challenge("chl_p1"));
-        await a.challenges.insert(challenge("chl_p2"));
+        await issue(challenge("chl_p1"));
+        await issue(challenge("chl_p2"));
         expect(await a.challenges.clear("t1", "chl_p1", "s1", 2_000, "seti_1")).toMatchObject({
           kind: "cleared",
         });
@@ -345,7 +351,7 @@ export function storeContract(
       });
 
       it("the clearing update records the completion key; a later clear attempt changes nothing", async () => {
-        await a.challenges.insert(challenge("chl_k1"));
+        await issue(challenge("chl_k1"));
         const cleared = await a.challenges.clear("t1", "chl_k1", "s1", 2_000, undefined, "key-a.fp-a");
         expect(cleared).toMatchObject({ kind: "cleared", challenge: { completionKey: "key-a.fp-a" } });
         expect(await b.challenges.clear("t1", "chl_k1", "s1", 2_500, undefined, "key-b.fp-b")).toEqual({
@@ -355,13 +361,13 @@ export function storeContract(
           clearedAt: 2_000,
           completionKey: "key-a.fp-a",
         });
-        await a.challenges.insert(challenge("chl_k2"));
+        await issue(challenge("chl_k2"));
         await a.challenges.clear("t1", "chl_k2", "s1", 2_000);
         expect(await b.challenges.get("t1", "chl_k2")).toMatchObject({ completionKey: null });
       });
 
       it("redeems a clear only with the event that honours it: same session and attempt, in the window, once", async () => {
-        await a.challenges.insert(challenge("chl_r1"));
+        await issue(challenge("chl_r1"));
         await a.challenges.clear("t1", "chl_r1", "s1", 2_000);
         for (const [id, extra] of [
           ["evt_r_session", { session: "s2" }],
@@ -376,7 +382,7 @@ export function storeContract(
           expect(await a.events.get("t1", id)).toBeUndefined();
         }
         // Not yet cleared: not redeemable either.
-        await a.challenges.insert(challenge("chl_r2"));
+        await issue(challenge("chl_r2"));
         expect(
           await a.events.record(reverify("evt_r_uncleared"), undefined, undefined, {
             redeem: redemption("chl_r2"),
@@ -394,7 +400,7 @@ export function storeContract(
       });
 
       it("an aborted or refused record leaves the clear redeemable, and its idempotency key unclaimed", async () => {
-        await a.challenges.insert(challenge("chl_r3"));
+        await issue(challenge("chl_r3"));
         await a.challenges.clear("t1", "chl_r3", "s1", 2_000);
         const idem = {
           tenantId: "t1",
@@ -425,7 +431,7 @@ export function storeContract(
       });
 
       it("of concurrent records redeeming one clear exactly one is recorded", async () => {
-        await a.challenges.insert(challenge("chl_r4"));
+        await issue(challenge("chl_r4"));
         await a.challenges.clear("t1", "chl_r4", "s1", 2_000);
         const outcomes = await Promise.all(
           Array.from({ length: 10 }, (_, i) =>
@@ -445,7 +451,7 @@ export function storeContract(
       it("redeems one clear per event, whichever of its challenges earned it, and says so", async () => {
         const onEvent = { eventId: "evt_twice" };
         for (const id of ["chl_e1", "chl_e2", "chl_e3", "chl_e4"]) {
-          await a.challenges.insert(challenge(id, onEvent));
+          await issue(challenge(id, onEvent));
           await a.challenges.clear("t1", id, "s1", 2_000);
         }
         expect(await b.challenges.eventClearUsed("t1", "evt_twice")).toBe(false);
@@ -466,7 +472,7 @@ export function storeContract(
         expect(await a.events.get("t1", "evt_once_2")).toBeUndefined();
         expect((await a.challenges.get("t1", "chl_e2"))?.redeemedAt).toBeNull();
         // A redemption naming another event than its challenge's is refused.
-        await a.challenges.insert(challenge("chl_e5"));
+        await issue(challenge("chl_e5"));
         await a.challenges.clear("t1", "chl_e5", "s1", 2_000);
         expect(
           await a.events.record(reverify("evt_once_5"), undefined, undefined, {
@@ -475,8 +481,8 @@ export function storeContract(
         ).toEqual({ kind: "not_redeemed" });
         // Concurrently, two challenges of one fresh event: one clear.
         const fresh = { eventId: "evt_race" };
-        await a.challenges.insert(challenge("chl_e6", fresh));
-        await a.challenges.insert(challenge("chl_e7", fresh));
+        await issue(challenge("chl_e6", fresh));
+        await issue(challenge("chl_e7", fresh));
         await a.challenges.clear("t1", "chl_e6", "s1", 2_000);
         await a.challenges.clear("t1", "chl_e7", "s1", 2_000);
         const outcomes = await Promise.all(

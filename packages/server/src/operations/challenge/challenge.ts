@@ -143,7 +143,9 @@ async function issue(
       attempt: event.attempt,
       eventDegraded: event.degraded,
     };
-    await deps.store.challenges.insert(record);
+    // False: the event was removed (retention, erasure) since it was read above.
+    if (!(await deps.store.challenges.insert(record)))
+      return fail("unknown_event_id", "No event with this eventId for this tenant.");
     return { ok: true, challenge: view(record) };
   } catch (err) {
     if (err instanceof StoreUnavailableError) return fail("challenge_issue_failed");

@@ -109,6 +109,9 @@ export async function ingestFeedback(
         expiresAt: receivedAt + deps.idempotencyTtlMs,
       },
     );
+    // Removed (retention, erasure) since it was looked up above: as unknown as one never recorded.
+    if (outcome.kind === "unknown_event")
+      return fail("unknown_event_id", "No event with this eventId for this tenant.");
     if (outcome.kind === "replay") return replayedAck(true, outcome.response.body as FeedbackAck);
     if (outcome.kind === "conflict") return replayedAck(false, ack);
     return { ok: true, ack, replayed: false };

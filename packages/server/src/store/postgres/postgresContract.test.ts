@@ -6,6 +6,7 @@ import { feedbackResolutionContract } from "../../testing/feedbackResolutionCont
 import { testEvent } from "../../testing/harness.js";
 import { insightContract } from "../../testing/insightContract.js";
 import { postgresSchemaOrSkip, TEST_POSTGRES_URL } from "../../testing/postgres.js";
+import { removalContract } from "../../testing/removalContract.js";
 import { storeContract } from "../../testing/storeContract.js";
 import { StoreRejectedError } from "../interfaces.js";
 import { openPostgresStore } from "./postgresStore.js";
@@ -23,6 +24,23 @@ if (schema) {
   // Its own tenants (r1, r2); resolutions race on two pools.
   feedbackResolutionContract("postgres", open, open);
   attemptContract("postgres", open);
+  // A schema of its own: retention reads every tenant, and the suites above leave old events behind.
+  const removalSchema = await postgresSchemaOrSkip(
+    "event removal contract: postgres",
+    "retention and erasure",
+  );
+  if (removalSchema) {
+    const openRemoval = () =>
+      openPostgresStore({
+        url: TEST_POSTGRES_URL,
+        statementTimeoutMs: 5000,
+        poolSize: 8,
+        poolMin: 2,
+        schema: removalSchema,
+      });
+    // Two pools: writers on events being erased race with the erasure as two processes would.
+    removalContract("postgres", openRemoval, openRemoval);
+  }
 
   describe("postgres refusals", () => {
     it("a value PostgreSQL cannot store (a NUL byte) is a StoreRejectedError: retrying cannot succeed", async () => {

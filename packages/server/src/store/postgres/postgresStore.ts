@@ -348,6 +348,13 @@ export async function openPostgresStore(opts: PostgresOptions): Promise<Store> {
     serialize: async (trx, key) => {
       await sql`select pg_advisory_xact_lock(hashtextextended(${key}, 0))`.execute(trx);
     },
+    holdRows: (select) => select.forShare(),
+    // A chunk is eight statements, each a round trip, and a commit: a hundred events a chunk removed
+    // 830 a second, a thousand 6,200 (docs/benchmarks.md, "Storage and retention").
+    removalPace: { chunk: 1000, rest: 1 },
+    // Deleted rows stay in the table's pages until VACUUM makes their space reusable
+    // (docs/security-model.md, "Erasure").
+    overwritingDeleted: (fn) => fn(),
     writeProbe: CompiledQuery.raw(
       "insert into readiness_probe (id, probed_at) values (1, (extract(epoch from clock_timestamp()) * 1000)::bigint) on conflict (id) do update set probed_at = excluded.probed_at",
     ),

@@ -1,4 +1,5 @@
 import type { ChallengeStore, ClearOutcome } from "../interfaces.js";
+import { eventHeld } from "./eventRemoval.js";
 import { challengeFromRow, guard, isUniqueViolation } from "./rows.js";
 import type { SqlRuntime } from "./runtime.js";
 
@@ -8,7 +9,9 @@ export function createChallengeStore(rt: SqlRuntime): ChallengeStore {
   return {
     insert: (c) =>
       guard("challenges.insert", () =>
-        rt.write(async (conn) => {
+        rt.writeTransaction(async (conn) => {
+          // Held until commit: retention or an erasure cannot remove the event under this insert.
+          if (!(await eventHeld(rt, conn, c.tenantId, c.eventId))) return false;
           await conn
             .insertInto("challenges")
             .values({
@@ -30,6 +33,7 @@ export function createChallengeStore(rt: SqlRuntime): ChallengeStore {
               event_degraded: c.eventDegraded ? 1 : 0,
             })
             .execute();
+          return true;
         }),
       ),
     get: (tenantId, id) =>

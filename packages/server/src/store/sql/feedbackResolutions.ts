@@ -1,6 +1,7 @@
 import type { ObservationStatus } from "../../domain.js";
 import type { FeedbackResolution, FeedbackStore, ResolveOutcome } from "../interfaces.js";
 import type { Database } from "../schema.js";
+import { eventHeld } from "./eventRemoval.js";
 import { guard, observationFromRow } from "./rows.js";
 import type { SqlRuntime } from "./runtime.js";
 
@@ -39,6 +40,8 @@ export function createFeedbackResolutions(
           const { tenantId, eventId, feedbackId } = resolution;
           // The same lock as append: an observation arriving meanwhile sees the statuses set here.
           await rt.serialize(trx, `feedback:${tenantId}:${eventId}`);
+          // Held until commit, as append holds it: a removal meanwhile takes the resolution too.
+          if (!(await eventHeld(rt, trx, tenantId, eventId))) return { kind: "unknown" };
           const earlier = await trx
             .selectFrom("feedback_resolutions")
             .selectAll()

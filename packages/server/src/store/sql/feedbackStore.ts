@@ -1,6 +1,7 @@
 import type { Kysely } from "kysely";
 import type { AppendOutcome, FeedbackStore, LedgerFilter, LedgerRow, Observation } from "../interfaces.js";
 import type { Database } from "../schema.js";
+import { eventHeld } from "./eventRemoval.js";
 import { createFeedbackResolutions } from "./feedbackResolutions.js";
 import { claimIdempotencyKey } from "./idempotencyClaim.js";
 import { guard, observationFromRow } from "./rows.js";
@@ -18,8 +19,10 @@ export function createFeedbackStore(rt: SqlRuntime): FeedbackStore {
         rt.writeTransaction(async (trx): Promise<AppendOutcome> => {
           // Quarantine decisions on one event are serialized across processes.
           await rt.serialize(trx, `feedback:${obs.tenantId}:${obs.eventId}`);
+          // Held until commit: retention or an erasure cannot remove the event under this append.
+          if (!(await eventHeld(rt, trx, obs.tenantId, obs.eventId))) return { kind: "unknown_event" };
           if (idem) {
-            const claim = await claimIdempotencyKey(trx, idem, obs.receivedAt);
+            const claim = await claimIdempotencyKey(trx, idem, obs.receivedAt, obs.eventId);
             if (claim) return claim;
           }
           const same = await trx

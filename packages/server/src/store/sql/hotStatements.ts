@@ -129,6 +129,7 @@ export function hotStatements(db: Kysely<Database>) {
               "body",
               "created_at",
               "expires_at",
+              "event_id",
             ])
             .expression(
               w
@@ -141,6 +142,7 @@ export function hotStatements(db: Kysely<Database>) {
                   eb.cast(eb.val(p.i_body as never), "text").as("body"),
                   eb.cast(eb.val(p.created_at as never), "bigint").as("created_at"),
                   eb.cast(eb.val(p.i_expires_at as never), "bigint").as("expires_at"),
+                  eb.cast(eb.val(p.id as never), "text").as("event_id"),
                 ])
                 .where(keyIsUnrevoked(p.key_id)),
             )

@@ -18,18 +18,21 @@ export function takeOverExpired(oc: OnConflictBuilder<Database, "idempotency">, 
       body: eb.ref("excluded.body"),
       created_at: eb.ref("excluded.created_at"),
       expires_at: eb.ref("excluded.expires_at"),
+      event_id: eb.ref("excluded.event_id"),
     }))
     .where("idempotency.expires_at", "<=", now);
 }
 
 /**
  * Claims an idempotency key inside the caller's transaction: inserts it, or takes over a row whose
- * retention has passed. Undefined when claimed; otherwise the replay or conflict outcome.
+ * retention has passed. `eventId` is the event the answer replays (removed with it). Undefined when
+ * claimed; otherwise the replay or conflict outcome.
  */
 export async function claimIdempotencyKey(
   trx: Kysely<Database>,
   idem: IdempotencyClaim,
   now: number,
+  eventId: string,
 ): Promise<{ kind: "replay"; response: IdempotentResponse } | { kind: "conflict" } | undefined> {
   const claimed = await trx
     .insertInto("idempotency")
@@ -42,6 +45,7 @@ export async function claimIdempotencyKey(
       body: JSON.stringify(idem.response.body),
       created_at: now,
       expires_at: idem.expiresAt,
+      event_id: eventId,
     })
     .onConflict((oc) => takeOverExpired(oc, now))
     .returning("key")

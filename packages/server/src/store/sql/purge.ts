@@ -6,21 +6,33 @@ import type { SqlRuntime } from "./runtime.js";
 export const PURGE_CHUNK = 1000;
 
 /**
- * Deletes expired rows in chunks, each its own write, and lets other work run between them. One
- * DELETE of a minute's expired counters held SQLite's event loop for hundreds of milliseconds at
- * production rates (300,000 rows: 156 ms on this project's machines), long enough for every verify in
- * flight to miss its deadline; in chunks the housekeeping interleaves with requests.
+ * Deletes rows in chunks, each its own write, and lets other work run between them. One DELETE of a
+ * minute's expired counters held SQLite's event loop for hundreds of milliseconds at production rates
+ * (300,000 rows: 156 ms on this project's machines), long enough for every verify in flight to miss
+ * its deadline; in chunks the housekeeping interleaves with requests.
+ *
+ * `deleteChunk` deletes at most `limit` rows and resolves how many it deleted (fewer: the last
+ * chunk). With `transaction`, each chunk is one write transaction (several statements, all or
+ * nothing). With `rest`, it waits `rest` times as long as a chunk took before the next, so a long
+ * purge takes at most 1 / (1 + rest) of the time (SQLite: of the thread verify runs on). With `signal`
+ * aborted, it stops between chunks.
  */
 export async function purgeInChunks(
   rt: SqlRuntime,
   deleteChunk: (conn: Kysely<Database>, limit: number) => Promise<number>,
+  options: { chunk?: number; transaction?: boolean; rest?: number; signal?: AbortSignal | undefined } = {},
 ): Promise<number> {
+  const chunk = options.chunk ?? PURGE_CHUNK;
+  const run = (conn: Kysely<Database>) => deleteChunk(conn, chunk);
   let total = 0;
   for (;;) {
-    const deleted = await rt.write((conn) => deleteChunk(conn, PURGE_CHUNK));
+    if (options.signal?.aborted) return total;
+    const started = performance.now();
+    const deleted = await (options.transaction ? rt.writeTransaction(run) : rt.write(run));
     total += deleted;
-    if (deleted < PURGE_CHUNK) return total;
-    await new Promise((resolve) => setImmediate(resolve));
+    if (deleted < chunk) return total;
+    const rest = options.rest ? (performance.now() - started) * options.rest : 0;
+    await new Promise((resolve) => (rest > 0 ? setTimeout(resolve, rest) : setImmediate(resolve)));
   }
 }
 

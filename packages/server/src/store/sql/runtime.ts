@@ -41,6 +41,24 @@ export interface SqlRuntime {
    */
   tryExclusive(trx: Kysely<Database>, key: string): Promise<boolean>;
   /**
+   * Inside a write transaction: makes a SELECT hold the rows it reads until the transaction ends, so
+   * a concurrent delete of them waits for it (PostgreSQL's FOR SHARE). SQLite's BEGIN IMMEDIATE has
+   * already made this transaction the only writer: the select is returned as it is.
+   */
+  holdRows<QB extends { forShare(): QB }>(select: QB): QB;
+  /**
+   * Runs `fn` with deleted content overwritten in the database file (SQLite's secure_delete, on this
+   * connection for the duration); PostgreSQL has no such setting and runs `fn` as it is.
+   */
+  overwritingDeleted<T>(fn: () => Promise<T>): Promise<T>;
+  /**
+   * How retention and erasure pace their deletes (eventRemoval.ts): at most `chunk` events a
+   * transaction, and after each a rest of `rest` times its duration. SQLite deletes on verify's own
+   * thread (small chunks, a long rest); PostgreSQL deletes in the database, a round trip a statement
+   * (large chunks, a short rest).
+   */
+  readonly removalPace: { chunk: number; rest: number };
+  /**
    * Runs a long read (ledger aggregates) where it does not hold up requests: a worker thread for
    * SQLite, whose driver is synchronous; PostgreSQL's pool is asynchronous already.
    */

@@ -116,7 +116,7 @@ export function createEventStore(
           return await rt.writeTransaction(async (trx): Promise<RecordOutcome> => {
             if (activeKey && !(await keyActive(trx, event.keyId))) return { kind: "key_revoked" };
             if (idem) {
-              const claim = await claimIdempotencyKey(trx, idem, event.createdAt);
+              const claim = await claimIdempotencyKey(trx, idem, event.createdAt, event.id);
               if (claim) return claim;
             }
             // After the claim, so that a replay or conflict never spends the clear; a failed

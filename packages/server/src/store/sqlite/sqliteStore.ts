@@ -74,6 +74,19 @@ export async function openSqliteStore(opts: SqliteOptions): Promise<Store> {
     serialize: async () => {
       // Every write batch already holds SQLite's single write lock (BEGIN IMMEDIATE).
     },
+    holdRows: (select) => select,
+    // A hundred events hold the thread about 10 ms; the rest leaves verify three quarters of it
+    // (docs/benchmarks.md, "Storage and retention").
+    removalPace: { chunk: 100, rest: 3 },
+    overwritingDeleted: async (fn) => {
+      const before = raw.pragma("secure_delete", { simple: true });
+      raw.pragma("secure_delete = 1");
+      try {
+        return await fn();
+      } finally {
+        raw.pragma(`secure_delete = ${Number(before)}`);
+      }
+    },
     // One synchronous connection: inside a write job the batch holds it, and outside one a direct
     // call cannot interleave with anything. Only while a batch is open must outside reads wait for
     // it (through Kysely's connection lock), so they never see its uncommitted writes.

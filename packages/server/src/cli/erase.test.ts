@@ -1,0 +1,128 @@
+import fs from "node:fs";
+import path from "node:path";
+import { beforeAll, describe, expect, it } from "vitest";
+import { emailHash } from "../operations/verify/signals/email.js";
+import type { Store } from "../store/interfaces.js";
+import { openSqliteStore } from "../store/sqlite/sqliteStore.js";
+import { cliSandbox } from "../testing/cliSandbox.js";
+import { testEvent } from "../testing/harness.js";
+
+const { dir, warden } = cliSandbox();
+const file = path.join(dir, "cli.db");
+
+async function withStore<T>(fn: (store: Store) => Promise<T>): Promise<T> {
+  const store = await openSqliteStore({ file, busyTimeoutMs: 5000 });
+  try {
+    return await fn(store);
+  } finally {
+    await store.close();
+  }
+}
+
+const ADDRESS = "Jane.Doe@Example.com";
+/** A value only the erased events carry, to look for in the database file afterwards. */
+const MARKER = "session-of-jane-0f9a8b7c6d5e4f3a2b1c";
+
+// Each test starts several `warden` processes (1–2 s each on a quiet machine).
+describe("warden erase", { timeout: 90_000 }, () => {
+  beforeAll(async () => {
+    expect((await warden("tenant", "create", "acme")).code).toBe(0);
+    expect((await warden("tenant", "create", "other")).code).toBe(0);
+    await withStore(async (store) => {
+      const jane = { emailHash: emailHash(ADDRESS), session: MARKER };
+      await store.events.record(testEvent("evt_jane_1", { tenantId: "acme", ...jane }), undefined);
+      await store.events.record(testEvent("evt_jane_2", { tenantId: "acme", ...jane }), undefined);
+      await store.events.record(testEvent("evt_jane_elsewhere", { tenantId: "other", ...jane }), undefined);
+      await store.events.record(testEvent("evt_someone", { tenantId: "acme" }), undefined);
+      const observed = await store.feedback.append(
+        {
+          feedbackId: "fb_jane",
+          tenantId: "acme",
+          eventId: "evt_jane_1",
+          outcome: "chargeback",
+          value: 30,
+          unit: "usd",
+          source: null,
+          observedAt: 2000,
+          receivedAt: 2000,
+          identity: "identity-fb_jane",
+        },
+        [],
+        undefined,
+      );
+      expect(observed.kind).toBe("appended");
+    });
+  });
+
+  it("erases a person's events by email address (hashed as verify hashes it) with their feedback, in that tenant only, and prints what it deleted; again, nothing", async () => {
+    const res = await warden("erase", "--tenant", "acme", "--email", "  jane.doe@example.COM ");
+    expect(res.code).toBe(0);
+    expect(res.stdout).toBe(
+      `erased from tenant acme, email sha256 ${emailHash(ADDRESS)}: 2 events, 0 challenges, 0 clears, 1 feedback observation, 0 resolutions, 0 stored idempotent answers\n`,
+    );
+    await withStore(async (store) => {
+      expect(await store.events.get("acme", "evt_jane_1")).toBeUndefined();
+      expect(await store.events.get("acme", "evt_jane_2")).toBeUndefined();
+      expect(await store.feedback.get("acme", "fb_jane")).toBeUndefined();
+      expect(await store.events.get("other", "evt_jane_elsewhere")).toBeDefined();
+      expect(await store.events.get("acme", "evt_someone")).toBeDefined();
+    });
+    const again = await warden("erase", "--tenant", "acme", "--email-sha256", emailHash(ADDRESS), "--json");
+    expect(again.code).toBe(0);
+    expect(JSON.parse(again.stdout)).toEqual({
+      tenantId: "acme",
+      subject: { emailHash: emailHash(ADDRESS) },
+      removed: { events: 0, challenges: 0, clears: 0, observations: 0, resolutions: 0, idempotentAnswers: 0 },
+    });
+  });
+
+  it("overwrites what it erased in the SQLite file: the erased values are not on disk", async () => {
+    // The other tenant's copy is still there; erasing it leaves no trace of the marker.
+    const res = await warden("erase", "--tenant", "other", "--session", MARKER, "--json");
+    expect(JSON.parse(res.stdout).removed.events).toBe(1);
+    // Closing the last connection checkpoints the write-ahead log into the file and removes it.
+    await withStore(async () => undefined);
+    const disk = ["cli.db", "cli.db-wal"]
+      .map((f) => path.join(dir, f))
+      .filter((f) => fs.existsSync(f))
+      .map((f) => fs.readFileSync(f).toString("latin1"))
+      .join("");
+    expect(disk).not.toContain(MARKER);
+    expect(disk).not.toContain(emailHash(ADDRESS));
+  });
+
+  it("erases by network: an address is truncated as verify truncates it, and the network is named", async () => {
+    await withStore((store) =>
+      store.events.record(testEvent("evt_net", { tenantId: "acme", network: "192.0.2.0/24" }), undefined),
+    );
+    const res = await warden("erase", "--tenant", "acme", "--ip", "192.0.2.77");
+    expect(res.stdout).toMatch(/^erased from tenant acme, network 192\.0\.2\.0\/24: 1 event, /);
+    expect(await withStore((store) => store.events.get("acme", "evt_net"))).toBeUndefined();
+  });
+
+  it.each([
+    [
+      ["erase", "--tenant", "acme"],
+      /give exactly one of --email, --email-sha256, --ip, --session or --event/,
+    ],
+    [["erase", "--tenant", "acme", "--event", "evt_1", "--session", "s"], /give exactly one of/],
+    [["erase", "--tenant", "acme", "--email", "not-an-address"], /--email must be an email address/],
+    [["erase", "--tenant", "acme", "--email-sha256", "abc"], /--email-sha256 must be 64 hexadecimal digits/],
+    [["erase", "--tenant", "acme", "--ip", "999.1.1.1"], /--ip must be an IPv4 or IPv6 address or network/],
+    [
+      ["erase", "--tenant", "acme", "--ip", "10.0.0.0/8"],
+      /--ip must be an address or a network no wider than \/24/,
+    ],
+    [["erase", "--email", "a@b.example"], /--tenant <tenantId> is required/],
+  ])("refuses %j with exit code 2", async (args, message) => {
+    const res = await warden(...args);
+    expect(res.code).toBe(2);
+    expect(res.stderr).toMatch(message);
+  });
+
+  it("refuses an unknown tenant with exit code 1", async () => {
+    const res = await warden("erase", "--tenant", "ghost", "--event", "evt_1");
+    expect(res.code).toBe(1);
+    expect(res.stderr).toMatch(/unknown tenant "ghost"/);
+  });
+});
