@@ -11,9 +11,10 @@ import { CONNECTIONS, load, type Run, steadyVerify } from "./verifyLoad.js";
  * `warden serve --workers 1` against `--workers 2`, side by side on one machine, on PostgreSQL with
  * Redis: verify at full speed (closed loop, CONNECTIONS connections to the one port), then at one
  * steady rate (open loop), the two worker counts alternated ROUNDS times so a drift of the machine
- * hits both. Degraded answers are read from the workers' summed /metrics. On SQLite, where more than
- * one worker is refused, the same comparison with two separate processes on one database file (each
- * on its own port, the connections split) shows why. The load generator runs on the same cores.
+ * hits both. Degraded answers are read from the workers' summed /metrics. Two separate processes (each
+ * on its own port, the connections split) run beside them, which is what --workers 2 is without the
+ * primary; on SQLite, where more than one worker is refused, that comparison alone shows why. The load
+ * generator runs on the same cores.
  */
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 2);
@@ -21,6 +22,8 @@ const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 2);
 const STEADY_RATE = Number(process.env.BENCH_STEADY_RATE ?? 300);
 const PG_URL = process.env.WARDEN_BENCH_POSTGRES_URL ?? "postgres://postgres@127.0.0.1:5432/test";
 const REDIS_URL = process.env.WARDEN_BENCH_REDIS_URL ?? "redis://127.0.0.1:6379";
+/** Only the store whose name starts with this (`SQLite`, `PostgreSQL`), when set. */
+const ONLY = process.env.BENCH_STORE;
 
 interface Measured {
   store: string;
@@ -154,7 +157,11 @@ async function main(): Promise<void> {
     const withRedis = await redisAnswers(REDIS_URL);
     stores.push({
       name: withRedis ? "PostgreSQL + Redis" : "PostgreSQL",
-      setups: [ONE, { name: "--workers 2", processes: 1, workers: 2 }],
+      setups: [
+        ONE,
+        { name: "--workers 2", processes: 1, workers: 2 },
+        { name: "2 processes", processes: 2, workers: 1 },
+      ],
       env: {
         WARDEN_DATABASE_URL: url.toString(),
         WARDEN_RATE_LIMIT_MAX: "100000000",
@@ -174,7 +181,7 @@ async function main(): Promise<void> {
     process.stdout.write(
       `\nworkers bench: ${os.availableParallelism()} cores, load average ${os.loadavg()[0]?.toFixed(1)}, ${CONNECTIONS} connections, load generator on the same cores\n`,
     );
-    for (const store of stores) {
+    for (const store of stores.filter((s) => ONLY === undefined || s.name.startsWith(ONLY))) {
       await wardenCli(store.env, "tenant", "create", "bench");
       for (let round = 1; round <= ROUNDS; round++) {
         for (const setup of store.setups) results.push(await measure(store.name, store.env, setup, round));
