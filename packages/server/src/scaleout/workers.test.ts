@@ -112,10 +112,16 @@ async function startWorkers(
     String(n),
   ]);
   const admin = `http://127.0.0.1:${adminPort}`;
-  await until(`${n} workers listening`, async () => {
-    const res = await request(admin, "/metrics").catch(() => undefined);
-    return res && metric(res.body, "warden_workers_listening") === n ? true : undefined;
-  });
+  try {
+    await until(`${n} workers listening`, async () => {
+      const res = await request(admin, "/metrics").catch(() => undefined);
+      return res && metric(res.body, "warden_workers_listening") === n ? true : undefined;
+    });
+  } catch (err) {
+    // Its workers drain and exit once their primary is gone.
+    warden.child.kill("SIGKILL");
+    throw err;
+  }
   return { warden, admin };
 }
 
