@@ -74,6 +74,7 @@ function requestId(req: { headers: Record<string, string | string[] | undefined>
 export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<FastifyInstance> {
   const { config, keyring, model, clock, tenantPolicies, agents, hosting, pendingEvents } = deps;
   const metrics = createMetrics(pendingEvents);
+  deps.worker?.shareMetrics(metrics.registry);
   const store = metrics.timed(deps.store);
   const app = Fastify({
     logger: options.logger ?? loggerOptions(config.logLevel),
@@ -250,7 +251,7 @@ export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<Fa
     { schema: { summary: "Prometheus metrics (aggregates only; no tenant labels)", tags: ["health"] } },
     async (_request, reply) => {
       reply.header("content-type", metrics.registry.contentType);
-      return metrics.registry.metrics();
+      return deps.worker ? deps.worker.clusterMetrics() : metrics.registry.metrics();
     },
   );
 

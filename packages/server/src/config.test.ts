@@ -1,3 +1,4 @@
+import os from "node:os";
 import { describe, expect, it } from "vitest";
 import { ConfigError, defaultDatabaseUrl, loadConfig } from "./config.js";
 
@@ -102,5 +103,25 @@ describe("configuration", () => {
     ).toBe(true);
     expect(loadConfig({ WARDEN_PG_POOL_SIZE: "1" }).pgPoolMin).toBe(1);
     expect(loadConfig({ WARDEN_PG_POOL_SIZE: "20", WARDEN_PG_POOL_MIN: "20" }).pgPoolMin).toBe(20);
+  });
+
+  it("WARDEN_WORKERS: 1 by default, auto one per core on PostgreSQL and 1 on SQLite, several refused on SQLite", () => {
+    const pg = "postgres://warden@db:5432/warden";
+    expect(loadConfig({}).workers).toBe(1);
+    expect(loadConfig({ WARDEN_DATABASE_URL: pg, WARDEN_WORKERS: "4" }).workers).toBe(4);
+    expect(loadConfig({ WARDEN_DATABASE_URL: pg, WARDEN_WORKERS: "auto" }).workers).toBe(
+      os.availableParallelism(),
+    );
+    expect(loadConfig({ WARDEN_WORKERS: "AUTO" }).workers).toBe(1);
+    expect(loadConfig({ WARDEN_WORKERS: "1" }).workers).toBe(1);
+    expect(() => loadConfig({ WARDEN_WORKERS: "2" })).toThrow(
+      /WARDEN_WORKERS: more than one worker needs PostgreSQL .*got 2 on SQLite/,
+    );
+    expect(() => loadConfig({ WARDEN_DATABASE_URL: pg, WARDEN_WORKERS: "0" })).toThrow(
+      /WARDEN_WORKERS: must be between 1 and 256, got 0/,
+    );
+    expect(() => loadConfig({ WARDEN_DATABASE_URL: pg, WARDEN_WORKERS: "all" })).toThrow(
+      /WARDEN_WORKERS: must be a whole number or auto, got "all"/,
+    );
   });
 });

@@ -1,3 +1,4 @@
+import type { WorkerChannel } from "./cluster/worker.js";
 import { type Config, ConfigError } from "./config.js";
 import { DEFAULT_MODEL, type DecisionModel } from "./operations/verify/decisionModel.js";
 import { PendingEvents } from "./operations/verify/pendingEvents.js";
@@ -21,6 +22,8 @@ export interface Deps {
   pendingEvents: PendingEvents;
   hosting: HostingNetworks;
   clock: () => number;
+  /** Set in a worker of `warden serve --workers N`: its /metrics answers every worker's, added up. */
+  worker?: WorkerChannel;
 }
 
 let sharedHosting: HostingNetworks | undefined;

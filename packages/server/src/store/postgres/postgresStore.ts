@@ -316,7 +316,11 @@ export async function openPostgresStore(opts: PostgresOptions): Promise<Store> {
   const reads = new Kysely<Database>({
     dialect: new PostgresDialect({
       pool: reuseGuard(
-        pool({ ...opts, url: opts.readUrl ?? opts.url }, opts.readTimeoutMs ?? DEFAULT_READ_TIMEOUT_MS, "reads"),
+        pool(
+          { ...opts, url: opts.readUrl ?? opts.url },
+          opts.readTimeoutMs ?? DEFAULT_READ_TIMEOUT_MS,
+          "reads",
+        ),
       ),
     }),
   });
