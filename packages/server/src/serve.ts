@@ -135,8 +135,8 @@ async function listening(
   };
 }
 
-/** Resolves once SIGTERM or SIGINT (or `also`, when given) has stopped the server and it has drained. */
-function untilStopped(server: RunningServer, also?: (stop: (why: string) => void) => void): Promise<void> {
+/** Resolves once SIGTERM or SIGINT has stopped the server and it has drained. */
+function untilStopped(server: RunningServer): Promise<void> {
   return new Promise<void>((resolve) => {
     let stopping = false;
     const stop = (why: string) => {
@@ -150,7 +150,6 @@ function untilStopped(server: RunningServer, also?: (stop: (why: string) => void
     };
     process.once("SIGTERM", () => stop("SIGTERM"));
     process.once("SIGINT", () => stop("SIGINT"));
-    also?.(stop);
   });
 }
 
@@ -162,7 +161,8 @@ export interface ServeOptions extends Omit<StartOptions, "worker"> {
 /**
  * `warden serve`: runs until SIGTERM or SIGINT, then drains and exits 0. With more than one worker
  * this process is the primary of that many (cluster/primary.ts); a worker it forks lands here too
- * and serves without migrating, then leaves the cluster once drained.
+ * and serves without migrating, then leaves the cluster once drained. (A worker whose primary dies
+ * exits at once: node:cluster ends a worker whose channel to the primary closes unexpectedly.)
  */
 export async function serve(
   config: Config,
@@ -173,8 +173,7 @@ export async function serve(
   if (channel) {
     const server = await startServer(config, print, { migrate: false, worker: channel });
     channel.ready(server.url, server.adminUrl);
-    // A primary that is gone hands this worker no more connections: drain and exit.
-    await untilStopped(server, (stop) => channel.onPrimaryGone(() => stop("primary gone")));
+    await untilStopped(server);
     if (cluster.worker?.isConnected()) cluster.worker.disconnect();
     return 0;
   }

@@ -17,8 +17,6 @@ export interface WorkerChannel {
   shareMetrics(registry: Registry): void;
   /** Every worker's metrics added up, in Prometheus text; rejects when the primary does not answer. */
   clusterMetrics(): Promise<string>;
-  /** Runs `fn` once when the channel to the primary closes (the primary died or stopped). */
-  onPrimaryGone(fn: () => void): void;
 }
 
 const send = (message: WorkerMessage): void => {
@@ -73,8 +71,5 @@ export function workerChannel(): WorkerChannel | undefined {
         });
         send({ warden: "cluster-metrics?", id });
       }),
-    onPrimaryGone: (fn) => {
-      process.once("disconnect", fn);
-    },
   };
 }

@@ -118,7 +118,7 @@ async function startWorkers(
       return res && metric(res.body, "warden_workers_listening") === n ? true : undefined;
     });
   } catch (err) {
-    // Its workers drain and exit once their primary is gone.
+    // Its workers exit once their primary is gone (node:cluster ends them).
     warden.child.kill("SIGKILL");
     throw err;
   }
