@@ -128,27 +128,18 @@ async function removeChunk(
   }
   if (all.size === 0) return 0;
   const ids = [...all];
-  removed.observations += count(
-    await trx
-      .deleteFrom("feedback")
-      .where("tenant_id", "=", tenantId)
-      .where("event_id", "in", ids)
-      .executeTakeFirst(),
-  );
-  removed.resolutions += count(
-    await trx
-      .deleteFrom("feedback_resolutions")
-      .where("tenant_id", "=", tenantId)
-      .where("event_id", "in", ids)
-      .executeTakeFirst(),
-  );
-  removed.idempotentAnswers += count(
-    await trx
-      .deleteFrom("idempotency")
-      .where("tenant_id", "=", tenantId)
-      .where("event_id", "in", ids)
-      .executeTakeFirst(),
-  );
+  /** The rows of `table` that hang off the removed events. */
+  const onEvents = async (table: "feedback" | "feedback_resolutions" | "idempotency") =>
+    count(
+      await trx
+        .deleteFrom(table)
+        .where("tenant_id", "=", tenantId)
+        .where("event_id", "in", ids)
+        .executeTakeFirst(),
+    );
+  removed.observations += await onEvents("feedback");
+  removed.resolutions += await onEvents("feedback_resolutions");
+  removed.idempotentAnswers += await onEvents("idempotency");
   return matching.length;
 }
 
