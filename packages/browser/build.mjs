@@ -1,6 +1,9 @@
 // Builds the browser package with esbuild: an ES module, a script-tag (IIFE) build and the classic
 // worker script both load. No eval and no inline script, so a strict CSP (script-src 'self';
-// worker-src 'self') is enough.
+// worker-src 'self') is enough. TypeScript then writes the declarations (dist/types) for apps that
+// import the module.
+import { execFileSync } from "node:child_process";
+import { createRequire } from "node:module";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { build } from "esbuild";
@@ -30,3 +33,6 @@ await Promise.all([
     outfile: path.join(here, "dist/warden-pow-worker.js"),
   }),
 ]);
+execFileSync(process.execPath, [createRequire(import.meta.url).resolve("typescript/bin/tsc"), "-p", here], {
+  stdio: "inherit",
+});

@@ -1,14 +1,15 @@
 // Builds the operator console with esbuild: one ES module (Preact and uPlot bundled in), one style
 // sheet (uPlot's and the console's own) and the page that loads both with relative URLs, so the server
-// can serve dist/ at /console/ under a strict CSP (script-src 'self'; style-src 'self'): no inline
-// script, no <style> element, no style attribute in the HTML.
+// can serve them at /console/ under a strict CSP (script-src 'self'; style-src 'self'): no inline
+// script, no <style> element, no style attribute in the HTML. They are written into the server
+// package (packages/server/assets/console), which serves them and ships them in its npm package.
 import fs from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { build } from "esbuild";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
-const dist = path.join(here, "dist");
+const dist = path.join(here, "../server/assets/console");
 const common = { bundle: true, minify: true, sourcemap: true, logLevel: "warning", target: "es2020" };
 
 fs.rmSync(dist, { recursive: true, force: true });

@@ -268,3 +268,10 @@ export class WardenChallengeElement extends HTMLElement {
 export function defineWardenChallenge(name = "warden-challenge"): void {
   if (!customElements.get(name)) customElements.define(name, WardenChallengeElement);
 }
+
+declare global {
+  interface HTMLElementTagNameMap {
+    /** Registered by the package's entry (defineWardenChallenge). */
+    "warden-challenge": WardenChallengeElement;
+  }
+}

@@ -69,7 +69,7 @@ describe("challenge completions sent again", () => {
     expect(wire.keys[0]).toBe(wire.keys[1]);
     expect(wire.keys[0]).toBe(await completionIdempotencyKey(completion));
 
-    // Another completion of the cleared challenge (another proof) is still the spec's 409.
+    // Another completion of the cleared challenge (another proof) is still 409 challenge_already_solved.
     const other = await client.challenge.complete({ ...completion, proof: { nonce: "another" } });
     expect(other.ok).toBe(false);
     expect(!other.ok && other.error?.code).toBe("challenge_already_solved");

@@ -29,7 +29,7 @@ export type LocalCause = "timeout" | "network" | "server_error" | "rate_limited"
 
 /**
  * The verdict the SDK gives when Warden gave none (transport failure, timeout, 5xx, exhausted 429,
- * or a refused request): the spec's fail-closed answer, a degraded challenge, never allow. It has no
+ * or a refused request): the fail-closed answer of docs/api.md#degradation, a degraded challenge, never allow. It has no
  * eventId (no event exists) and no token; `local: true` tells it from the server's degraded verdict.
  */
 export interface LocalVerdict {
@@ -50,7 +50,7 @@ export interface LocalVerdict {
 export type ServerVerdict = Verdict & { local: false };
 export type VerifyResult = ServerVerdict | LocalVerdict;
 
-/** An expected failure is a value: `ok: false` with the status and the spec's Error body when there was one. */
+/** An expected failure is a value: `ok: false` with the status and the Error body (docs/api.md#errors) when there was one. */
 export type ApiResult<T> =
   | { ok: true; value: T; tries: number }
   | {
@@ -58,7 +58,7 @@ export type ApiResult<T> =
       /** 0 when no HTTP answer came (network error or timeout). */
       status: number;
       error: WardenErrorBody | undefined;
-      /** Whether the spec's policy would retry it (network, 429, 5xx Error body). */
+      /** Whether the retry policy (docs/api.md#idempotency) would retry it (network, 429, 5xx Error body). */
       retryable: boolean;
       tries: number;
     };
@@ -75,14 +75,14 @@ export interface WardenClientOptions {
   /** Warden's base address, e.g. http://127.0.0.1:8080 */
   baseUrl: string;
   apiKey: string;
-  /** Deadline of one verify try; default 250 ms (the spec's 50 ms budget plus the network). */
+  /** Deadline of one verify try; default 250 ms (verify's 50 ms budget plus the network). */
   verifyTimeoutMs?: number;
   /** Deadline of one try of the other calls; default 5,000 ms. */
   timeoutMs?: number;
   /**
    * The spec's retry policy (3 retries, Retry-After, full-jitter backoff from 1 s). Off by default:
    * the spec says the official SDKs do not retry automatically, so retrying is the integrator's
-   * choice. `true` takes the spec's policy; an object adjusts it (never above 3 retries).
+   * choice. `true` takes the documented retry policy (docs/api.md#idempotency); an object adjusts it (never above 3 retries).
    */
   retry?: boolean | Partial<RetryPolicy>;
   /** Feedback the retries could not deliver (or a non-retryable refusal): keep it, alert on it. */
@@ -166,7 +166,7 @@ export class WardenClient {
   readonly feedback = {
     /**
      * POST /v1/feedback with one Idempotency-Key for all its tries. What cannot be delivered goes to
-     * `onDeadLetter` (spec: dead-letter and alert; never invent an eventId).
+     * `onDeadLetter` (dead-letter and alert; never invent an eventId: docs/api.md#degradation).
      */
     send: async (
       request: FeedbackRequest,

@@ -36,11 +36,11 @@ export {
 export {
   clientAddress,
   FORWARDED_HEADERS,
-  normalizeEmail,
   type RequestView,
   type SubjectOptions,
   sha256Hex,
   subjectFromRequest,
+  trimmedLowerCaseEmail,
   truncateAddress,
 } from "./subject.js";
 export { readTicket, signTicket, type TicketClaims } from "./ticket.js";

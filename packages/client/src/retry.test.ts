@@ -63,7 +63,7 @@ const verdict = (decision: string, degraded = false) => ({
   },
 });
 
-describe("the spec's retry policy", () => {
+describe("the documented retry policy (docs/api.md#idempotency)", () => {
   it("retry on network errors", async () => {
     const h = harness(["network", ack]);
     expect((await h.client.feedback.send(feedback)).ok).toBe(true);
@@ -174,7 +174,7 @@ describe("the spec's retry policy", () => {
     ]);
   });
 
-  it("retries are off unless asked for (the spec: the official SDKs do not retry automatically)", async () => {
+  it("retries are off unless asked for (docs/api.md#idempotency: the official SDKs do not retry automatically)", async () => {
     const calls: string[] = [];
     const client = new WardenClient({
       baseUrl: "http://warden.test",

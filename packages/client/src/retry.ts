@@ -5,7 +5,7 @@
  * first try. The caller keeps one Idempotency-Key per attempt across its retries.
  */
 export interface RetryPolicy {
-  /** Retries after the first try; the spec's maximum is 3. */
+  /** Retries after the first try; at most 3 (docs/api.md#idempotency). */
   maxRetries: number;
   baseMs: number;
   factor: number;
@@ -24,7 +24,7 @@ export type TryOutcome =
   | { kind: "answer"; status: number; body: unknown; retryAfterSeconds: number | undefined }
   | { kind: "network"; error: unknown };
 
-/** Whether the spec's policy retries this outcome. */
+/** Whether the retry policy (docs/api.md#idempotency) retries this outcome. */
 export function isRetryable(outcome: TryOutcome): boolean {
   if (outcome.kind === "network") return true;
   if (outcome.status === 429) return true;

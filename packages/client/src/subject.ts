@@ -88,7 +88,11 @@ export async function sha256Hex(text: string): Promise<string> {
   return Array.from(new Uint8Array(digest), (b) => b.toString(16).padStart(2, "0")).join("");
 }
 
-export const normalizeEmail = (email: string): string => email.trim().toLowerCase();
+/**
+ * The address trimmed and lower-cased: the form Warden hashes, so subject.emailSha256 is the SHA-256
+ * of this (the server's mailbox matching of +tag and dot variants needs the raw address).
+ */
+export const trimmedLowerCaseEmail = (email: string): string => email.trim().toLowerCase();
 
 const first = (v: string | string[] | undefined): string | undefined => (Array.isArray(v) ? v[0] : v);
 
@@ -177,7 +181,7 @@ export function truncateAddress(address: string): string | undefined {
 export async function subjectFromRequest(view: RequestView, opts: SubjectOptions = {}): Promise<Subject> {
   const subject: Subject = {};
   if (typeof opts.email === "string" && opts.email.trim() !== "")
-    subject.emailSha256 = await sha256Hex(normalizeEmail(opts.email));
+    subject.emailSha256 = await sha256Hex(trimmedLowerCaseEmail(opts.email));
   const address = clientAddress(view, opts.trustedProxies);
   const network = address ? truncateAddress(address) : undefined;
   if (network) subject.ipTrunc = network;

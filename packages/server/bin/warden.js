@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Thin launcher: the CLI is compiled TypeScript (built by `npm install` through the root `prepare` script).
+// Thin launcher: the CLI is compiled TypeScript (dist/, built by `npm run build`; the npm package ships it).
 import { runCli } from "../dist/cli/main.js";
 
 const code = await runCli(process.argv.slice(2));

@@ -72,8 +72,9 @@ function requestId(req: { headers: Record<string, string | string[] | undefined>
 
 /** Builds the app from its dependencies; every route is registered in the list below. */
 export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<FastifyInstance> {
-  const { config, keyring, policy, clock, tenantPolicies, agents, hosting, pendingEvents } = deps;
+  const { config, keyring, model, clock, tenantPolicies, agents, hosting, pendingEvents } = deps;
   const metrics = createMetrics(pendingEvents);
+  deps.worker?.shareMetrics(metrics.registry);
   const store = metrics.timed(deps.store);
   const app = Fastify({
     logger: options.logger ?? loggerOptions(config.logLevel),
@@ -105,7 +106,7 @@ export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<Fa
   app.server.maxConnections = config.maxConnections;
   guardConnections(app.server, { max: config.maxConnections, perAddress: config.maxConnectionsPerAddress });
   metrics.instrument(app);
-  // Only JSON bodies are accepted: everything else is 415 unsupported_media_type (spec, Errors).
+  // Only JSON bodies are accepted: everything else is 415 unsupported_media_type (docs/api.md#errors).
   app.removeContentTypeParser(["text/plain"]);
   registerJsonBody(app);
   app.decorateRequest("bodyFrom", 0);
@@ -150,7 +151,7 @@ export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<Fa
   const verifyDeps: VerifyDeps = {
     store,
     keyring,
-    policy,
+    model,
     tenantPolicies,
     pendingEvents,
     hosting,
@@ -213,7 +214,7 @@ export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<Fa
       payment: { apiBase: config.paymentApiBase, timeoutMs: config.paymentTimeoutMs },
       tenantPolicies,
       agentKeys: agents.lookup,
-      signatureSkewSeconds: policy.signatureSkewSeconds,
+      signatureSkewSeconds: model.signatureSkewSeconds,
     },
     { onRequest },
   );
@@ -221,13 +222,20 @@ export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<Fa
   // was seen, and not counted against the key's rate limit (a page load is not an attempt).
   registerPageTokens(
     app,
-    { keyring, clock, ttlMs: policy.pageTokenTtlMs },
+    { keyring, clock, ttlMs: model.pageTokenTtlMs },
     { onRequest: [authenticator(store, callers, { fromMemory: true })] },
   );
   registerFeedback(app, { store, clock, idempotencyTtlMs: verifyDeps.idempotencyTtlMs }, { onRequest });
   registerInsights(
     app,
-    { store, clock, tokens: verifyDeps.tokens, model: policy, readRowsPerMinute: config.readRowsPerMinute },
+    {
+      store,
+      clock,
+      tokens: verifyDeps.tokens,
+      model,
+      readRowsPerMinute: config.readRowsPerMinute,
+      readStoreMsPerMinute: config.readStoreSecondsPerMinute * 1000,
+    },
     { onRequest },
   );
   registerConsoleSession(app, {
@@ -243,7 +251,7 @@ export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<Fa
     { schema: { summary: "Prometheus metrics (aggregates only; no tenant labels)", tags: ["health"] } },
     async (_request, reply) => {
       reply.header("content-type", metrics.registry.contentType);
-      return metrics.registry.metrics();
+      return deps.worker ? deps.worker.clusterMetrics() : metrics.registry.metrics();
     },
   );
 

@@ -1,3 +1,4 @@
+import os from "node:os";
 import { describe, expect, it } from "vitest";
 import { ConfigError, defaultDatabaseUrl, loadConfig } from "./config.js";
 
@@ -32,6 +33,12 @@ describe("configuration", () => {
     ["WARDEN_PG_POOL_MIN", "-1", /WARDEN_PG_POOL_MIN: must be/],
     ["WARDEN_PG_POOLER", "pgbouncer", /WARDEN_PG_POOLER: must be one of none, transaction, got "pgbouncer"/],
     ["WARDEN_TOKEN_ISSUER", "  ", /WARDEN_TOKEN_ISSUER: must not be empty/],
+    ["WARDEN_PG_READ_URL", "mysql://replica", /WARDEN_PG_READ_URL: must start with postgres:\/\//],
+    [
+      "WARDEN_PG_READ_URL",
+      "postgres://replica/db",
+      /WARDEN_PG_READ_URL: needs a PostgreSQL WARDEN_DATABASE_URL/,
+    ],
     ["WARDEN_REDIS_URL", "localhost:6379", /WARDEN_REDIS_URL: must start with redis:\/\/, rediss:\/\//],
     [
       "WARDEN_REDIS_URL",
@@ -56,6 +63,15 @@ describe("configuration", () => {
   ])("rejects %s=%j naming the variable", (name, value, message) => {
     expect(() => loadConfig({ [name]: value })).toThrow(ConfigError);
     expect(() => loadConfig({ [name]: value })).toThrow(message);
+  });
+
+  it("sends the console's long reads to WARDEN_PG_READ_URL when set, beside a PostgreSQL database", () => {
+    expect(loadConfig({}).pgReadUrl).toBeUndefined();
+    const env = {
+      WARDEN_DATABASE_URL: "postgres://primary/warden",
+      WARDEN_PG_READ_URL: "postgres://replica/warden",
+    };
+    expect(loadConfig(env).pgReadUrl).toBe("postgres://replica/warden");
   });
 
   it("keeps events 180 days by default, or as many days as set, or forever; never shorter than idempotency keys live", () => {
@@ -87,5 +103,25 @@ describe("configuration", () => {
     ).toBe(true);
     expect(loadConfig({ WARDEN_PG_POOL_SIZE: "1" }).pgPoolMin).toBe(1);
     expect(loadConfig({ WARDEN_PG_POOL_SIZE: "20", WARDEN_PG_POOL_MIN: "20" }).pgPoolMin).toBe(20);
+  });
+
+  it("WARDEN_WORKERS: 1 by default, auto one per core on PostgreSQL and 1 on SQLite, several refused on SQLite", () => {
+    const pg = "postgres://warden@db:5432/warden";
+    expect(loadConfig({}).workers).toBe(1);
+    expect(loadConfig({ WARDEN_DATABASE_URL: pg, WARDEN_WORKERS: "4" }).workers).toBe(4);
+    expect(loadConfig({ WARDEN_DATABASE_URL: pg, WARDEN_WORKERS: "auto" }).workers).toBe(
+      os.availableParallelism(),
+    );
+    expect(loadConfig({ WARDEN_WORKERS: "AUTO" }).workers).toBe(1);
+    expect(loadConfig({ WARDEN_WORKERS: "1" }).workers).toBe(1);
+    expect(() => loadConfig({ WARDEN_WORKERS: "2" })).toThrow(
+      /WARDEN_WORKERS: more than one worker needs PostgreSQL .*got 2 on SQLite/,
+    );
+    expect(() => loadConfig({ WARDEN_DATABASE_URL: pg, WARDEN_WORKERS: "0" })).toThrow(
+      /WARDEN_WORKERS: must be between 1 and 256, got 0/,
+    );
+    expect(() => loadConfig({ WARDEN_DATABASE_URL: pg, WARDEN_WORKERS: "all" })).toThrow(
+      /WARDEN_WORKERS: must be a whole number or auto, got "all"/,
+    );
   });
 });

@@ -1,3 +1,4 @@
+import os from "node:os";
 import path from "node:path";
 import ipaddr from "ipaddr.js";
 import { parseRedisUrl, RedisUrlError } from "./store/redis/redisTarget.js";
@@ -18,6 +19,8 @@ export interface Config {
   readonly rateLimitWindowSeconds: number;
   /** Rows an API key's console reads may answer per minute in one process (CSV exports, lists, tables). */
   readonly readRowsPerMinute: number;
+  /** Each API key's console reads per minute in one process, in seconds of the store's time. */
+  readonly readStoreSecondsPerMinute: number;
   /** verdictToken `iss` claim: a constant issuer identifier. */
   readonly tokenIssuer: string;
   /** verdictToken `aud` claim. */
@@ -53,6 +56,8 @@ export interface Config {
   readonly pgPatientTimeoutMs: number;
   /** PostgreSQL statement timeout of long reads (console aggregates, ledger totals). */
   readonly pgReadTimeoutMs: number;
+  /** A PostgreSQL server (a streaming replica) for the console's long reads; undefined: the primary's. */
+  readonly pgReadUrl: string | undefined;
   /**
    * Redis for velocity counters and rate limits (one server, a Cluster, or a master found through
    * Sentinels: store/redis/redisTarget.ts); undefined keeps them in the store.
@@ -114,6 +119,11 @@ export interface Config {
   readonly maxConnectionsPerAddress: number;
   /** On SIGTERM, requests still open after this long are cut and the process exits. */
   readonly shutdownGraceMs: number;
+  /**
+   * Processes `warden serve` runs, sharing PORT (node:cluster): 1 serves in the process itself;
+   * more start a primary that forks, restarts and stops that many workers.
+   */
+  readonly workers: number;
 }
 
 export const PG_POOLERS = ["none", "transaction"] as const;
@@ -244,6 +254,31 @@ function pgPooler(env: Env): PgPooler {
   return known;
 }
 
+/** The most workers one `warden serve` forks. */
+export const MAX_WORKERS = 256;
+
+/**
+ * A worker count as WARDEN_WORKERS or `--workers` gives it: a whole number, or `auto`. On SQLite
+ * more than one is refused: every write batch waits for the database's one write lock, and the wait
+ * blocks the waiting process's event loop (SQLite's busy handler is synchronous), so workers slow
+ * each other down (docs/benchmarks.md, Workers); `auto` is then 1. On PostgreSQL `auto` is one per
+ * core this process may use (os.availableParallelism()). Throws ConfigError naming `name`.
+ */
+export function parseWorkers(raw: string, name: string, databaseUrl: string): number {
+  const value = raw.trim().toLowerCase();
+  const sqlite = databaseUrl.startsWith("sqlite:");
+  if (value === "auto") return sqlite ? 1 : Math.min(MAX_WORKERS, Math.max(1, os.availableParallelism()));
+  if (!/^\d+$/.test(value)) throw new ConfigError(name, `must be a whole number or auto, got "${raw}"`);
+  const n = Number(value);
+  if (n < 1 || n > MAX_WORKERS) throw new ConfigError(name, `must be between 1 and ${MAX_WORKERS}, got ${n}`);
+  if (n > 1 && sqlite)
+    throw new ConfigError(
+      name,
+      `more than one worker needs PostgreSQL (WARDEN_DATABASE_URL=postgres://…), got ${n} on SQLite: its one write lock makes workers wait on each other (docs/deployment.md, Workers)`,
+    );
+  return n;
+}
+
 const LOG_LEVELS = ["fatal", "error", "warn", "info", "debug", "trace", "silent"];
 
 export function defaultDatabaseUrl(cwd: string = process.cwd()): string {
@@ -259,6 +294,20 @@ function databaseUrl(env: Env): string {
   }
   if (value.startsWith("postgres://") || value.startsWith("postgresql://")) return value;
   throw new ConfigError("WARDEN_DATABASE_URL", `must start with sqlite: or postgres:// (got "${value}")`);
+}
+
+/** WARDEN_PG_READ_URL: only beside a PostgreSQL WARDEN_DATABASE_URL. */
+function pgReadUrl(env: Env, database: string): string | undefined {
+  const value = env.WARDEN_PG_READ_URL?.trim();
+  if (!value) return undefined;
+  if (!(value.startsWith("postgres://") || value.startsWith("postgresql://")))
+    throw new ConfigError("WARDEN_PG_READ_URL", `must start with postgres:// (got "${value}")`);
+  if (database.startsWith("sqlite:"))
+    throw new ConfigError(
+      "WARDEN_PG_READ_URL",
+      "needs a PostgreSQL WARDEN_DATABASE_URL (SQLite reads its own file)",
+    );
+  return value;
 }
 
 export function loadConfig(env: Env = process.env): Config {
@@ -287,8 +336,9 @@ export function loadConfig(env: Env = process.env): Config {
       `must not exceed WARDEN_PG_POOL_SIZE (${pgPoolSize}), got ${pgPoolMin}`,
     );
   }
+  const database = databaseUrl(env);
   return Object.freeze({
-    databaseUrl: databaseUrl(env),
+    databaseUrl: database,
     host: text(env, "HOST", "127.0.0.1"),
     port: integer(env, "PORT", 8080, 0, 65_535),
     logLevel,
@@ -296,6 +346,7 @@ export function loadConfig(env: Env = process.env): Config {
     rateLimitMax: integer(env, "WARDEN_RATE_LIMIT_MAX", 6000, 1, 100_000_000),
     rateLimitWindowSeconds: integer(env, "WARDEN_RATE_LIMIT_WINDOW_SECONDS", 60, 1, 3600),
     readRowsPerMinute: integer(env, "WARDEN_READ_ROWS_PER_MINUTE", 200_000, 1000, 100_000_000),
+    readStoreSecondsPerMinute: integer(env, "WARDEN_READ_STORE_SECONDS_PER_MINUTE", 20, 1, 600),
     tokenIssuer: text(env, "WARDEN_TOKEN_ISSUER", "https://warden.local"),
     tokenAudience: text(env, "WARDEN_TOKEN_AUDIENCE", "warden:verdict"),
     tokenTtlSeconds: integer(env, "WARDEN_TOKEN_TTL_SECONDS", 300, 10, 86_400),
@@ -309,6 +360,7 @@ export function loadConfig(env: Env = process.env): Config {
     pgPreparedStatements: flag(env, "WARDEN_PG_PREPARED_STATEMENTS", pooler === "none"),
     pgPatientTimeoutMs: integer(env, "WARDEN_PG_PATIENT_TIMEOUT_MS", 2_000, 10, 60_000),
     pgReadTimeoutMs: integer(env, "WARDEN_PG_READ_TIMEOUT_MS", 10_000, 100, 600_000),
+    pgReadUrl: pgReadUrl(env, databaseUrl(env)),
     redisUrl: redis,
     redisKeyPrefix: redisKeyPrefix(env, redis),
     signingKeyRefreshSeconds: integer(env, "WARDEN_SIGNING_KEY_REFRESH_SECONDS", 10, 1, 3600),
@@ -343,5 +395,6 @@ export function loadConfig(env: Env = process.env): Config {
     maxConnections: integer(env, "WARDEN_MAX_CONNECTIONS", 4096, 16, 1_000_000),
     maxConnectionsPerAddress: integer(env, "WARDEN_MAX_CONNECTIONS_PER_ADDRESS", 1024, 1, 1_000_000),
     shutdownGraceMs: integer(env, "WARDEN_SHUTDOWN_GRACE_MS", 10_000, 0, 600_000),
+    workers: env.WARDEN_WORKERS?.trim() ? parseWorkers(env.WARDEN_WORKERS, "WARDEN_WORKERS", database) : 1,
   });
 }

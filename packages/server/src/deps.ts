@@ -1,3 +1,4 @@
+import type { WorkerChannel } from "./cluster/worker.js";
 import { type Config, ConfigError } from "./config.js";
 import { DEFAULT_MODEL, type DecisionModel } from "./operations/verify/decisionModel.js";
 import { PendingEvents } from "./operations/verify/pendingEvents.js";
@@ -15,12 +16,14 @@ export interface Deps {
   config: Config;
   store: Store;
   keyring: SigningKeyring;
-  policy: DecisionModel;
+  model: DecisionModel;
   tenantPolicies: TenantPolicies;
   agents: AgentRegistry;
   pendingEvents: PendingEvents;
   hosting: HostingNetworks;
   clock: () => number;
+  /** Set in a worker of `warden serve --workers N`: its /metrics answers every worker's, added up. */
+  worker?: WorkerChannel;
 }
 
 let sharedHosting: HostingNetworks | undefined;
@@ -55,6 +58,7 @@ export async function openStore(
         preparedStatements: config.pgPreparedStatements,
         patientTimeoutMs: Math.max(storeTimeoutMs, config.pgPatientTimeoutMs),
         readTimeoutMs: config.pgReadTimeoutMs,
+        ...(config.pgReadUrl === undefined ? {} : { readUrl: config.pgReadUrl }),
       });
   return withConfiguredCounters(config, store, storeTimeoutMs);
 }
@@ -136,7 +140,7 @@ export async function buildDeps(
     config,
     store: opened,
     keyring,
-    policy: DEFAULT_MODEL,
+    model: DEFAULT_MODEL,
     tenantPolicies,
     pendingEvents: new PendingEvents(opened, { capacity: config.degradedQueueCapacity, retryMs: 1000 }),
     agents,

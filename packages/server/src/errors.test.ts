@@ -17,7 +17,7 @@ describe("the error catalogue", () => {
     }
   });
 
-  it("uses the spec's labels for the spec's statuses", () => {
+  it("uses the contract's labels for the contract's statuses (docs/api.md#errors)", () => {
     expect(ERROR_LABELS).toMatchObject({
       400: "bad_request",
       401: "unauthorized",

@@ -2,7 +2,7 @@ import { Type } from "@sinclair/typebox";
 
 /**
  * The error catalogue: every error code the API can answer, with its HTTP status and default message.
- * The `error` label is derived from the status (spec, Error schema), so status and label never drift.
+ * The `error` label is derived from the status (docs/api.md#errors), so status and label never drift.
  * The README's error table is checked against this list by errors.test.ts.
  */
 export const ERROR_CATALOGUE = {
@@ -159,7 +159,7 @@ export const ERROR_CATALOGUE = {
 
 export type ErrorCode = keyof typeof ERROR_CATALOGUE;
 
-/** Stable `error` label per HTTP status (spec, Error schema; the statuses the spec does not label are Warden's additions). */
+/** Stable `error` label per HTTP status (docs/api.md#errors; Warden's own statuses get labels of the same kind). */
 export const ERROR_LABELS: Readonly<Record<number, string>> = {
   400: "bad_request",
   401: "unauthorized",

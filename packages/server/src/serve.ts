@@ -1,6 +1,9 @@
+import cluster from "node:cluster";
 import type { FastifyInstance } from "fastify";
-import { bootstrapDemoTenant } from "./admin/bootstrap.js";
+import { bootstrapDemoTenant, demoBanner } from "./admin/bootstrap.js";
 import { buildApp } from "./app.js";
+import { runPrimary } from "./cluster/primary.js";
+import { type WorkerChannel, workerChannel } from "./cluster/worker.js";
 import type { Config } from "./config.js";
 import { buildDeps, closeDeps, type Deps, openStore } from "./deps.js";
 import { startHousekeeping } from "./housekeeping.js";
@@ -56,6 +59,8 @@ export interface StartOptions {
   migrate?: boolean;
   /** On a database with no tenant, create tenant `demo` and print a key with every scope (npm start). */
   demo?: boolean;
+  /** This process is a worker of `warden serve --workers N`: its channel to the primary. */
+  worker?: WorkerChannel;
 }
 
 export async function startServer(
@@ -64,6 +69,7 @@ export async function startServer(
   options: StartOptions = {},
 ): Promise<RunningServer> {
   const deps = await buildDeps(config, await openStore(config, config.storeTimeoutMs, options));
+  if (options.worker) deps.worker = options.worker;
   try {
     return await listening(config, deps, print, options.demo === true);
   } catch (err) {
@@ -98,20 +104,7 @@ async function listening(
   const admin =
     config.adminPort === undefined ? undefined : await listenAdmin(app, config.adminHost, config.adminPort);
   if (admin) app.log.info({ url: admin.url }, "admin listener (metrics, docs, console) listening");
-  if (demo) {
-    print(
-      [
-        "",
-        `First run: created tenant 'demo' and an API key with ${demo.scopes.join(", ")}.`,
-        "It is shown once; store it now:",
-        "",
-        `  ${demo.apiKey}`,
-        "",
-        `Try: curl -s ${url}/v1/verify -H "Authorization: Bearer ${demo.apiKey}" -H 'Content-Type: application/json' -d '{"action":"signup","subject":{"userAgent":"curl/8.5.0"}}'`,
-        "",
-      ].join("\n"),
-    );
-  }
+  if (demo) print(demoBanner(demo, url));
   let closing: Promise<void> | undefined;
   return {
     app,
@@ -142,16 +135,14 @@ async function listening(
   };
 }
 
-/** `warden serve`: runs until SIGTERM or SIGINT, then drains and exits 0. */
-export async function serve(
-  config: Config,
-  print: (line: string) => void,
-  options: StartOptions = {},
-): Promise<number> {
-  const server = await startServer(config, print, options);
-  await new Promise<void>((resolve) => {
-    const stop = (signal: string) => {
-      server.app.log.info({ signal }, "shutting down: draining in-flight requests");
+/** Resolves once SIGTERM or SIGINT has stopped the server and it has drained. */
+function untilStopped(server: RunningServer): Promise<void> {
+  return new Promise<void>((resolve) => {
+    let stopping = false;
+    const stop = (why: string) => {
+      if (stopping) return;
+      stopping = true;
+      server.app.log.info({ signal: why }, "shutting down: draining in-flight requests");
       server
         .close()
         .catch((err: unknown) => server.app.log.error({ err }, "error while shutting down"))
@@ -160,5 +151,40 @@ export async function serve(
     process.once("SIGTERM", () => stop("SIGTERM"));
     process.once("SIGINT", () => stop("SIGINT"));
   });
+}
+
+export interface ServeOptions extends Omit<StartOptions, "worker"> {
+  /** Processes to serve with (overrides WARDEN_WORKERS); 1 serves in this process. */
+  workers?: number;
+}
+
+/**
+ * `warden serve`: runs until SIGTERM or SIGINT, then drains and exits 0. With more than one worker
+ * this process is the primary of that many (cluster/primary.ts); a worker it forks lands here too
+ * and serves without migrating, then leaves the cluster once drained. (A worker whose primary dies
+ * exits at once: node:cluster ends a worker whose channel to the primary closes unexpectedly.)
+ */
+export async function serve(
+  config: Config,
+  print: (line: string) => void,
+  options: ServeOptions = {},
+): Promise<number> {
+  const channel = workerChannel();
+  if (channel) {
+    const server = await startServer(config, print, { migrate: false, worker: channel });
+    channel.ready(server.url, server.adminUrl);
+    await untilStopped(server);
+    if (cluster.worker?.isConnected()) cluster.worker.disconnect();
+    return 0;
+  }
+  const workers = options.workers ?? config.workers;
+  if (workers > 1) {
+    return runPrimary(config, print, {
+      workers,
+      migrate: options.migrate !== false,
+      demo: options.demo === true,
+    });
+  }
+  await untilStopped(await startServer(config, print, options));
   return 0;
 }

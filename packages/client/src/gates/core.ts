@@ -1,5 +1,5 @@
 import type { ServerVerdict, WardenClient } from "../client.js";
-import { normalizeEmail, type RequestView, subjectFromRequest } from "../subject.js";
+import { type RequestView, subjectFromRequest, trimmedLowerCaseEmail } from "../subject.js";
 import { readTicket, signTicket } from "../ticket.js";
 import type { Challenge, VerifyRequest } from "../types.js";
 import { browserSignalsOf, pageReportOf } from "./pageSignals.js";
@@ -169,7 +169,7 @@ export async function runGate(opts: GateOptions, view: RequestView, parsed: unkn
   });
   if (opts.rawEmail && email !== undefined && email.trim() !== "") {
     delete subject.emailSha256;
-    subject.email = normalizeEmail(email);
+    subject.email = trimmedLowerCaseEmail(email);
   }
   if (resumed?.emailSha256) subject.emailSha256 = resumed.emailSha256;
   if (resumed?.email) subject.email = resumed.email;

@@ -251,7 +251,7 @@ export type paths = {
                             actorType: "human" | "agent_principal" | "agent_abusive" | "unknown";
                             confidence: number;
                             reasons: string[];
-                            /** @description reasons in their additive object form (spec, Versioning): entry i is reasons[i] with a stable code and a category to group by. */
+                            /** @description reasons in their additive object form (docs/api.md#reason-codes): entry i is reasons[i] with a stable code and a category to group by. */
                             reasonDetails: {
                                 /** @description Stable code from the reason catalogue (docs/api.md, Reason codes). */
                                 code: string;

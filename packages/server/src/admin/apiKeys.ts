@@ -1,7 +1,8 @@
 import { randomBytes } from "node:crypto";
+import type { Scope } from "../domain.js";
+import { ALL_SCOPES } from "../domain.js";
 import { randomId, sha256Hex } from "../lib/crypto.js";
-import type { ApiKeyRecord, Scope, Store } from "../store/interfaces.js";
-import { ALL_SCOPES } from "../store/interfaces.js";
+import type { ApiKeyRecord, Store } from "../store/interfaces.js";
 
 /**
  * API keys look like `wdn_<43 base64url chars>`: 256 random bits. Only SHA-256 of the whole key is

@@ -1,5 +1,6 @@
 import { duringStartup } from "../deps.js";
-import { ALL_SCOPES, type Store } from "../store/interfaces.js";
+import { ALL_SCOPES } from "../domain.js";
+import type { Store } from "../store/interfaces.js";
 import { type IssuedKey, issueApiKey } from "./apiKeys.js";
 
 export const DEMO_TENANT = "demo";
@@ -23,4 +24,18 @@ export async function bootstrapDemoTenant(store: Store, now: number): Promise<Is
   return duringStartup(() =>
     issueApiKey(store, { tenantId: DEMO_TENANT, scopes: [...ALL_SCOPES], logOnly: false, now }),
   );
+}
+
+/** What `warden serve --demo` prints once it listens, when it made the demo tenant: the key, shown once. */
+export function demoBanner(demo: IssuedKey, url: string): string {
+  return [
+    "",
+    `First run: created tenant 'demo' and an API key with ${demo.scopes.join(", ")}.`,
+    "It is shown once; store it now:",
+    "",
+    `  ${demo.apiKey}`,
+    "",
+    `Try: curl -s ${url}/v1/verify -H "Authorization: Bearer ${demo.apiKey}" -H 'Content-Type: application/json' -d '{"action":"signup","subject":{"userAgent":"curl/8.5.0"}}'`,
+    "",
+  ].join("\n");
 }

@@ -16,8 +16,8 @@ import { issueApiKey } from "../admin/apiKeys.js";
 import { buildApp } from "../app.js";
 import { loadConfig } from "../config.js";
 import { buildDeps } from "../deps.js";
+import { ALL_SCOPES } from "../domain.js";
 import { timeOrderedId } from "../lib/crypto.js";
-import { ALL_SCOPES } from "../store/interfaces.js";
 import { newSigningKey } from "../tokens/signingKeys.js";
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), "warden-bench-"));

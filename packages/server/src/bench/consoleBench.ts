@@ -3,20 +3,23 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import pg from "pg";
 import { issueApiKey } from "../admin/apiKeys.js";
 import { buildApp } from "../app.js";
 import { loadConfig } from "../config.js";
 import { buildDeps } from "../deps.js";
-import { ALL_SCOPES } from "../store/interfaces.js";
+import { ALL_SCOPES } from "../domain.js";
+import { openPostgresStore } from "../store/postgres/postgresStore.js";
 import { openSqliteStore } from "../store/sqlite/sqliteStore.js";
-import { seedConsoleData } from "./consoleSeed.js";
+import { seedConsoleData, seedConsoleDataPostgres } from "./consoleSeed.js";
 import { loopWatch } from "./loopWatch.js";
 import { steadyLoad } from "./steadyLoad.js";
 import { body, load, SETTLE_SECONDS } from "./verifyLoad.js";
 
 /**
- * The operator console on a large SQLite store: 1,000,000 events over 30 days and 200,000 feedback
- * observations (BENCH_CONSOLE_EVENTS, BENCH_CONSOLE_FEEDBACK), then
+ * The operator console on a large store (SQLite, or PostgreSQL with BENCH_CONSOLE_STORE=postgres):
+ * 1,000,000 events over 30 days and 200,000 feedback observations (BENCH_CONSOLE_EVENTS,
+ * BENCH_CONSOLE_FEEDBACK), then
  *   1. each console page's data (the API calls the page makes, at once, as the page does): median
  *      and worst of five loads;
  *   2. verify's closed-loop throughput alone, then while a console user reloads every page in a loop,
@@ -33,18 +36,27 @@ const SECONDS = Number(process.env.BENCH_CONSOLE_SECONDS ?? 10);
 const READERS = Number(process.env.BENCH_CONSOLE_READERS ?? 12);
 const READER_ROUNDS = Number(process.env.BENCH_CONSOLE_READER_ROUNDS ?? 2);
 const SCENARIOS = new Set((process.env.BENCH_CONSOLE_SCENARIOS ?? "pages,user,readers").split(","));
+/** `sqlite` (a file of its own) or `postgres` (a database of its own on BENCH_CONSOLE_POSTGRES_URL's server). */
+const STORE = process.env.BENCH_CONSOLE_STORE ?? "sqlite";
+const POSTGRES_URL = process.env.BENCH_CONSOLE_POSTGRES_URL ?? "postgres://postgres@127.0.0.1:5432/test";
 const DAY = 86_400_000;
 
 const serving = process.argv[2] === "--serve";
 const reading = process.argv[2] === "--readers";
 const dir = serving || reading ? "" : fs.mkdtempSync(path.join(os.tmpdir(), "warden-console-bench-"));
-const file = serving ? (process.argv[3] as string) : path.join(dir, "warden.db");
+/** The served store: a SQLite file, or a PostgreSQL database's URL. */
+const databaseName = `warden_console_bench_${process.pid}`;
+const file = serving
+  ? (process.argv[3] as string)
+  : STORE === "postgres"
+    ? Object.assign(new URL(POSTGRES_URL), { pathname: `/${databaseName}` }).toString()
+    : path.join(dir, "warden.db");
 
 /** The server, in a process of its own (as in production): the load and the console user are not in it. */
 async function serve(): Promise<void> {
   const config = loadConfig({
     ...process.env,
-    WARDEN_DATABASE_URL: `sqlite:${file}`,
+    WARDEN_DATABASE_URL: file.startsWith("postgres") ? file : `sqlite:${file}`,
     WARDEN_RATE_LIMIT_MAX: "100000000",
     WARDEN_LOG_LEVEL: "warn",
   });
@@ -211,12 +223,20 @@ function watchServer(child: ChildProcess): { stop(): Promise<number> } {
 
 async function main(): Promise<void> {
   const now = Date.now();
-  // The store's migrations make the schema; the seed then writes the rows directly.
-  await (await openSqliteStore({ file, busyTimeoutMs: 5000 })).close();
+  const admin = STORE === "postgres" ? new pg.Client({ connectionString: POSTGRES_URL }) : undefined;
   const t = performance.now();
-  seedConsoleData(file, now, EVENTS, FEEDBACK);
+  // The store's migrations make the schema; the seed then writes the rows directly.
+  if (admin) {
+    await admin.connect();
+    await admin.query(`create database ${databaseName}`);
+    await (await openPostgresStore({ url: file, statementTimeoutMs: 60_000, poolSize: 2 })).close();
+    await seedConsoleDataPostgres(file, now, EVENTS, FEEDBACK);
+  } else {
+    await (await openSqliteStore({ file, busyTimeoutMs: 5000 })).close();
+    seedConsoleData(file, now, EVENTS, FEEDBACK);
+  }
   process.stdout.write(
-    `seeded ${EVENTS} events and ${FEEDBACK} observations in ${Math.round((performance.now() - t) / 1000)} s\n`,
+    `seeded ${EVENTS} events and ${FEEDBACK} observations (${STORE}) in ${Math.round((performance.now() - t) / 1000)} s\n`,
   );
   const served = await startServer();
   const { child, url, apiKey } = served;
@@ -322,6 +342,10 @@ async function main(): Promise<void> {
   child.kill("SIGTERM");
   await new Promise((resolve) => child.once("exit", resolve));
   fs.rmSync(dir, { recursive: true, force: true });
+  if (admin) {
+    await admin.query(`drop database if exists ${databaseName} with (force)`);
+    await admin.end();
+  }
 }
 
 /**

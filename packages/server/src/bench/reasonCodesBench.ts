@@ -6,7 +6,8 @@ import { issueApiKey } from "../admin/apiKeys.js";
 import { buildApp } from "../app.js";
 import { loadConfig } from "../config.js";
 import { buildDeps, closeDeps } from "../deps.js";
-import type { EventRecord, Store } from "../store/interfaces.js";
+import type { EventRecord } from "../domain.js";
+import type { Store } from "../store/interfaces.js";
 import { openSqliteStore } from "../store/sqlite/sqliteStore.js";
 import { reasonCodesOf, seedConsoleData } from "./consoleSeed.js";
 

@@ -9,9 +9,8 @@ import { testEvent } from "../testing/harness.js";
 
 const { dir, env, warden } = cliSandbox();
 
-// Each test starts several `warden` processes (1–2 s each on a quiet machine): on a busy shared
-// machine the default 20 s is not enough for five of them.
-describe("warden CLI", { timeout: 90_000 }, () => {
+// The commands run in this process (cliSandbox); the last tests run the real binary.
+describe("warden CLI", () => {
   it("creates a tenant once and refuses a duplicate", async () => {
     expect(await warden("tenant", "create", "acme", "--raw-pii")).toMatchObject({
       code: 0,
@@ -217,7 +216,16 @@ describe("warden CLI", { timeout: 90_000 }, () => {
     }
   });
 
-  it("names a bad environment variable", async () => {
+  it("the binary runs a command end to end: its output on stdout, exit code 0", async () => {
+    expect(await runWarden(env, "tenant", "create", "binary")).toMatchObject({
+      code: 0,
+      stdout: "created tenant binary\n",
+    });
+    const listed = JSON.parse((await runWarden(env, "tenant", "list", "--json")).stdout) as { id: string }[];
+    expect(listed.map((t) => t.id)).toContain("binary");
+  });
+
+  it("the binary names a bad environment variable and exits 2", async () => {
     const res = await runWarden({ ...env, PORT: "http" }, "tenant", "list");
     expect(res.code).toBe(2);
     expect(res.stderr).toMatch(/PORT: must be a whole number/);

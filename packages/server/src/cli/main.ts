@@ -1,30 +1,44 @@
 import { parseArgs } from "node:util";
-import { type Config, ConfigError, loadConfig } from "../config.js";
+import { type Config, ConfigError, loadConfig, parseWorkers } from "../config.js";
 import { openStore } from "../deps.js";
 import { serve } from "../serve.js";
 import { MIGRATION_NAMES } from "../store/migrations.js";
 import { AGENT_COMMANDS } from "./agentCommands.js";
-import { type Command, type Context, type Io, UsageError } from "./command.js";
+import { type Command, type Context, type Io, str, UsageError } from "./command.js";
 import { ERASE_COMMANDS } from "./eraseCommand.js";
 import { KEY_COMMANDS } from "./keyCommands.js";
 import { LEDGER_COMMANDS } from "./ledgerCommands.js";
 import { POLICY_COMMANDS } from "./policyCommands.js";
 import { TENANT_COMMANDS } from "./tenantCommands.js";
 
+/** `--workers` as parseWorkers reads it; a bad value is a usage error (exit 2 with the usage). */
+function workerFlag(raw: string, databaseUrl: string): number {
+  try {
+    return parseWorkers(raw, "--workers", databaseUrl);
+  } catch (err) {
+    if (err instanceof ConfigError) throw new UsageError(err.message);
+    throw err;
+  }
+}
+
 const COMMANDS: Record<string, Command> = {
   ...AGENT_COMMANDS,
   ...POLICY_COMMANDS,
   serve: {
-    usage: "warden serve [--no-migrate] [--demo]",
+    usage: "warden serve [--workers <n>|auto] [--no-migrate] [--demo]",
     summary:
-      "Run the HTTP service. Settings come from the environment; see the README's Configuration. It first brings the database schema up to date; with --no-migrate it only checks that `warden migrate` has (for a role without the right to change the schema). --demo (what `npm start` adds): on a database with no tenant, create tenant 'demo' and print a key with every scope.",
-    options: { "no-migrate": { type: "boolean" }, demo: { type: "boolean" } },
+      "Run the HTTP service. Settings come from the environment; see the README's Configuration. It first brings the database schema up to date; with --no-migrate it only checks that `warden migrate` has (for a role without the right to change the schema). --workers (default WARDEN_WORKERS, 1): that many processes share PORT, auto one per core; a primary migrates once, replaces a worker that dies and passes SIGTERM on to every worker (docs/deployment.md, Workers). --demo (what `npm start` adds): on a database with no tenant, create tenant 'demo' and print a key with every scope.",
+    options: { workers: { type: "string" }, "no-migrate": { type: "boolean" }, demo: { type: "boolean" } },
     positionals: 0,
-    run: (args, ctx) =>
-      serve(ctx.config(), ctx.io.out, {
+    run: (args, ctx) => {
+      const workers = str(args.values.workers);
+      const config = ctx.config();
+      return serve(config, ctx.io.out, {
         migrate: args.values["no-migrate"] !== true,
         demo: args.values.demo === true,
-      }),
+        ...(workers === undefined ? {} : { workers: workerFlag(workers, config.databaseUrl) }),
+      });
+    },
   },
   migrate: {
     usage: "warden migrate",

@@ -63,7 +63,7 @@ describe("warden migrate, and serve --no-migrate", () => {
   it("serve --no-migrate and --demo are flags of serve; migrate takes none", async () => {
     expect((await cli(["migrate", "extra"], env)).code).toBe(2);
     expect((await cli(["serve", "--no-migrate", "--help"], env)).out).toContain(
-      "warden serve [--no-migrate] [--demo]",
+      "warden serve [--workers <n>|auto] [--no-migrate] [--demo]",
     );
   });
 });

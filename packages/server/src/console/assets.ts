@@ -4,10 +4,10 @@ import { fileURLToPath } from "node:url";
 import fastifyStatic from "@fastify/static";
 import type { FastifyInstance } from "fastify";
 
-/** The built console (packages/console/dist, made by `npm run build`), beside this package. */
+/** The built console (made by `npm run build` from packages/console), inside this package. */
 export const CONSOLE_DIST = path.resolve(
   path.dirname(fileURLToPath(import.meta.url)),
-  "../../../console/dist",
+  "../../assets/console",
 );
 
 /**

@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { launchChromium } from "../../../browser/tooling/chromium.mjs";
 import { chromiumOrSkip } from "../testing/chromium.js";
 import { bearer, CHROME_HEADERS, CHROME_UA, makeTestApp, type TestApp } from "../testing/harness.js";
+import { CONSOLE_DIST } from "./assets.js";
 
 /**
  * The operator console end to end in Debian's Chromium, against a real app on a fresh SQLite file.
@@ -30,7 +31,7 @@ const SUITE = "the operator console in Chromium";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const REPO = path.resolve(here, "../../../..");
-const CONSOLE_INDEX = path.join(REPO, "packages/console/dist/index.html");
+const CONSOLE_INDEX = path.join(CONSOLE_DIST, "index.html");
 const SHOTS = path.join(REPO, "artifacts/console");
 
 type Json = Record<string, unknown>;

@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { launchChromium } from "../../../browser/tooling/chromium.mjs";
 import { chromiumOrSkip, pastTheSecond, signedInConsole } from "../testing/chromium.js";
 import { bearer, makeTestApp, type TestApp } from "../testing/harness.js";
+import { CONSOLE_DIST } from "./assets.js";
 
 /**
  * Resolving quarantined feedback in the console, in Debian's Chromium, on a store seeded through the
@@ -21,7 +22,7 @@ const SUITE = "resolving quarantined feedback in the console";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const REPO = path.resolve(here, "../../../..");
-const CONSOLE_INDEX = path.join(REPO, "packages/console/dist/index.html");
+const CONSOLE_INDEX = path.join(CONSOLE_DIST, "index.html");
 const SHOTS = path.join(REPO, "artifacts/console");
 const POLL_MS = 10_000;
 

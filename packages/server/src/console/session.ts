@@ -3,12 +3,13 @@ import "@fastify/cookie";
 import { Type } from "@sinclair/typebox";
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import { hashApiKey, isWellFormedApiKey } from "../admin/apiKeys.js";
+import type { Scope } from "../domain.js";
 import { ApiError, ErrorResponse } from "../errors.js";
 import { applyRateLimit } from "../http/rateLimit.js";
 import { sha256Hex } from "../lib/crypto.js";
 import type { Caller } from "../operations/caller.js";
 import { rateLimitHit, rateLimitState } from "../operations/rateLimitWindow.js";
-import type { Scope, Store } from "../store/interfaces.js";
+import type { Store } from "../store/interfaces.js";
 
 /**
  * The operator console's sign-in: an API key with ledger:read is exchanged for a random session

@@ -1,6 +1,6 @@
 import { parseArgs } from "node:util";
+import { ACTOR_TYPES, DECISIONS } from "../domain.js";
 import { resolveCosts } from "../operations/verify/decide.js";
-import { ACTOR_TYPES, DECISIONS } from "../store/interfaces.js";
 import {
   confusion,
   expectedCost,

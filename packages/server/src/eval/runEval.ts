@@ -5,7 +5,7 @@ import { issueApiKey } from "../admin/apiKeys.js";
 import { buildApp } from "../app.js";
 import { loadConfig } from "../config.js";
 import { buildDeps, closeDeps } from "../deps.js";
-import type { DecisionCosts } from "../operations/verify/decide.js";
+import type { DecisionCosts } from "../domain.js";
 import type { Verdict } from "../operations/verify/schema.js";
 import { compilePolicy } from "../policy/tenantPolicy.js";
 import { parseAgentJwks } from "../webBotAuth/agentKeys.js";

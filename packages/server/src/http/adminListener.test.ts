@@ -3,8 +3,8 @@ import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { issueApiKey } from "../admin/apiKeys.js";
 import { loadConfig } from "../config.js";
+import { ALL_SCOPES } from "../domain.js";
 import { type RunningServer, startServer } from "../serve.js";
-import { ALL_SCOPES } from "../store/interfaces.js";
 import { openSqliteStore } from "../store/sqlite/sqliteStore.js";
 import { tempDir } from "../testing/harness.js";
 

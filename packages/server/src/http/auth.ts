@@ -1,9 +1,10 @@
 import type { FastifyReply, FastifyRequest } from "fastify";
 import { hashApiKey, isWellFormedApiKey } from "../admin/apiKeys.js";
 import { consoleCaller } from "../console/session.js";
+import type { Scope } from "../domain.js";
 import { ApiError } from "../errors.js";
 import type { Caller } from "../operations/caller.js";
-import { type Scope, type Store, StoreUnavailableError } from "../store/interfaces.js";
+import { type Store, StoreUnavailableError } from "../store/interfaces.js";
 import { remainingBudget, within } from "./budget.js";
 import type { RouteSettings } from "./types.js";
 

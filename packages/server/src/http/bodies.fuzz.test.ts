@@ -10,12 +10,12 @@ import { bearer, CHROME_HEADERS, CHROME_UA, makeTestApp, type TestApp } from "..
  * answered degraded is sent again afterwards, alone, up to three times, and only one that degrades
  * every time fails the test.
  *
- * Each run draws 10,000 bodies per endpoint from a new seed, printed at the start, so runs together
+ * Each run draws 3,000 bodies per endpoint from a new seed, printed at the start, so runs together
  * cover ever more inputs while each stays short; `WARDEN_FUZZ_SEED=<seed>` replays a run exactly, and
  * `npm run fuzz` sends 100,000 bodies per endpoint (`WARDEN_FUZZ_BODIES`).
  */
 
-const BODIES_PER_ENDPOINT = Number(process.env.WARDEN_FUZZ_BODIES ?? 10_000);
+const BODIES_PER_ENDPOINT = Number(process.env.WARDEN_FUZZ_BODIES ?? 3_000);
 const SEED = Number(process.env.WARDEN_FUZZ_SEED ?? Math.floor(Math.random() * 2 ** 31));
 console.log(
   `bodies.fuzz: seed ${SEED} (replay with WARDEN_FUZZ_SEED=${SEED}), ${BODIES_PER_ENDPOINT} bodies per endpoint`,

@@ -5,7 +5,7 @@ import { bearer, expectError, makeTestApp, type TestApp } from "../testing/harne
 
 /**
  * What fails before a route runs (Fastify's router, Node's HTTP parser, the console's static files)
- * still answers the spec's Error schema with a stable code, never Fastify's own shape or a 500.
+ * still answers the Error schema (docs/api.md#errors) with a stable code, never Fastify's own shape or a 500.
  */
 
 let t: TestApp;

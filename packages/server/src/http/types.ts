@@ -1,6 +1,6 @@
+import type { Scope } from "../domain.js";
 import type { ErrorCode } from "../errors.js";
 import type { Caller } from "../operations/caller.js";
-import type { Scope } from "../store/interfaces.js";
 
 /** Per-route settings read by the cross-cutting hooks. */
 export interface RouteSettings {

@@ -30,15 +30,19 @@ export interface WardenProcess {
   stop(): Promise<number | null>;
 }
 
-/** Starts a real `warden serve` on a free port and waits until /readyz answers 200. */
+/**
+ * Starts a real `warden serve` (with `args`, e.g. `--workers 2`) on a free port and waits until
+ * /readyz answers 200 (with workers: until one of them does).
+ */
 export async function startWarden(
   env: Record<string, string>,
   readyTimeoutMs = 20_000,
+  args: string[] = [],
 ): Promise<WardenProcess> {
   const port = await freePort();
   // A spool of its own unless the caller shares one: processes of other suites must not take its events.
   const spool = env.WARDEN_DEGRADED_SPOOL_DIR ?? mkdtempSync(path.join(os.tmpdir(), "warden-spool-"));
-  const child = spawn(process.execPath, [WARDEN_BIN, "serve"], {
+  const child = spawn(process.execPath, [WARDEN_BIN, "serve", ...args], {
     env: {
       ...process.env,
       ...env,
@@ -89,14 +93,16 @@ export async function wardenCli(env: Record<string, string>, ...args: string[]):
 }
 
 /**
- * A `warden serve` expected not to start: resolves its exit code, how long it took and its stderr
- * (killed after 30 s: a process that neither listens nor exits is the failure such tests look for).
+ * A `warden serve` (with `args`) expected not to start: resolves its exit code, how long it took and
+ * its stderr (killed after 30 s: a process that neither listens nor exits is the failure such tests
+ * look for).
  */
 export function serveUntilExit(
   env: Record<string, string>,
+  args: string[] = [],
 ): Promise<{ code: number | null; ms: number; stderr: string }> {
   const started = Date.now();
-  const child = spawn(process.execPath, [WARDEN_BIN, "serve"], {
+  const child = spawn(process.execPath, [WARDEN_BIN, "serve", ...args], {
     env: { ...process.env, WARDEN_LOG_LEVEL: "silent", ...env },
     stdio: ["ignore", "ignore", "pipe"],
   });

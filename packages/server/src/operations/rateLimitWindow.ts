@@ -18,7 +18,7 @@ export interface RateLimitState {
   retryAfterSeconds?: number;
 }
 
-/** Retry-After is clamped to 1..60 seconds (spec, Limits). */
+/** Retry-After is clamped to 1..60 seconds (docs/api.md#errors). */
 export function retryAfterSeconds(msUntilReset: number): number {
   return Math.min(60, Math.max(1, Math.ceil(msUntilReset / 1000)));
 }

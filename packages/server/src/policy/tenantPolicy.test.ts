@@ -32,7 +32,7 @@ describe("tenant policy documents", () => {
     });
   });
 
-  it("difficulties never go below the spec's floors, nor out of order", () => {
+  it("difficulties never go below the documented floors, nor out of order", () => {
     for (const powDifficulty of [{ default: 3 }, { severe: 5 }, { elevated: 8, severe: 6 }]) {
       const r = compilePolicy({ challenge: { powDifficulty } }, "v1");
       expect(r.ok, JSON.stringify(powDifficulty)).toBe(false);

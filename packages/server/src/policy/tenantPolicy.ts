@@ -28,7 +28,7 @@ export type VerifiedAgentRule = (typeof VERIFIED_AGENT_RULES)[number];
 
 const Weight = Type.Optional(Type.Number({ exclusiveMinimum: 0, maximum: 1_000_000 }));
 /**
- * The tenant's default decisionCosts (spec, context.decisionCosts): a field the request's context
+ * The tenant's default decisionCosts (docs/api.md#tenant-policy): a field the request's context
  * leaves out or sends invalid comes from here (the action's, then the tenant's), then from 1, 1, 3.
  */
 const DecisionCostsSetting = Type.Object(

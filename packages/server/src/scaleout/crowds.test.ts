@@ -110,7 +110,7 @@ if (databaseUrl) {
         }
         const verdict = await call(round, "/v1/verify", attempt);
         expect(verdict.json).toMatchObject({ decision: "challenge", degraded: false });
-        // Challenge calls are retried on 503, as the spec's clients do (this machine is shared).
+        // Challenge calls are retried on 503, as the documented clients do (this machine is shared).
         const retried = async (i: number, body: Record<string, unknown>) => {
           let r = await call(i, "/v1/challenge", body);
           for (let tries = 0; r.status === 503 && tries < 10; tries++) {

@@ -100,7 +100,7 @@ if (prefix && databaseUrl) {
       const verdict = await call(0, key, "/v1/verify", { action: "signup", subject: {} });
       const eventId = verdict.json.eventId;
       const outcomes = Array.from({ length: 12 }, (_, i) => (i % 2 ? "false_positive" : "abuse_confirmed"));
-      // As the spec's clients do: a 503 (the per-event lock waited past the store deadline) is retried
+      // As the documented clients do: a 503 (the per-event lock waited past the store deadline) is retried
       // with the same Idempotency-Key.
       const observedAt = new Date(Date.now() - 60_000).toISOString();
       const send = async (outcome: string, i: number) => {
@@ -123,8 +123,8 @@ if (prefix && databaseUrl) {
       const observations = event.json.observations as { outcome: string; status: string }[];
       const effective = new Set(observations.filter((o) => o.status === "effective").map((o) => o.outcome));
       expect(effective.size).toBe(1);
-      // Identical bodies (same observedAt) collapse to one observation per outcome (spec, Feedback
-      // rule 7): two in all, whichever process stored them.
+      // Identical bodies (same observedAt) collapse to one observation per outcome
+      // (docs/api.md#post-v1feedback-and-the-ledger): two in all, whichever process stored them.
       expect(observations).toHaveLength(2);
     });
 

@@ -212,7 +212,7 @@ if (database) {
         return { status: res.status, json: (await res.json()) as Record<string, unknown> };
       };
       /**
-       * A call the loaded machine answered late, sent again as the spec's clients do: a verify
+       * A call the loaded machine answered late, sent again as the documented clients do: a verify
        * answered degraded (past its deadline), or a 503 (past the store's deadline, retried with the
        * same Idempotency-Key), to the next process after a backoff, at most ATTEMPTS times in all.
        */

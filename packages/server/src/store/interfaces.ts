@@ -5,9 +5,24 @@
  * Guarantees are stated per method. "Atomic" means the method is one transaction (or one statement)
  * whose effect is all-or-nothing and correct when many processes share one database.
  * Stores hold no business rules beyond those guarantees.
+ * The vocabulary the records are written in (decisions, actor types, the event record…) is domain.ts.
  *
  * Every method may reject with StoreUnavailableError when the database cannot answer in time.
  */
+
+import type {
+  ActorType,
+  AttemptEnding,
+  ChallengeMethod,
+  Decider,
+  Decision,
+  EnforcementMode,
+  EventRecord,
+  ObservationStatus,
+  RecordedRisk,
+  Resolution,
+  Scope,
+} from "../domain.js";
 
 export class StoreUnavailableError extends Error {
   constructor(message: string, options?: { cause?: unknown }) {
@@ -27,15 +42,6 @@ export class StoreRejectedError extends StoreUnavailableError {
     this.name = "StoreRejectedError";
   }
 }
-
-export type Scope = "verify:write" | "challenge:write" | "feedback:write" | "ledger:read" | "ledger:write";
-export const ALL_SCOPES: readonly Scope[] = [
-  "verify:write",
-  "challenge:write",
-  "feedback:write",
-  "ledger:read",
-  "ledger:write",
-];
 
 export interface Tenant {
   id: string;
@@ -136,63 +142,6 @@ export interface CounterStore {
   purgeExpired(now: number): Promise<number>;
 }
 
-/** The spec's vocabularies, each written once: the types and the response schemas derive from them. */
-export const DECISIONS = ["allow", "challenge", "deny"] as const;
-export type Decision = (typeof DECISIONS)[number];
-export const ACTOR_TYPES = ["human", "agent_principal", "agent_abusive", "unknown"] as const;
-export type ActorType = (typeof ACTOR_TYPES)[number];
-export const ENFORCEMENT_MODES = ["enforce", "log_only"] as const;
-export type EnforcementMode = (typeof ENFORCEMENT_MODES)[number];
-/**
- * What reached an event's engine decision: the model (replayable under other weights by the console's
- * what-if), a tenant rule (lists, per-action agent rules), an honoured clear, or a degradation.
- */
-export const DECIDERS = ["model", "rule", "clear", "degraded"] as const;
-export type Decider = (typeof DECIDERS)[number];
-/** The abuse estimate a scored event was decided on, with what the decision rule needs to replay it. */
-export interface RecordedRisk {
-  estimate: number;
-  low: number;
-  high: number;
-  /** A finding raised the risk above the prior: without one the model never denies (decide.ts). */
-  raised: boolean;
-}
-
-/** One verify call, as recorded. Holds only protected forms of personal data (hashes, truncations). */
-export interface EventRecord {
-  id: string;
-  tenantId: string;
-  keyId: string;
-  createdAt: number;
-  action: string;
-  surface: string | null;
-  session: string | null;
-  decision: Decision;
-  /** The decision the engine reached before log_only turned it into an observation. */
-  wouldBeDecision: Decision;
-  actorType: ActorType;
-  confidence: number;
-  reasons: string[];
-  degraded: boolean;
-  enforcementMode: EnforcementMode;
-  costs: { falseAllow: number; falseChallenge: number; falseDeny: number };
-  /** Protected signal values (hashes, truncated networks, flags); never raw email or IP. */
-  signals: Record<string, unknown>;
-  engineVersion: string;
-  policyVersion: string;
-  /** Fingerprint of the attempt (action and identifying subject fields; operations/verify/attempt.ts). */
-  attempt: string | null;
-  decidedBy: Decider;
-  /** Null when nothing was scored (a degraded verdict, a clear that short-circuited scoring). */
-  risk: RecordedRisk | null;
-  /** The signals' email hash (SHA-256 hex of the trimmed, lower-cased address), kept to search by. */
-  emailHash: string | null;
-  /** The signals' truncated network ("203.0.113.0/24", "2001:db8:1::/48"), kept to search by. */
-  network: string | null;
-  /** The codes of the verdict's reasonDetails, each once, in their order. */
-  reasonCodes: string[];
-}
-
 export interface IdempotentResponse {
   fingerprint: string;
   statusCode: number;
@@ -273,16 +222,6 @@ export interface IdempotencyStore {
   purgeExpired(now: number): Promise<number>;
 }
 
-/**
- * Only "effective" counts toward any total. "rejected": a quarantined observation a person rejected;
- * "superseded": an effective observation that an accepted one contradicted. Both are kept for audit.
- */
-export const OBSERVATION_STATUSES = ["effective", "quarantined", "rejected", "superseded"] as const;
-export type ObservationStatus = (typeof OBSERVATION_STATUSES)[number];
-
-export const RESOLUTIONS = ["accept", "reject"] as const;
-export type Resolution = (typeof RESOLUTIONS)[number];
-
 /** A person's decision on a quarantined observation, appended once and never changed. */
 export interface FeedbackResolution {
   tenantId: string;
@@ -315,7 +254,7 @@ export interface Observation {
   source: string | null;
   observedAt: number;
   receivedAt: number;
-  /** SHA-256 of the observation's identity (spec, Feedback observation). */
+  /** SHA-256 of the observation's identity (docs/api.md#post-v1feedback-and-the-ledger). */
   identity: string;
   status: ObservationStatus;
   /** The effective observation this one conflicted with, when quarantined. */
@@ -394,13 +333,6 @@ export interface FeedbackStore {
   /** The resolutions of one event's observations, in the order they were made. */
   resolutionsForEvent(tenantId: string, eventId: string): Promise<FeedbackResolution[]>;
 }
-
-export type ChallengeMethod =
-  | "payment_preauth"
-  | "proof_of_work"
-  | "device_attestation"
-  | "web_bot_auth_stepup"
-  | "email_otp";
 
 /** One issued challenge. Method, difficulty and seed are sealed at issue and never change. */
 export interface ChallengeRecord {
@@ -543,12 +475,6 @@ export interface ChallengeCount {
   expired: number;
   redeemed: number;
 }
-/**
- * How an attempt ended (docs/api.md, "Attempts"): its first verdict allowed or denied it, or it was
- * challenged and then a re-verify redeemed the clear (cleared), or no clear was redeemed (yet).
- */
-export const ATTEMPT_ENDINGS = ["allowed", "cleared", "challenged", "denied"] as const;
-export type AttemptEnding = (typeof ATTEMPT_ENDINGS)[number];
 /** Attempts whose first verdict fell in one hour or UTC day, by action and how they ended. */
 export interface AttemptCount {
   bucketStart: number;
@@ -621,27 +547,54 @@ export interface EventListFilter extends EventScope {
   before?: { createdAt: number; id: string };
 }
 /**
+ * Told how long each statement of a read took in the store, in milliseconds (SQLite: on the read
+ * worker, its queue not counted; PostgreSQL: on the reads pool): the console's read budget charges it.
+ */
+export type ReadMeter = (storeMs: number) => void;
+
+/**
  * The console's reads. Long scans run off the request path (SQLite: on the read worker's own
- * connection), so they never hold up verify. Read-only: no method changes anything.
+ * connection), so they never hold up verify. Read-only: no method changes anything. Those that scan
+ * take a ReadMeter last.
  */
 export interface InsightStore {
   /** Counts per hour (or UTC day) and combination, oldest first; only non-zero combinations. */
-  decisionCounts(tenantId: string, scope: EventScope, bucket: "hour" | "day"): Promise<DecisionCount[]>;
+  decisionCounts(
+    tenantId: string,
+    scope: EventScope,
+    bucket: "hour" | "day",
+    meter?: ReadMeter,
+  ): Promise<DecisionCount[]>;
   /**
    * Attempts per hour (or UTC day) of their first verdict, by action and ending, oldest first; only
    * non-zero combinations. A re-verify that redeemed a clear is part of its attempt, never one itself.
    */
-  attemptCounts(tenantId: string, scope: EventScope, bucket: "hour" | "day"): Promise<AttemptCount[]>;
+  attemptCounts(
+    tenantId: string,
+    scope: EventScope,
+    bucket: "hour" | "day",
+    meter?: ReadMeter,
+  ): Promise<AttemptCount[]>;
   /** The attempt event `eventId` belongs to (whichever of its events it is); undefined for no such event. */
   attemptOf(tenantId: string, eventId: string): Promise<AttemptEvents | undefined>;
   /** Challenges issued in [since, until) (on events of `action` when given), by method. */
-  challengeCounts(tenantId: string, scope: EventScope, now: number): Promise<ChallengeCount[]>;
+  challengeCounts(
+    tenantId: string,
+    scope: EventScope,
+    now: number,
+    meter?: ReadMeter,
+  ): Promise<ChallengeCount[]>;
   /**
    * At most `limit` events, newest first, as lists show them: without reasons, costs, signals or
    * the principal, so a 50,000-row export brings a fifth of the bytes to the event loop and no JSON
    * to parse.
    */
-  listEvents(tenantId: string, filter: EventListFilter, limit: number): Promise<EventListItem[]>;
+  listEvents(
+    tenantId: string,
+    filter: EventListFilter,
+    limit: number,
+    meter?: ReadMeter,
+  ): Promise<EventListItem[]>;
   /**
    * Where the list's events from `offset` on sit (at most `count`, in listEvents' order): their time
    * and id only. An export names the cursor after its last row before it streams the rows.
@@ -651,21 +604,22 @@ export interface InsightStore {
     filter: EventListFilter,
     offset: number,
     count: number,
+    meter?: ReadMeter,
   ): Promise<{ createdAt: number; id: string }[]>;
   /**
    * Events in scope per reason code and decision (an event counts once per code it gave), largest
    * first; events recorded before 0012_event_search carry no codes.
    */
-  reasonCounts(tenantId: string, scope: EventScope): Promise<ReasonCount[]>;
+  reasonCounts(tenantId: string, scope: EventScope, meter?: ReadMeter): Promise<ReasonCount[]>;
   /** Every action the tenant has events for, in order. */
-  knownActions(tenantId: string): Promise<string[]>;
+  knownActions(tenantId: string, meter?: ReadMeter): Promise<string[]>;
   /** The challenges issued on one event, oldest first. */
   challengesForEvent(tenantId: string, eventId: string): Promise<ChallengeRecord[]>;
   /**
    * Every attempt in scope, grouped by what replaying its decision needs: one event per attempt, the
    * one holding its first scored verdict (a re-verify that redeemed a clear is not an attempt).
    */
-  riskGroups(tenantId: string, scope: EventScope): Promise<RiskGroup[]>;
+  riskGroups(tenantId: string, scope: EventScope, meter?: ReadMeter): Promise<RiskGroup[]>;
   /**
    * Attempts in scope with at least one effective observation on any of their events, grouped
    * likewise and by label.
@@ -674,9 +628,10 @@ export interface InsightStore {
     tenantId: string,
     scope: EventScope,
     abuseOutcomes: readonly string[],
+    meter?: ReadMeter,
   ): Promise<LabelledRiskGroup[]>;
   /** Effective outcomes on attempts in scope (on any of their events), by the engine's decision. */
-  outcomeCounts(tenantId: string, scope: EventScope): Promise<OutcomeCount[]>;
+  outcomeCounts(tenantId: string, scope: EventScope, meter?: ReadMeter): Promise<OutcomeCount[]>;
 }
 /** A console sign-in, known by the SHA-256 of its cookie's secret. */
 export interface ConsoleSession {

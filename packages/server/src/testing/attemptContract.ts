@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { ChallengeRecord, EventRecord, Store } from "../store/interfaces.js";
+import type { EventRecord } from "../domain.js";
+import type { ChallengeRecord, Store } from "../store/interfaces.js";
 import { testEvent } from "./harness.js";
 
 const HOUR = 3_600_000;

@@ -1,17 +1,36 @@
 import fs from "node:fs";
 import path from "node:path";
 import { afterAll } from "vitest";
-import { runWarden } from "../lib/wardenProcess.js";
+import { runCli } from "../cli/main.js";
 import { tempDir } from "./harness.js";
 
+/** What one CLI run printed and its exit code, as the binary would give them. */
+export interface CliRun {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
 /**
- * A throwaway SQLite database for tests of the real `warden` binary: its directory, the environment
- * that points the CLI at it, and a runner resolving {code, stdout, stderr}. Removed after the file.
+ * Runs `warden <args>` in this process (runCli, the function bin/warden.js calls), collecting what it
+ * prints: a test file of CLI commands then costs no process start per command. `cli.test.ts` keeps
+ * a few runs of the real binary.
+ */
+export async function wardenInProcess(env: NodeJS.ProcessEnv, ...args: string[]): Promise<CliRun> {
+  const out: string[] = [];
+  const err: string[] = [];
+  const code = await runCli(args, { out: (l) => out.push(`${l}\n`), err: (l) => err.push(`${l}\n`) }, env);
+  return { code, stdout: out.join(""), stderr: err.join("") };
+}
+
+/**
+ * A throwaway SQLite database for tests of the `warden` CLI: its directory, the environment that
+ * points the CLI at it, and a runner resolving {code, stdout, stderr}. Removed after the file.
  */
 export function cliSandbox(): {
   dir: string;
   env: NodeJS.ProcessEnv;
-  warden: (...args: string[]) => ReturnType<typeof runWarden>;
+  warden: (...args: string[]) => Promise<CliRun>;
 } {
   const dir = tempDir();
   const env = {
@@ -20,5 +39,5 @@ export function cliSandbox(): {
     WARDEN_LOG_LEVEL: "silent",
   };
   afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
-  return { dir, env, warden: (...args) => runWarden(env, ...args) };
+  return { dir, env, warden: (...args) => wardenInProcess(env, ...args) };
 }

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { EventRecord } from "../domain.js";
 import { sha256Hex } from "../lib/crypto.js";
-import type { EventListFilter, EventRecord, Store } from "../store/interfaces.js";
+import type { EventListFilter, Store } from "../store/interfaces.js";
 import { testEvent } from "./harness.js";
 
 const T0 = 500 * 3_600_000;

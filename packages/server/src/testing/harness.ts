@@ -7,9 +7,10 @@ import { issueApiKey } from "../admin/apiKeys.js";
 import { buildApp } from "../app.js";
 import { loadConfig } from "../config.js";
 import { buildDeps, closeDeps, type Deps, withConfiguredCounters } from "../deps.js";
+import type { EventRecord, Scope } from "../domain.js";
+import { ALL_SCOPES } from "../domain.js";
 import { ERROR_LABELS } from "../errors.js";
-import type { EventRecord, Scope, Store } from "../store/interfaces.js";
-import { ALL_SCOPES } from "../store/interfaces.js";
+import type { Store } from "../store/interfaces.js";
 import { openSqliteStore } from "../store/sqlite/sqliteStore.js";
 
 export function tempDir(prefix = "warden-test-"): string {
@@ -177,7 +178,7 @@ export function testEvent(id: string, overrides: Partial<EventRecord> = {}): Eve
   };
 }
 
-/** Every error answer is the spec's Error schema: exactly error, message and code, with the label of its status. */
+/** Every error answer is the Error schema (docs/api.md#errors): exactly error, message and code, with the label of its status. */
 export function expectError(
   res: { statusCode: number; json(): unknown },
   status: number,

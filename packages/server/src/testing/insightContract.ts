@@ -224,6 +224,22 @@ export function insightContract(name: string, open: () => Promise<Store>): void 
       expect((await s.insights.listEvents("i1", early, 10)).map((e) => e.id)).toEqual(["evt_i01"]);
     });
 
+    it("tells a read's meter the time each of its statements took in the store", async () => {
+      const scope = { since: T0, until: T0 + 3 * HOUR };
+      const times: number[] = [];
+      const meter = (ms: number) => times.push(ms);
+      await s.insights.decisionCounts("i1", scope, "hour", meter);
+      expect(times).toHaveLength(1);
+      await s.insights.attemptCounts("i1", scope, "hour", meter);
+      expect(times).toHaveLength(4); // the events, the clears' first verdicts, their re-verifies
+      // A filter that matches nothing still took its time.
+      await s.insights.listEvents("i1", { ...scope, reasonCode: "no_such_code" }, 10, meter);
+      await s.insights.riskGroups("i1", scope, meter);
+      expect(times).toHaveLength(6);
+      for (const ms of times) expect(ms).toBeGreaterThanOrEqual(0);
+      expect(times.every(Number.isFinite)).toBe(true);
+    });
+
     it("keeps a console session until it expires or is deleted", async () => {
       await s.apiKeys.create(
         {

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { ChallengeRecord, EventRecord, RemovedRows, Store } from "../store/interfaces.js";
+import type { EventRecord } from "../domain.js";
+import type { ChallengeRecord, RemovedRows, Store } from "../store/interfaces.js";
 import { testEvent } from "./harness.js";
 
 const DAY = 86_400_000;

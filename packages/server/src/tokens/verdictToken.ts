@@ -1,8 +1,8 @@
 import { sign } from "node:crypto";
-import type { ActorType, Decision } from "../store/interfaces.js";
+import type { ActorType, Decision } from "../domain.js";
 import type { ActiveSigner } from "./signingKeys.js";
 
-/** Decision fields carried in the receipt. enforcementMode is deliberately not a claim (spec). */
+/** Decision fields carried in the receipt. enforcementMode is deliberately not a claim (docs/api.md#verdicttoken). */
 export interface VerdictClaims {
   tenantId: string;
   eventId: string;
@@ -79,7 +79,7 @@ function signingInput(
   return `${base64url(header)}.${base64url(verdictPayload(settings, claims, nowMs))}`;
 }
 
-/** The receipt's claims (spec, Authentication): what is signed, and what the console shows of an event. */
+/** The receipt's claims (docs/api.md#verdicttoken): what is signed, and what the console shows of an event. */
 export function verdictPayload(
   settings: TokenSettings,
   claims: VerdictClaims,

@@ -105,7 +105,7 @@ describe("issue mode", () => {
     expect((v.reasons as string[])[0]).toMatch(/not honored \(it has not been solved\)/);
   });
 
-  it("refuses bad requests with the spec's codes", async () => {
+  it("refuses bad requests with the documented codes", async () => {
     const event = await verify({ action: "signup", subject: {} });
     expectError(await challengeCall({ eventId: event.eventId }), 400, "session_required");
     expectError(await challengeCall({ eventId: event.eventId, session: "" }), 400, "session_required");
@@ -208,7 +208,7 @@ describe("completion mode", () => {
     );
   });
 
-  it("answers the spec's codes, in the documented order when several apply", async () => {
+  it("answers the documented codes, in the documented order when several apply", async () => {
     const { challenge } = await issued("s-order");
     const { nonce } = solvePow(challenge.instructions.seed, challenge.instructions.difficulty);
     const id = challenge.challengeId;
@@ -289,7 +289,7 @@ describe("completion mode", () => {
     expect(retried.json()).toEqual(first.json());
     // The body form of the key is the same key.
     expect((await send({ ...body, idempotencyKey: "complete-1" })).json()).toEqual(first.json());
-    // Without the key, or with another key: the spec's 409.
+    // Without the key, or with another key: 409 challenge_already_solved.
     expectError(await send(body), 409, "challenge_already_solved");
     expectError(await send(body, "complete-2"), 409, "challenge_already_solved");
     // The same key with another payload.

@@ -1,15 +1,10 @@
 import { randomBytes } from "node:crypto";
+import type { ChallengeMethod, EventRecord } from "../../domain.js";
 import type { ErrorCode } from "../../errors.js";
 import { timeOrderedId } from "../../lib/crypto.js";
 import type { TenantPolicies } from "../../policy/tenantPolicies.js";
 import { RISK_TIERS, type RiskTier, type TenantPolicy } from "../../policy/tenantPolicy.js";
-import {
-  type ChallengeMethod,
-  type ChallengeRecord,
-  type EventRecord,
-  type Store,
-  StoreUnavailableError,
-} from "../../store/interfaces.js";
+import { type ChallengeRecord, type Store, StoreUnavailableError } from "../../store/interfaces.js";
 import { type KeyLookup, verifyAgent, WEB_BOT_AUTH_TAG } from "../../webBotAuth/verifyAgent.js";
 import type { Caller } from "../caller.js";
 import { normaliseHeaders } from "../verify/signals/browserHeaders.js";
@@ -107,7 +102,7 @@ async function issue(
     // event could never be honoured (store: event_clears), so it is refused here, plainly.
     if (await deps.store.challenges.eventClearUsed(tenantId, event.id)) return fail("event_already_cleared");
     const policy = await deps.tenantPolicies.get(tenantId);
-    // The caller's tier or the event's own, whichever costs more (spec: a higher tier never lowers cost).
+    // The caller's tier or the event's own, whichever costs more (a higher tier never lowers cost: docs/api.md#post-v1challenge-and-re-verify).
     const tier = higherTier(asked, eventTier(event));
     const issuable = new Set<ChallengeMethod>(["proof_of_work"]);
     // Only look the provider key up when the caller would take a payment challenge.
@@ -182,7 +177,7 @@ function recordedAgent(
   return { outcome: a.outcome, keyid: typeof a.keyid === "string" ? a.keyid : undefined };
 }
 
-/** The tenant's difficulty for the tier (never below the spec's 4/5/6), sealed into the challenge. */
+/** The tenant's difficulty for the tier (never below the documented 4/5/6), sealed into the challenge. */
 function powChallenge(
   tier: RiskTier,
   policy: TenantPolicy,
@@ -237,7 +232,7 @@ const PROOF_METHODS: ReadonlyMap<string, ChallengeMethod> = new Map([
 
 /**
  * The method a proof is for: the one its `method` names, or, without `method`, proof of work for a
- * `nonce` and step-up for `headers`. A payment proof must name `provider_setup_intent` (spec:
+ * `nonce` and step-up for `headers`. A payment proof must name `provider_setup_intent` (docs/api.md#post-v1challenge-and-re-verify:
  * "under the method name provider_setup_intent"); an unknown name matches no method.
  */
 function proofMethod(proof: NonNullable<ChallengeRequest["proof"]>): ChallengeMethod | undefined {

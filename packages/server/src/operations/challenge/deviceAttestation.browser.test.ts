@@ -16,7 +16,7 @@ import { bearer, makeTestApp, type TestApp } from "../../testing/harness.js";
  * page runs @warden/browser's deviceAttestationProof (navigator.credentials.create, then .get) with
  * the issued options, and Warden verifies both ceremonies. A passing completion clears the session once; a replayed proof, a proof made for
  * another challenge, a proof made on an origin the tenant did not name, another session and another
- * method's proof are refused with the spec's codes. With attestation "direct", the virtual
+ * method's proof are refused with the documented codes. With attestation "direct", the virtual
  * authenticator's self-signed packed statement is refused (it chains to none of the tenant's anchors).
  */
 const SUITE = "device_attestation with a virtual authenticator in Chromium";

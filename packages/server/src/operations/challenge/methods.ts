@@ -1,4 +1,4 @@
-import type { ChallengeMethod } from "../../store/interfaces.js";
+import type { ChallengeMethod } from "../../domain.js";
 
 /**
  * Spec, challenge: the first entry of `prefer` that can be issued for this tenant wins; the floor is

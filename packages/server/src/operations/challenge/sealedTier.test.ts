@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { EventRecord } from "../../store/interfaces.js";
+import type { EventRecord } from "../../domain.js";
 import { StoreUnavailableError } from "../../store/interfaces.js";
 import { bearer, expectError, faultyStore, makeTestApp, type TestApp } from "../../testing/harness.js";
 import { eventTier } from "./challenge.js";

@@ -1,7 +1,7 @@
 import Stripe from "stripe";
 import type { ChallengeRecord } from "../../store/interfaces.js";
 
-/** The SetupIntent metadata key that must name the challenge (spec: validates the provider result only). */
+/** The SetupIntent metadata key that must name the challenge (Warden validates the provider's result only: docs/api.md#post-v1challenge-and-re-verify). */
 export const CHALLENGE_METADATA_KEY = "warden_challenge_id";
 
 export interface PaymentSettings {
@@ -29,7 +29,7 @@ function clientFor(secretKey: string, settings: PaymentSettings): Stripe {
       port: Number(settings.apiBase.port || (protocol === "http" ? 80 : 443)),
       protocol,
       timeout: settings.timeoutMs,
-      // The client's own retry policy applies (spec, Retry policy); Warden answers 503 at once.
+      // The client's own retry policy applies (docs/api.md#idempotency); Warden answers 503 at once.
       maxNetworkRetries: 0,
     });
     if (clients.size >= 1000) clients.delete(clients.keys().next().value as string);

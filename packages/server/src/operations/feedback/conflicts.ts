@@ -1,6 +1,6 @@
 /**
- * The outcome vocabulary and which outcomes conflict: the one place these rules live (spec, feedback
- * rules 3 and 4; the spec names these values and leaves the full matrix open).
+ * The outcome vocabulary and which outcomes conflict: the one place these rules live (docs/api.md#post-v1feedback-and-the-ledger;
+ * the contract names these values and leaves the full matrix to Warden).
  */
 export const OUTCOMES = [
   "credit_burn",
@@ -41,7 +41,6 @@ export function conflictingOutcomes(outcome: Outcome): Outcome[] {
 }
 
 /**
- * The outcomes that say an event was abuse: exactly those false_positive contradicts (spec, feedback
- * rule 4). The console labels an event abusive when one of its effective outcomes is one of these.
+ * The outcomes that say an event was abuse: exactly those false_positive contradicts (docs/api.md#post-v1feedback-and-the-ledger). The console labels an event abusive when one of its effective outcomes is one of these.
  */
 export const ABUSE_OUTCOMES: readonly Outcome[] = conflictingOutcomes("false_positive");

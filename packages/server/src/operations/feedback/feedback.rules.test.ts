@@ -59,7 +59,7 @@ async function summary(query = "") {
   return res.json();
 }
 
-describe("feedback rules (spec, feedback)", () => {
+describe("feedback rules (docs/api.md#post-v1feedback-and-the-ledger)", () => {
   it("answers { ok: true, eventId } and never creates an event", async () => {
     const eventId = await newEvent();
     expect(await feedback({ eventId, outcome: "credit_burn", value: 12.5 })).toMatchObject({

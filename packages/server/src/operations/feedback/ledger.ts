@@ -1,6 +1,6 @@
+import type { EventRecord } from "../../domain.js";
 import type {
   ChallengeRecord,
-  EventRecord,
   FeedbackResolution,
   LedgerFilter,
   LedgerRow,
@@ -8,7 +8,7 @@ import type {
   Store,
 } from "../../store/interfaces.js";
 import { type TokenSettings, verdictPayload } from "../../tokens/verdictToken.js";
-import { NO_PRINCIPAL } from "../verify/eventRecord.js";
+import { NO_PRINCIPAL } from "../verify/verdict.js";
 import type { EventView, LedgerSummary, ObservationView, ResolutionRecord } from "./schema.js";
 
 /** How many quarantined observations a summary lists (newest first). */
@@ -50,7 +50,7 @@ export function observationView(
 }
 
 /**
- * The totals humans read (spec, feedback rules 5 and 6): per outcome, counts by status and effective
+ * The totals humans read (docs/api.md#post-v1feedback-and-the-ledger): per outcome, counts by status and effective
  * value sums per unit; the ledger dollar total is effective credit_burn in usd only; other units are
  * summed separately and never converted; first-year ARR is effective converted in usd. Only effective
  * observations (accepted ones included) count toward a total: quarantined, rejected and superseded

@@ -1,5 +1,6 @@
+import type { ObservationStatus } from "../../domain.js";
 import type { ErrorCode } from "../../errors.js";
-import type { FeedbackResolution, ObservationStatus, Store } from "../../store/interfaces.js";
+import type { FeedbackResolution, Store } from "../../store/interfaces.js";
 import type { Caller } from "../caller.js";
 import { conflictingOutcomes, type Outcome } from "./conflicts.js";
 import { resolutionRecord } from "./ledger.js";
@@ -17,8 +18,7 @@ export type ResolveResult =
 const fail = (code: ErrorCode, message: string): ResolveResult => ({ ok: false, code, message });
 
 /**
- * POST /v1/feedback/{feedbackId}/resolution as an operation. A person settles a quarantine (spec,
- * "Feedback quarantine"): reject, and the observation never counts; accept, and it counts like any
+ * POST /v1/feedback/{feedbackId}/resolution as an operation. A person settles a quarantine (docs/api.md#resolving-a-quarantined-observation-scope-ledgerwrite): reject, and the observation never counts; accept, and it counts like any
  * effective one while the effective observations of its event that it conflicts with are superseded
  * and stop counting. The conflict matrix says two such labels cannot both hold, so accepting one is
  * deciding that the other was wrong, and the event's effective labels stay free of contradictions,

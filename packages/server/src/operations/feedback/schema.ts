@@ -1,6 +1,6 @@
 import { type Static, type TSchema, Type } from "@sinclair/typebox";
+import { OBSERVATION_STATUSES, RESOLUTIONS } from "../../domain.js";
 import { literalUnion } from "../../lib/literalUnion.js";
-import { OBSERVATION_STATUSES, RESOLUTIONS } from "../../store/interfaces.js";
 import { OUTCOMES, SOURCES, UNITS } from "./conflicts.js";
 
 /** A string enum that keeps its literal type (TypeBox's union of mapped literals would widen it). */

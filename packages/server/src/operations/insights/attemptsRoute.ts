@@ -1,7 +1,7 @@
 import type { FastifyInstance } from "fastify";
+import type { AttemptEnding, Decision } from "../../domain.js";
 import { ApiError, ErrorResponse } from "../../errors.js";
 import { requireCaller } from "../../http/auth.js";
-import type { AttemptEnding, Decision } from "../../store/interfaces.js";
 import { eventWithObservations } from "../feedback/ledger.js";
 import type { EventView } from "../feedback/schema.js";
 import {
@@ -52,7 +52,7 @@ export function registerAttemptRoutes(
       const ticket = admitRead(request, reply, deps.budget, 1);
       const bucket = bucketFor(request.query.bucket, scope);
       const rows = await mapInTurns(
-        await store.insights.attemptCounts(tenantId, scope, bucket),
+        await store.insights.attemptCounts(tenantId, scope, bucket, ticket.meter),
         ({ bucketStart, ...r }) => ({ bucketStart: iso(bucketStart), ...r }),
       );
       if (request.query.format === "csv") {

@@ -96,12 +96,18 @@ export function registerEventRoutes(
       const after = (c: Cursor | undefined): EventListFilter =>
         c ? { ...filter, before: { createdAt: c.at, id: c.id } } : filter;
       const read = (before: Cursor | undefined, count: number) =>
-        store.insights.listEvents(tenantId, after(before), count);
+        store.insights.listEvents(tenantId, after(before), count, ticket.meter);
       const position = (e: EventListItem): Cursor => ({ at: e.createdAt, id: e.id });
       if (q.format === "csv") {
         // The header goes before the rows: the cursor after the export's last row is read first
         // (positions only), then the rows are streamed through it, read by read.
-        const [last, beyond] = await store.insights.eventPositions(tenantId, after(start), limit - 1, 2);
+        const [last, beyond] = await store.insights.eventPositions(
+          tenantId,
+          after(start),
+          limit - 1,
+          2,
+          ticket.meter,
+        );
         const through = last && beyond ? { at: last.createdAt, id: last.id } : undefined;
         if (through) reply.header("x-next-cursor", encodeCursor(through));
         const pages = readPages({ limit: Number.MAX_SAFE_INTEGER, start, read, position, through });

@@ -33,16 +33,22 @@ beforeAll(async () => {
   });
   await t.tenant("acme");
   reader = (await t.key("acme", { scopes: ["ledger:read"] })).apiKey;
-  for (let i = 0; i < EVENTS; i++) {
-    await t.store.events.record(
-      testEvent(`evt_p${String(i).padStart(4, "0")}`, {
-        tenantId: "acme",
-        // Two events a millisecond: read boundaries fall between events of one time.
-        createdAt: NOW - 60_000 + Math.floor(i / 2),
-        action: i % 7 === 0 ? "=cmd" : "signup",
-        session: i % 5 === 0 ? 'a "quoted"; session' : `s${i}`,
-      }),
-      undefined,
+  // A hundred at a time: concurrent records share the store's group commits.
+  for (let from = 0; from < EVENTS; from += 100) {
+    const batch = Array.from({ length: Math.min(100, EVENTS - from) }, (_, k) => from + k);
+    await Promise.all(
+      batch.map((i) =>
+        t.store.events.record(
+          testEvent(`evt_p${String(i).padStart(4, "0")}`, {
+            tenantId: "acme",
+            // Two events a millisecond: read boundaries fall between events of one time.
+            createdAt: NOW - 60_000 + Math.floor(i / 2),
+            action: i % 7 === 0 ? "=cmd" : "signup",
+            session: i % 5 === 0 ? 'a "quoted"; session' : `s${i}`,
+          }),
+          undefined,
+        ),
+      ),
     );
   }
 });

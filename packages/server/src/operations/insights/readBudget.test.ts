@@ -55,6 +55,27 @@ describe("ReadBudget", () => {
   });
 });
 
+describe("ReadBudget in the store's time", () => {
+  it("refuses a key's reads once their time in the store this minute is spent, whatever rows they answered", () => {
+    let now = 60_000 * 100;
+    const budget = new ReadBudget(1000, () => now, 100);
+    const scan = budget.admit("k1", 1);
+    scan.meter(60);
+    scan.meter(50); // the read that spends it finishes
+    scan.settle(); // one row answered
+    try {
+      budget.admit("k1", 1);
+      expect.unreachable();
+    } catch (err) {
+      expect(err).toMatchObject({ code: "rate_limited", status: 429 });
+      expect((err as ApiError).message).toContain("0.1 s of the store's time");
+    }
+    budget.admit("k2", 1).settle();
+    now += 60_000;
+    budget.admit("k1", 1).settle();
+  });
+});
+
 describe("the read budget on the console's routes", () => {
   let t: TestApp;
   let reader: string;
@@ -65,12 +86,15 @@ describe("the read budget on the console's routes", () => {
     await t.tenant("acme");
     reader = (await t.key("acme", { scopes: ["ledger:read"] })).apiKey;
     writer = (await t.key("acme", { scopes: ["verify:write", "feedback:write"] })).apiKey;
-    for (let i = 0; i < 600; i++) {
-      await t.store.events.record(
-        testEvent(`evt_b${String(i).padStart(4, "0")}`, { tenantId: "acme", createdAt: now - 60_000 - i }),
-        undefined,
-      );
-    }
+    // Concurrent records share the store's group commits.
+    await Promise.all(
+      Array.from({ length: 600 }, (_, i) =>
+        t.store.events.record(
+          testEvent(`evt_b${String(i).padStart(4, "0")}`, { tenantId: "acme", createdAt: now - 60_000 - i }),
+          undefined,
+        ),
+      ),
+    );
   });
   afterAll(() => t.close());
 
@@ -115,5 +139,46 @@ describe("the read budget on the console's routes", () => {
     // A JSON page costs its rows too: 3 + 500 + 497 = 1000.
     expect((await read("/v1/events?limit=497")).statusCode).toBe(200);
     expectError(await read("/v1/events?limit=1"), 429, "rate_limited");
+  });
+});
+
+describe("the read budget in the store's time on the console's routes", () => {
+  let t: TestApp;
+  let reader: string;
+  const now = Date.parse("2026-11-25T12:00:10Z");
+  beforeAll(async () => {
+    t = await makeTestApp({
+      clock: () => now,
+      env: { WARDEN_READ_STORE_SECONDS_PER_MINUTE: "1" },
+      // The store's time, stated rather than waited for: each list read reports 0.6 s.
+      wrapStore: (store) => ({
+        ...store,
+        insights: {
+          ...store.insights,
+          listEvents: (tenantId, filter, limit, meter) => {
+            meter?.(600);
+            return store.insights.listEvents(tenantId, filter, limit, meter);
+          },
+        },
+      }),
+    });
+    await t.tenant("acme");
+    reader = (await t.key("acme", { scopes: ["ledger:read"] })).apiKey;
+  });
+  afterAll(() => t.close());
+
+  it("charges a read that answers nothing the time its scan took: 429 once the key's store time is spent", async () => {
+    const read = (url: string) =>
+      t.app.inject({ method: "GET", url, headers: { authorization: `Bearer ${reader}` } });
+    const nothing = "/v1/events?reasonCode=hosting_network&limit=1";
+    for (let i = 0; i < 2; i++) {
+      const res = await read(nothing);
+      expect(res.statusCode).toBe(200);
+      expect(res.json()).toMatchObject({ items: [] });
+    }
+    const over = await read(nothing);
+    expectError(over, 429, "rate_limited");
+    expect(over.json().message).toContain("1 s of the store's time");
+    expect(over.headers["retry-after"]).toBe("50");
   });
 });

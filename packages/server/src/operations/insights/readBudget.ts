@@ -1,8 +1,11 @@
 import { ApiError } from "../../errors.js";
+import type { ReadMeter } from "../../store/interfaces.js";
 import { retryAfterSeconds } from "../rateLimitWindow.js";
 
 /** A read admitted under the budget: settled once with the rows it answered. */
 export interface ReadTicket {
+  /** Charges the key the time the read's statements took in the store, as they finish. */
+  readonly meter: ReadMeter;
   /** Rows answered so far (a streamed export adds them batch by batch). */
   add(rows: number): void;
   /** The read is over: its rows stay counted, what it reserved and did not use is released. */
@@ -14,6 +17,8 @@ interface KeyBudget {
   spent: number;
   /** Rows reserved by reads still running (kept across windows until they settle). */
   reserved: number;
+  /** Milliseconds the key's reads took in the store this window. */
+  storeMs: number;
 }
 
 const WINDOW_MS = 60_000;
@@ -27,6 +32,11 @@ const WINDOW_MS = 60_000;
  * reserved by its reads still running (each reserves its most, e.g. its `limit`); past it the answer
  * is 429 `rate_limited` with Retry-After. One process's count, kept in memory (check and reservation
  * are one synchronous step): behind N processes a key gets up to N budgets.
+ *
+ * Rows answered are not what a read costs the store: a filter that matches one event in a month
+ * scans the month for it. So the key's minute also holds `storeMsPerMinute` of its reads' time in the
+ * store (each statement's, as it finishes: ReadMeter); a read is admitted while that is not spent
+ * either (the read that spends it finishes, the next is refused).
  */
 export class ReadBudget {
   private readonly keys = new Map<string, KeyBudget>();
@@ -34,7 +44,19 @@ export class ReadBudget {
   constructor(
     readonly rowsPerMinute: number,
     private readonly clock: () => number,
+    readonly storeMsPerMinute = Number.POSITIVE_INFINITY,
   ) {}
+
+  /** The key's budget for the current window, started afresh when the minute changed. */
+  private current(budget: KeyBudget, now: number): KeyBudget {
+    const window = Math.floor(now / WINDOW_MS);
+    if (budget.window !== window) {
+      budget.window = window;
+      budget.spent = 0;
+      budget.storeMs = 0;
+    }
+    return budget;
+  }
 
   /** Admits a read of at most `reserve` rows for the key, or throws 429 rate_limited. */
   admit(keyId: string, reserve: number): ReadTicket {
@@ -43,16 +65,19 @@ export class ReadBudget {
     let budget = this.keys.get(keyId);
     if (!budget) {
       if (this.keys.size >= 10_000) this.sweep(window);
-      budget = { window, spent: 0, reserved: 0 };
+      budget = { window, spent: 0, reserved: 0, storeMs: 0 };
       this.keys.set(keyId, budget);
-    } else if (budget.window !== window) {
-      budget.window = window;
-      budget.spent = 0;
-    }
-    if (budget.spent + budget.reserved >= this.rowsPerMinute) {
+    } else this.current(budget, now);
+    const over =
+      budget.spent + budget.reserved >= this.rowsPerMinute
+        ? `${this.rowsPerMinute} rows`
+        : budget.storeMs >= this.storeMsPerMinute
+          ? `${this.storeMsPerMinute / 1000} s of the store's time`
+          : undefined;
+    if (over !== undefined) {
       throw new ApiError(
         "rate_limited",
-        `This API key's console reads are over ${this.rowsPerMinute} rows this minute; retry after the number of seconds in Retry-After.`,
+        `This API key's console reads are over ${over} this minute; retry after the number of seconds in Retry-After.`,
         { "retry-after": String(retryAfterSeconds(WINDOW_MS - (now % WINDOW_MS))) },
       );
     }
@@ -62,6 +87,9 @@ export class ReadBudget {
     let used = 0;
     let open = true;
     return {
+      meter: (storeMs) => {
+        this.current(held, this.clock()).storeMs += storeMs;
+      },
       add: (rows) => {
         if (open) used += rows;
       },
@@ -69,12 +97,7 @@ export class ReadBudget {
         if (!open) return;
         open = false;
         held.reserved -= reserved;
-        const current = Math.floor(this.clock() / WINDOW_MS);
-        if (held.window !== current) {
-          held.window = current;
-          held.spent = 0;
-        }
-        held.spent += Math.max(1, used);
+        this.current(held, this.clock()).spent += Math.max(1, used);
       },
     };
   }

@@ -17,6 +17,8 @@ export interface InsightDeps {
   model: DecisionModel;
   /** Each API key's console reads per minute, in rows (readBudget.ts). */
   readRowsPerMinute: number;
+  /** And in milliseconds of the store's time (readBudget.ts). */
+  readStoreMsPerMinute: number;
 }
 
 /** What the routes share: the deps and the read budget made from them. */

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from "fastify";
 import { ErrorResponse } from "../../errors.js";
 import { requireCaller } from "../../http/auth.js";
-import type { EventScope, ReasonCount } from "../../store/interfaces.js";
+import type { EventScope, ReadMeter, ReasonCount } from "../../store/interfaces.js";
 import { REASON_CODES, type ReasonCode } from "../verify/reasonCodes.js";
 import { admitRead, type InsightRouteDeps, schema, scopeOf, scopeView, sendCsv } from "./readRoute.js";
 import { ActionsReport, ReasonsReport, ScopeQuery } from "./schema.js";
@@ -39,7 +39,7 @@ export function registerReasonRoutes(
   app: FastifyInstance,
   deps: InsightRouteDeps & {
     /** The store's reasonCounts, through the period-wide scans' cache (route.ts). */
-    reasonCounts(tenantId: string, scope: EventScope): Promise<ReasonCount[]>;
+    reasonCounts(tenantId: string, scope: EventScope, meter: ReadMeter): Promise<ReasonCount[]>;
   },
   route: Pick<Parameters<FastifyInstance["get"]>[1] & object, "config" | "onRequest">,
 ): void {
@@ -58,7 +58,7 @@ export function registerReasonRoutes(
       const tenantId = requireCaller(request).tenant.id;
       const scope = scopeOf(request.query, deps.clock());
       const ticket = admitRead(request, reply, deps.budget, 1);
-      const rows = reasonRows(await deps.reasonCounts(tenantId, scope));
+      const rows = reasonRows(await deps.reasonCounts(tenantId, scope, ticket.meter));
       if (request.query.format === "csv") {
         return sendCsv(
           reply,
@@ -94,7 +94,7 @@ export function registerReasonRoutes(
     async (request, reply) => {
       const tenantId = requireCaller(request).tenant.id;
       const ticket = admitRead(request, reply, deps.budget, 1);
-      const actions = await store.insights.knownActions(tenantId);
+      const actions = await store.insights.knownActions(tenantId, ticket.meter);
       ticket.add(actions.length);
       return { tenantId, actions };
     },

@@ -1,8 +1,9 @@
 import type { FastifyInstance, preHandlerHookHandler } from "fastify";
+import type { Decision, DecisionCosts } from "../../domain.js";
 import { requireCaller } from "../../http/auth.js";
-import type { Decision, EventScope } from "../../store/interfaces.js";
+import type { EventScope, ReadMeter } from "../../store/interfaces.js";
 import { ABUSE_OUTCOMES } from "../feedback/conflicts.js";
-import { DEFAULT_COSTS, type DecisionCosts } from "../verify/decide.js";
+import { DEFAULT_COSTS } from "../verify/decide.js";
 import { registerAttemptRoutes } from "./attemptsRoute.js";
 import { calibrationBins } from "./calibration.js";
 import { registerEventRoutes } from "./eventsRoute.js";
@@ -48,7 +49,14 @@ export function registerInsights(
   insightDeps: InsightDeps,
   hooks: { onRequest: preHandlerHookHandler[] },
 ): void {
-  const deps = { ...insightDeps, budget: new ReadBudget(insightDeps.readRowsPerMinute, insightDeps.clock) };
+  const deps = {
+    ...insightDeps,
+    budget: new ReadBudget(
+      insightDeps.readRowsPerMinute,
+      insightDeps.clock,
+      insightDeps.readStoreMsPerMinute,
+    ),
+  };
   const { store } = deps;
   const route = { config: { warden: settings }, onRequest: hooks.onRequest };
   // The period-wide scans (calibration, what-if and outcomes share two; the reason counts unpack
@@ -56,16 +64,17 @@ export function registerInsights(
   const cache = new ReadCache(RISK_GROUPS_TTL_MS, 64, deps.clock);
   const key = (kind: string, tenantId: string, scope: EventScope) =>
     JSON.stringify([kind, tenantId, scope.since, scope.until, scope.action ?? null]);
-  const reasonCounts = (tenantId: string, scope: EventScope) =>
-    cache.get(key("reasons", tenantId, scope), () => store.insights.reasonCounts(tenantId, scope));
+  // A scan is charged to the read that made it; reads answered from the cache cost the store nothing.
+  const reasonCounts = (tenantId: string, scope: EventScope, meter: ReadMeter) =>
+    cache.get(key("reasons", tenantId, scope), () => store.insights.reasonCounts(tenantId, scope, meter));
   registerEventRoutes(app, deps, route);
   registerReasonRoutes(app, { ...deps, reasonCounts }, route);
   registerAttemptRoutes(app, deps, route);
-  const riskGroups = (tenantId: string, scope: EventScope) =>
-    cache.get(key("risk", tenantId, scope), () => store.insights.riskGroups(tenantId, scope));
-  const labelledRiskGroups = (tenantId: string, scope: EventScope) =>
+  const riskGroups = (tenantId: string, scope: EventScope, meter: ReadMeter) =>
+    cache.get(key("risk", tenantId, scope), () => store.insights.riskGroups(tenantId, scope, meter));
+  const labelledRiskGroups = (tenantId: string, scope: EventScope, meter: ReadMeter) =>
     cache.get(key("labelled", tenantId, scope), () =>
-      store.insights.labelledRiskGroups(tenantId, scope, ABUSE_OUTCOMES),
+      store.insights.labelledRiskGroups(tenantId, scope, ABUSE_OUTCOMES, meter),
     );
 
   app.get<{ Querystring: DecisionsQuery }>(
@@ -84,7 +93,7 @@ export function registerInsights(
       const ticket = admitRead(request, reply, deps.budget, 1);
       const bucket = bucketFor(request.query.bucket, scope);
       const rows = await mapInTurns(
-        await store.insights.decisionCounts(tenantId, scope, bucket),
+        await store.insights.decisionCounts(tenantId, scope, bucket, ticket.meter),
         ({ bucketStart, ...r }) => ({ bucketStart: iso(bucketStart), ...r }),
       );
       if (request.query.format === "csv") {
@@ -125,7 +134,7 @@ export function registerInsights(
       const now = deps.clock();
       const scope = scopeOf(request.query, now);
       const ticket = admitRead(request, reply, deps.budget, 1);
-      const rows = (await store.insights.challengeCounts(tenantId, scope, now)).map((c) => ({
+      const rows = (await store.insights.challengeCounts(tenantId, scope, now, ticket.meter)).map((c) => ({
         ...c,
         open: c.issued - c.cleared - c.expired,
       }));
@@ -164,8 +173,8 @@ export function registerInsights(
         ...(scope.action ? { action: scope.action } : {}),
       };
       const [rows, groups, ledger] = await Promise.all([
-        store.insights.outcomeCounts(tenantId, scope),
-        riskGroups(tenantId, scope),
+        store.insights.outcomeCounts(tenantId, scope, ticket.meter),
+        riskGroups(tenantId, scope, ticket.meter),
         store.feedback.aggregate(tenantId, filter),
       ]);
       if (request.query.format === "csv") {
@@ -203,8 +212,8 @@ export function registerInsights(
       const scope = scopeOf(request.query, deps.clock());
       const ticket = admitRead(request, reply, deps.budget, 1);
       const [groups, labelled] = await Promise.all([
-        riskGroups(tenantId, scope),
-        labelledRiskGroups(tenantId, scope),
+        riskGroups(tenantId, scope, ticket.meter),
+        labelledRiskGroups(tenantId, scope, ticket.meter),
       ]);
       const bins = calibrationBins(groups, labelled, numberIn(request.query.bins, "bins", 2, 50, 10));
       if (request.query.format === "csv") {
@@ -264,8 +273,8 @@ export function registerInsights(
       const scope = scopeOf(q, deps.clock());
       const ticket = admitRead(request, reply, deps.budget, 1);
       const [groups, labelled, stored] = await Promise.all([
-        riskGroups(tenantId, scope),
-        labelledRiskGroups(tenantId, scope),
+        riskGroups(tenantId, scope, ticket.meter),
+        labelledRiskGroups(tenantId, scope, ticket.meter),
         store.policies.current(tenantId),
       ]);
       const document = stored ? (JSON.parse(stored.document) as PolicyDocument) : {};
@@ -306,7 +315,7 @@ type PolicyDocument = Record<string, unknown> & {
 
 /**
  * The weights verify uses today for a request that sends none: the action's, then the tenant's, then
- * the spec's defaults (the same precedence as verify's resolveCosts with the tenant policy).
+ * the built-in defaults (the same precedence as verify's resolveCosts with the tenant policy).
  */
 function currentCostsOf(document: PolicyDocument, action: string | undefined): DecisionCosts {
   const forAction = action === undefined ? undefined : document.actions?.[action]?.decisionCosts;

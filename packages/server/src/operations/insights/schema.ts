@@ -1,6 +1,6 @@
 import { type Static, type TSchema, Type } from "@sinclair/typebox";
+import { ACTOR_TYPES, ATTEMPT_ENDINGS, DECISIONS, ENFORCEMENT_MODES } from "../../domain.js";
 import { literalUnion } from "../../lib/literalUnion.js";
-import { ACTOR_TYPES, ATTEMPT_ENDINGS, DECISIONS, ENFORCEMENT_MODES } from "../../store/interfaces.js";
 import { EventView, ObservationView } from "../feedback/schema.js";
 import { REASON_CATEGORIES, REASON_CODE_LIST } from "../verify/reasonCodes.js";
 

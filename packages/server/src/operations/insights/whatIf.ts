@@ -1,5 +1,6 @@
-import type { Decision, LabelledRiskGroup, RiskGroup } from "../../store/interfaces.js";
-import { type DecisionCosts, replayDecision } from "../verify/decide.js";
+import type { Decision, DecisionCosts } from "../../domain.js";
+import type { LabelledRiskGroup, RiskGroup } from "../../store/interfaces.js";
+import { replayDecision } from "../verify/decide.js";
 import type { DecisionModel } from "../verify/decisionModel.js";
 
 type Counts = Record<Decision, number>;

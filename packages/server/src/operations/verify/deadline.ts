@@ -1,6 +1,6 @@
 import type { WriteSignal } from "../../store/interfaces.js";
 
-/** Verify's first rule: an answer within its deadline, the degraded challenge past it (spec, verify). */
+/** Verify's first rule: an answer within its deadline, the degraded challenge past it (docs/api.md#degradation). */
 class DeadlineExceeded extends Error {
   constructor(ms: number) {
     super(`verify deadline of ${ms} ms exceeded`);

@@ -1,9 +1,9 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import type { DecisionCosts } from "../../domain.js";
 import {
   confidenceFor,
   DEFAULT_COSTS,
-  type DecisionCosts,
   decide,
   type Evidence,
   expectedCosts,

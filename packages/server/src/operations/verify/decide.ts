@@ -1,15 +1,8 @@
+import type { ActorType, Decision, DecisionCosts } from "../../domain.js";
 import type { VerifiedAgentRule } from "../../policy/tenantPolicy.js";
-import type { ActorType, Decision } from "../../store/interfaces.js";
 import type { DecisionModel } from "./decisionModel.js";
 import { type ReasonCode, type ReasonDetail, reason } from "./reasonCodes.js";
 import type { Finding } from "./signals/findings.js";
-
-/** Relative, dimensionless weights of the three mistakes (spec, context.decisionCosts). */
-export interface DecisionCosts {
-  falseAllow: number;
-  falseChallenge: number;
-  falseDeny: number;
-}
 
 export const DEFAULT_COSTS: Readonly<DecisionCosts> = Object.freeze({
   falseAllow: 1,
@@ -21,7 +14,7 @@ const COST_FIELDS = ["falseAllow", "falseChallenge", "falseDeny"] as const;
 
 /**
  * Each field that is missing or not a finite positive number falls back to its own default: the
- * tenant's (its policy's decisionCosts for the action), else the spec's 1, 1, 3.
+ * tenant's (its policy's decisionCosts for the action), else the built-in 1, 1, 3.
  */
 export function resolveCosts(input: unknown, defaults: Partial<DecisionCosts> = {}): DecisionCosts {
   const given = typeof input === "object" && input !== null ? (input as Record<string, unknown>) : {};
@@ -150,7 +143,7 @@ function tenantRule(evidence: Evidence): { decision: Decision; rule: string; cod
 /**
  * The cheapest decision, except that the weights alone never refuse without evidence: an attempt
  * classified human (consistent browser, low risk), or one where no finding raised the risk above the
- * prior, is at worst challenged, however high falseAllow is (spec: a higher falseAllow challenges
+ * prior, is at worst challenged, however high falseAllow is (docs/api.md#how-verify-decides: a higher falseAllow challenges
  * earlier; deny is for abuse the evidence shows). Only a tenant rule denies such an attempt.
  */
 function cheapestAllowed(cost: Record<Decision, number>, actorType: ActorType, raised: boolean): Decision {
@@ -219,7 +212,7 @@ export function decide(evidence: Evidence, costs: DecisionCosts, policy: Decisio
 
 const pct = (p: number): string => `${Math.round(p * 100)}%`;
 
-/** Display sentences, most important first; never empty. Not a machine interface (spec, reasons). */
+/** Display sentences, most important first; never empty. Not a machine interface (docs/api.md#reason-codes). */
 export function reasonsFor(a: Assessment, costs: DecisionCosts, channels: number): string[] {
   return reasonDetailsFor(a, costs, channels).map((r) => r.message);
 }

@@ -2,16 +2,10 @@ import { createHash } from "node:crypto";
 import { timeOrderedId } from "../../lib/crypto.js";
 import { signVerdictToken } from "../../tokens/verdictToken.js";
 import type { Caller } from "../caller.js";
-import { resolveCosts } from "./decide.js";
-import { enforcementModeFor } from "./enforcement.js";
-import { eventRecord, NO_PRINCIPAL } from "./eventRecord.js";
-import { reason } from "./reasonCodes.js";
-import type { Idempotency } from "./record.js";
+import type { Idempotency } from "./idempotency.js";
 import type { Verdict, VerifyRequest } from "./schema.js";
+import { claimsOf, eventOf, verdictOf, verifyCall } from "./verdict.js";
 import type { VerifyDeps } from "./verifyDeps.js";
-
-export const DEGRADED_REASON =
-  "Warden could not complete its checks in time (store outage, timeout or internal error); this is a precautionary challenge.";
 
 /**
  * The eventId of a degraded answer to a request with an idempotency key: the same in every process
@@ -29,11 +23,28 @@ export function keyedEventId(idem: Idempotency): string {
 }
 
 /**
+ * Whom a degraded verdict answers when authentication itself could not reach the store: no tenant is
+ * known, so its receipt names none and nothing is recorded.
+ */
+const UNAUTHENTICATED: Caller = Object.freeze({
+  tenant: Object.freeze({ id: "unauthenticated", rawPii: false, logOnly: false, createdAt: 0 }),
+  key: Object.freeze({
+    id: "",
+    tenantId: "unauthenticated",
+    scopes: [],
+    logOnly: false,
+    createdAt: 0,
+    revokedAt: null,
+  }),
+});
+
+/**
  * The degraded verdict: always challenge, degraded true, signed with the last loaded key. Its event
  * is written after the response; while the store is down it waits in the bounded pending queue.
  * `caller` is undefined when even authentication could not reach the store. With an idempotency key
  * the event claims the key with this answer when it is written (unless an answer is stored under it
- * by then), so a retry replays it: one event per key, degraded or not.
+ * by then), so a retry replays it: one event per key, degraded or not. It records the tenant's
+ * policy as this process last loaded it, if it has (the store may be what failed).
  */
 export function degradedVerdict(
   deps: VerifyDeps,
@@ -44,53 +55,31 @@ export function degradedVerdict(
   const now = deps.clock();
   const keyed = caller !== undefined && idem !== undefined && idem.tenantId === caller.tenant.id;
   const eventId = keyed ? keyedEventId(idem) : timeOrderedId("evt", now);
-  const action = typeof req?.action === "string" ? req.action : "unknown";
-  const session = typeof req?.session === "string" ? req.session : null;
-  const mode = enforcementModeFor(caller, req?.context?.logOnly === true ? true : undefined);
+  const session = typeof req?.session === "string" ? req.session : undefined;
+  // What could be read of the request: it may not have passed validation. The subject is read only
+  // for the attempt fingerprint (attempt.ts, total on any input).
+  const read: VerifyRequest = {
+    action: typeof req?.action === "string" ? req.action : "unknown",
+    subject: (req?.subject ?? {}) as VerifyRequest["subject"],
+    ...(session === undefined ? {} : { session }),
+    ...(req?.context === undefined ? {} : { context: req.context }),
+  };
+  const call = verifyCall(
+    caller ?? UNAUTHENTICATED,
+    read,
+    keyed ? idem : undefined,
+    caller && deps.tenantPolicies.peek(caller.tenant.id),
+    now,
+  );
+  const options = { kind: "degraded", eventId } as const;
+  const unsigned = verdictOf(call, options);
   const verdict: Verdict = {
-    decision: "challenge",
-    actorType: "unknown",
-    confidence: 0,
-    reasons: [DEGRADED_REASON],
-    reasonDetails: [reason("degraded", DEGRADED_REASON)],
-    principal: NO_PRINCIPAL,
-    verdictToken: signVerdictToken(
-      deps.keyring.activeSigner(),
-      deps.tokens,
-      {
-        tenantId: caller?.tenant.id ?? "unauthenticated",
-        eventId,
-        session,
-        action,
-        decision: "challenge",
-        actorType: "unknown",
-        degraded: true,
-      },
-      now,
-    ),
-    eventId,
-    degraded: true,
-    enforcementMode: mode,
+    ...unsigned,
+    verdictToken: signVerdictToken(deps.keyring.activeSigner(), deps.tokens, claimsOf(call, unsigned), now),
   };
   if (caller) {
-    const event = eventRecord(
-      caller,
-      // The subject is read only for the attempt fingerprint (attempt.ts, total on any input).
-      {
-        action,
-        subject: (req?.subject ?? {}) as VerifyRequest["subject"],
-        ...(session === null ? {} : { session }),
-      },
-      now,
-      verdict,
-      "challenge",
-      resolveCosts(req?.context?.decisionCosts),
-      deps.tenantPolicies.peek(caller.tenant.id)?.version ?? "unavailable",
-      { degraded: true },
-      { decidedBy: "degraded", risk: null },
-    );
     deps.pendingEvents.add(
-      event,
+      eventOf(call, unsigned, options),
       keyed
         ? {
             tenantId: idem.tenantId,

@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { mkdir, open, readdir, readFile, rename, unlink } from "node:fs/promises";
 import path from "node:path";
-import type { EventRecord } from "../../store/interfaces.js";
+import type { EventRecord } from "../../domain.js";
 
 /**
  * Where degraded verdicts' events go when a process shuts down before the store took them: one file

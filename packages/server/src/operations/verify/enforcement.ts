@@ -1,9 +1,9 @@
-import type { EnforcementMode } from "../../store/interfaces.js";
+import type { EnforcementMode } from "../../domain.js";
 import type { Caller } from "../caller.js";
 
 /**
  * log_only applies when the tenant or the key is set to it, or the integration sets context.logOnly.
- * Computed by the server, reported in the response, never a token claim (spec, Verdict).
+ * Computed by the server, reported in the response, never a token claim (docs/api.md#verdicttoken).
  */
 export function enforcementModeFor(
   caller: Caller | undefined,

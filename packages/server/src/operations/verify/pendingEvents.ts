@@ -1,5 +1,5 @@
+import type { EventRecord } from "../../domain.js";
 import {
-  type EventRecord,
   type IdempotencyKey,
   type IdempotentResponse,
   type Store,

@@ -2,7 +2,7 @@ import type { AgentIdentity } from "../../webBotAuth/verifyAgent.js";
 import type { Verdict } from "./schema.js";
 
 /**
- * Attribution, never authorization (spec, Verdict: principal). `resolved` is true only when a
+ * Attribution, never authorization (docs/api.md#agent-identity-web-bot-auth). `resolved` is true only when a
  * cryptographic basis established who is behind the attempt: a verified Web Bot Auth signature names
  * its operator. A business email domain (raw address, not free mail, not disposable) names the
  * organisation the attempt claims, as `onBehalfOf` with basis email_domain, but an unverified address

@@ -4,7 +4,7 @@ import { bearer, CHROME_HEADERS, CHROME_UA, makeTestApp, type TestApp } from "..
 import { REASON_CATEGORIES, REASON_CODES } from "./reasonCodes.js";
 
 /**
- * reasonDetails (spec, Versioning: the additive object form of reasons): entry i is reasons[i] with
+ * reasonDetails (docs/api.md#reason-codes: the additive object form of reasons): entry i is reasons[i] with
  * a stable code from one catalogue and its category; the catalogue and docs/api.md agree.
  */
 const apiDoc = fs.readFileSync(new URL("../../../../../docs/api.md", import.meta.url), "utf8");

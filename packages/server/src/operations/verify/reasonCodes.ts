@@ -1,7 +1,7 @@
 import { VELOCITY_KINDS, type VelocityKind } from "../../policy/tenantPolicy.js";
 
 /**
- * The machine form of a verdict's reasons (spec, Versioning: "an additive object form (code, message,
+ * The machine form of a verdict's reasons (docs/api.md#reason-codes: "an additive object form (code, message,
  * category)"): `reasonDetails[i]` is `reasons[i]` with a stable code and a category to group by. The
  * strings of `reasons` stay as they are. Every code is in this one catalogue; docs/api.md lists it
  * (reasonCodes.test.ts checks the two agree).

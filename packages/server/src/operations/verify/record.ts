@@ -1,104 +1,51 @@
-import { timeOrderedId } from "../../lib/crypto.js";
-import type { ClearRedemption, EventRecord, IdempotencyKey } from "../../store/interfaces.js";
-import { signVerdictTokenOffThread, type VerdictClaims } from "../../tokens/verdictToken.js";
-import type { Caller } from "../caller.js";
-import { replayOrConflict } from "../idempotentReplay.js";
-import { CLEARED_REASON, type ClearCheck } from "./clearRedemption.js";
+import type { EventRecord } from "../../domain.js";
+import type { ClearRedemption } from "../../store/interfaces.js";
+import { signVerdictTokenOffThread } from "../../tokens/verdictToken.js";
 import type { Cancellation } from "./deadline.js";
-import { resolveCosts } from "./decide.js";
-import { enforcementModeFor } from "./enforcement.js";
-import { eventRecord, NO_PRINCIPAL } from "./eventRecord.js";
-import { reason } from "./reasonCodes.js";
-import type { Verdict, VerifyRequest } from "./schema.js";
-import type { VerifyDeps, VerifyResult } from "./verifyDeps.js";
+import { replayedVerdict } from "./idempotency.js";
+import type { Verdict } from "./schema.js";
+import {
+  claimsOf,
+  eventOf,
+  type UnsignedVerdict,
+  type VerdictOptions,
+  type VerifyCall,
+  verdictOf,
+} from "./verdict.js";
+import { keyRevoked, type VerifyDeps, type VerifyResult } from "./verifyDeps.js";
 
 /**
  * Verify's last phase: the verdict signed, its event written with the answer stored under its
  * idempotency key in one atomic store call, or the answer of the request that held the key first.
  */
 
-/** The idempotency key of a verify, with its payload fingerprint. */
-export type Idempotency = IdempotencyKey & { fingerprint: string };
-
-/** The caller was authenticated from memory; its key was revoked before the verdict was recorded. */
-export function keyRevoked(): VerifyResult {
-  return { ok: false, code: "invalid_api_key" };
-}
-
-/** The stored verdict replayed, or 409 idempotency_conflict (operations/idempotentReplay.ts). */
-export function replayedVerdict(sameFingerprint: boolean, body: unknown): VerifyResult {
-  const r = replayOrConflict(sameFingerprint, body as Verdict);
-  return r.ok ? { ok: true, verdict: r.body, replayed: true } : r;
-}
-
 /**
- * The allow of a re-verify whose scored challenge's clear is honored (spec, States and transitions):
- * scoring skipped. Null when the store found the clear no longer redeemable (a concurrent re-verify
- * used it); nothing was written then.
+ * The verdict `o` describes (verdict.ts), signed and recorded with its event; with `redeem`, the
+ * clear it spends. Null when the store found the clear no longer redeemable (nothing written).
  */
-export async function recordCleared(
+export async function recordAnswer(
   deps: VerifyDeps,
-  caller: Caller,
-  req: VerifyRequest,
-  clear: Extract<ClearCheck, { ok: true }>,
-  policyVersion: string,
-  idem: Idempotency | undefined,
-  now: number,
+  call: VerifyCall,
+  o: VerdictOptions,
   signal: Cancellation,
+  redeem?: ClearRedemption,
 ): Promise<VerifyResult | null> {
-  const unsigned: UnsignedVerdict = {
-    decision: "allow",
-    actorType: "unknown",
-    // Scoring was skipped: the honoured clear decided, and nothing weighed against it.
-    confidence: 1,
-    reasons: [CLEARED_REASON],
-    reasonDetails: [reason("challenge_cleared", CLEARED_REASON)],
-    principal: NO_PRINCIPAL,
-    eventId: timeOrderedId("evt", now),
-    degraded: false,
-    enforcementMode: enforcementModeFor(caller, req.context?.logOnly),
-    challengeCleared: true,
-  };
-  const verdict = await signed(deps, unsigned, caller.tenant.id, req, now);
-  const event = eventRecord(
-    caller,
-    req,
-    now,
-    unsigned,
-    "allow",
-    resolveCosts(req.context?.decisionCosts),
-    policyVersion,
-    { challengeId: clear.challenge.id },
-    { decidedBy: "clear", risk: null },
-  );
-  return recordVerdict(deps, event, verdict, idem, now, signal, clear.redemption);
+  const unsigned = verdictOf(call, o);
+  const verdict = await signed(deps, call, unsigned);
+  return recordVerdict(deps, call, eventOf(call, unsigned, o), verdict, signal, redeem);
 }
-
-/** A verdict before its token is signed. */
-export type UnsignedVerdict = Omit<Verdict, "verdictToken">;
 
 /**
  * The verdict with its token, signed on the thread pool (tokens/verdictToken.ts); the token's
  * decision fields are the verdict's own.
  */
-export async function signed(
-  deps: VerifyDeps,
-  unsigned: UnsignedVerdict,
-  tenantId: string,
-  req: VerifyRequest,
-  now: number,
-): Promise<Verdict> {
-  const claims: VerdictClaims = {
-    tenantId,
-    eventId: unsigned.eventId,
-    session: req.session ?? null,
-    action: req.action,
-    decision: unsigned.decision,
-    actorType: unsigned.actorType,
-    degraded: unsigned.degraded,
-  };
-  if (unsigned.challengeCleared) claims.challengeCleared = true;
-  const verdictToken = await signVerdictTokenOffThread(deps.keyring.activeSigner(), deps.tokens, claims, now);
+async function signed(deps: VerifyDeps, call: VerifyCall, unsigned: UnsignedVerdict): Promise<Verdict> {
+  const verdictToken = await signVerdictTokenOffThread(
+    deps.keyring.activeSigner(),
+    deps.tokens,
+    claimsOf(call, unsigned),
+    call.now,
+  );
   return { ...unsigned, verdictToken };
 }
 
@@ -110,15 +57,15 @@ export async function signed(
  * With `redeem`, the clear is spent in the same transaction, so only an answer that goes out spends
  * it; null when the store found it no longer redeemable (nothing written).
  */
-export async function recordVerdict(
+async function recordVerdict(
   deps: VerifyDeps,
+  call: VerifyCall,
   event: EventRecord,
   verdict: Verdict,
-  idem: Idempotency | undefined,
-  now: number,
   signal: Cancellation,
-  redeem?: ClearRedemption,
+  redeem: ClearRedemption | undefined,
 ): Promise<VerifyResult | null> {
+  const { idem } = call;
   const outcome = await deps.store.events.record(
     event,
     idem && {
@@ -126,7 +73,7 @@ export async function recordVerdict(
       operation: idem.operation,
       key: idem.key,
       response: { fingerprint: idem.fingerprint, statusCode: 200, body: verdict },
-      expiresAt: now + deps.idempotencyTtlMs,
+      expiresAt: call.now + deps.idempotencyTtlMs,
     },
     signal,
     redeem ? { activeKey: true, redeem } : { activeKey: true },

@@ -3,9 +3,10 @@ import { ApiError, ErrorResponse } from "../../errors.js";
 import { IDEMPOTENCY_HEADER_SCHEMA, idempotencyKeyOf } from "../../http/idempotencyKey.js";
 import { applyRateLimit } from "../../http/rateLimit.js";
 import type { RouteSettings } from "../../http/types.js";
+import { idempotencyOf } from "./idempotency.js";
 import { REHEARSAL_TENANT } from "./rehearsal.js";
 import { Verdict, VerifyRequest } from "./schema.js";
-import { degradedVerdict, idempotencyOf, type VerifyDeps, verify } from "./verify.js";
+import { degradedVerdict, type VerifyDeps, verify } from "./verify.js";
 
 export function registerVerify(
   app: FastifyInstance,
@@ -46,7 +47,7 @@ export function registerVerify(
       );
       const caller = request.caller;
       const d = hooks.rehearsal && caller?.tenant.id === REHEARSAL_TENANT ? hooks.rehearsal : deps;
-      // A store fault while authenticating degrades the whole verdict (spec, degradation).
+      // A store fault while authenticating degrades the whole verdict (docs/api.md#degradation).
       if (!caller || request.storeFault) {
         const degraded = degradedVerdict(
           deps,

@@ -3,7 +3,7 @@ import { bearer, CHROME_HEADERS, CHROME_UA, makeTestApp, type TestApp } from "..
 import type { Verdict } from "./schema.js";
 
 /**
- * A tenant rule decides; the verdict's confidence is still the spec's "model confidence for the
+ * A tenant rule decides; the verdict's confidence is still the contract's "model confidence for the
  * returned decision": the model's margin for the decision the rule returned (0 when another decision
  * cost the model less), never a certainty the model did not compute. The actor type stays the
  * model's reading of the evidence, and the event records that a rule decided (decidedBy "rule").

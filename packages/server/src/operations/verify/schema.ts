@@ -1,6 +1,6 @@
 import { type Static, Type } from "@sinclair/typebox";
+import { ACTOR_TYPES, DECISIONS, ENFORCEMENT_MODES } from "../../domain.js";
 import { literalUnion } from "../../lib/literalUnion.js";
-import { ACTOR_TYPES, DECISIONS, ENFORCEMENT_MODES } from "../../store/interfaces.js";
 import { MAX_PAGE_TOKEN } from "../../tokens/pageToken.js";
 import { REASON_CATEGORIES } from "./reasonCodes.js";
 import { JA4_PATTERN } from "./signals/tlsFingerprint.js";
@@ -205,7 +205,7 @@ export const Verdict = Type.Object({
     {
       minItems: 1,
       description:
-        "reasons in their additive object form (spec, Versioning): entry i is reasons[i] with a stable code and a category to group by.",
+        "reasons in their additive object form (docs/api.md#reason-codes): entry i is reasons[i] with a stable code and a category to group by.",
     },
   ),
   principal: Principal,

@@ -18,7 +18,7 @@ export interface VerifyDeps {
   keyring: SigningKeyring;
   tokens: TokenSettings;
   /** The decision model's parameters. */
-  policy: DecisionModel;
+  model: DecisionModel;
   tenantPolicies: TenantPolicies;
   /** Where degraded verdicts' events wait while the store is down. */
   pendingEvents: PendingEvents;
@@ -47,3 +47,8 @@ export interface VerifyDeps {
 export type VerifyResult =
   | { ok: true; verdict: Verdict; replayed: boolean; rateLimit?: RateLimitState }
   | { ok: false; code: ErrorCode; message?: string; rateLimit?: RateLimitState };
+
+/** The caller was authenticated from memory; its key was revoked before the verdict was recorded. */
+export function keyRevoked(): VerifyResult {
+  return { ok: false, code: "invalid_api_key" };
+}

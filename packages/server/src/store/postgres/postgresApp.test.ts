@@ -3,10 +3,10 @@ import { issueApiKey } from "../../admin/apiKeys.js";
 import { buildApp } from "../../app.js";
 import { loadConfig } from "../../config.js";
 import { buildDeps, closeDeps } from "../../deps.js";
+import { ALL_SCOPES } from "../../domain.js";
 import { solvePow } from "../../operations/challenge/proofOfWork.js";
 import { bearer } from "../../testing/harness.js";
 import { postgresSchemaOrSkip, TEST_POSTGRES_URL } from "../../testing/postgres.js";
-import { ALL_SCOPES } from "../interfaces.js";
 import { openPostgresStore } from "./postgresStore.js";
 
 const url = TEST_POSTGRES_URL;

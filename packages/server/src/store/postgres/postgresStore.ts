@@ -44,6 +44,12 @@ export interface PostgresOptions {
   /** The statement timeout of long reads (the console's aggregates, ledger totals). Default 10,000 ms. */
   readTimeoutMs?: number;
   /**
+   * Another server for the long reads (the console's aggregates and lists, ledger totals), e.g. a
+   * streaming replica: they then lag the primary by its replication delay. Everything verify,
+   * challenge and feedback read stays on the primary (they read their own writes).
+   */
+  readUrl?: string;
+  /**
    * What stands between Warden and PostgreSQL; default "none" (a direct connection). "transaction":
    * a pooler that lends a server connection for one transaction at a time and refuses startup
    * parameters it does not know (PgBouncer in transaction mode). Behind it no connection sends
@@ -309,7 +315,13 @@ export async function openPostgresStore(opts: PostgresOptions): Promise<Store> {
   });
   const reads = new Kysely<Database>({
     dialect: new PostgresDialect({
-      pool: reuseGuard(pool(opts, opts.readTimeoutMs ?? DEFAULT_READ_TIMEOUT_MS, "reads")),
+      pool: reuseGuard(
+        pool(
+          { ...opts, url: opts.readUrl ?? opts.url },
+          opts.readTimeoutMs ?? DEFAULT_READ_TIMEOUT_MS,
+          "reads",
+        ),
+      ),
     }),
   });
   const runtime: SqlRuntime = {
@@ -323,7 +335,14 @@ export async function openPostgresStore(opts: PostgresOptions): Promise<Store> {
       return conn.executeQuery(query);
     },
     // Long reads on their own connections and timeout: a console user never takes verify's.
-    report: async (query) => (await reads.executeQuery(query)).rows,
+    report: async (query, meter) => {
+      const started = performance.now();
+      try {
+        return (await reads.executeQuery(query)).rows;
+      } finally {
+        meter?.(performance.now() - started);
+      }
+    },
     tryExclusive: async (trx, key) => {
       const { rows } = await sql<{
         held: boolean;

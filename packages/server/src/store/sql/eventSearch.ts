@@ -1,5 +1,6 @@
 import { type CompiledQuery, type Kysely, type SqlBool, sql } from "kysely";
-import type { Decision, EventListFilter, EventScope, ReasonCount } from "../interfaces.js";
+import type { Decision } from "../../domain.js";
+import type { EventListFilter, EventScope, ReasonCount } from "../interfaces.js";
 import type { Database } from "../schema.js";
 import type { SqlRuntime } from "./runtime.js";
 

@@ -1,4 +1,5 @@
-import type { FeedbackResolution, FeedbackStore, ObservationStatus, ResolveOutcome } from "../interfaces.js";
+import type { ObservationStatus } from "../../domain.js";
+import type { FeedbackResolution, FeedbackStore, ResolveOutcome } from "../interfaces.js";
 import type { Database } from "../schema.js";
 import { eventHeld } from "./eventRemoval.js";
 import { guard, observationFromRow } from "./rows.js";

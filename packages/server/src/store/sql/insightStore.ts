@@ -1,20 +1,23 @@
-import { type ExpressionBuilder, type Kysely, sql } from "kysely";
+import { type CompiledQuery, type ExpressionBuilder, type Kysely, sql } from "kysely";
 import {
   type ActorType,
   ATTEMPT_ENDINGS,
-  type AttemptCount,
   type AttemptEnding,
-  type ChallengeCount,
   type ChallengeMethod,
   type Decider,
   type Decision,
-  type DecisionCount,
   type EnforcementMode,
-  type EventListItem,
-  type InsightStore,
-  type LabelledRiskGroup,
-  type OutcomeCount,
-  type RiskGroup,
+} from "../../domain.js";
+import type {
+  AttemptCount,
+  ChallengeCount,
+  DecisionCount,
+  EventListItem,
+  InsightStore,
+  LabelledRiskGroup,
+  OutcomeCount,
+  ReadMeter,
+  RiskGroup,
 } from "../interfaces.js";
 import type { Database } from "../schema.js";
 import { eventListQuery, knownActionsQuery, reasonCountFromRow, reasonCountsQuery } from "./eventSearch.js";
@@ -35,8 +38,13 @@ const hourOf = sql<number>`(created_at / 3600000)`;
  */
 export function createInsightStore(rt: SqlRuntime): InsightStore {
   const { db } = rt;
+  // Each statement's time in the store goes to the read's meter (the console's read budget).
+  const metered =
+    (meter: ReadMeter | undefined) =>
+    <R>(query: CompiledQuery<R>) =>
+      rt.report(query, meter);
   return {
-    decisionCounts: (tenantId, scope, bucket) =>
+    decisionCounts: (tenantId, scope, bucket, meter) =>
       guard("insights.decisionCounts", async () => {
         let hourly = db
           .selectFrom("events")
@@ -59,7 +67,7 @@ export function createInsightStore(rt: SqlRuntime): InsightStore {
         const keys = ["h.action", "h.decision", "h.actor_type", "h.degraded", "h.enforcement_mode"] as const;
         // Days are summed from the hours by the database too (UTC days): only the result crosses over.
         const perBucket = sql<number>`h.hour / ${sql.lit(bucket === "day" ? 24 : 1)}`;
-        const rows = await rt.report(
+        const rows = await metered(meter)(
           db
             .selectFrom(hourly.as("h"))
             .select((eb) => [perBucket.as("bucket"), ...keys, eb.fn.sum<number>("h.count").as("count")])
@@ -81,7 +89,7 @@ export function createInsightStore(rt: SqlRuntime): InsightStore {
         );
       }),
 
-    attemptCounts: (tenantId, scope, bucket) =>
+    attemptCounts: (tenantId, scope, bucket, meter) =>
       guard("insights.attemptCounts", async () => {
         // Every event by its first-verdict columns (the events_hourly index alone), then the clears:
         // each redeemed clear turns its challenged first verdict into "cleared", and its re-verify (an
@@ -100,18 +108,18 @@ export function createInsightStore(rt: SqlRuntime): InsightStore {
         };
         type Row = { hour: number; action: string; degraded: number; count: number };
         const [all, clears, again] = await Promise.all([
-          rt.report(
+          metered(meter)(
             sql<Row & { decision: Decision }>`select (e.created_at / 3600000) as hour, e.action, e.decision,
               e.degraded, count(*) as count from events e where e.tenant_id = ${tenantId} and ${inScope("e")}
               group by (e.created_at / 3600000), e.action, e.decision, e.degraded`.compile(db),
           ),
-          rt.report(
+          metered(meter)(
             sql<Row>`select (root.created_at / 3600000) as hour, root.action, root.degraded, count(*) as count
               from event_clears c join events root on root.id = c.event_id
               where c.tenant_id = ${tenantId} and ${inScope("root")}
               group by (root.created_at / 3600000), root.action, root.degraded`.compile(db),
           ),
-          rt.report(
+          metered(meter)(
             sql<Row>`select (r.created_at / 3600000) as hour, r.action, r.degraded, count(*) as count
               from event_clears c join events r on r.id = c.reverify_event_id
               where c.tenant_id = ${tenantId} and ${inScope("r")}
@@ -171,7 +179,7 @@ export function createInsightStore(rt: SqlRuntime): InsightStore {
           : { firstEventId: row.id, reverifyEventId: row.reverify_event_id ?? null };
       }),
 
-    challengeCounts: (tenantId, scope, now) =>
+    challengeCounts: (tenantId, scope, now, meter) =>
       guard("insights.challengeCounts", async () => {
         const count = (
           eb: ExpressionBuilder<{ c: Database["challenges"] }, "c">,
@@ -200,7 +208,7 @@ export function createInsightStore(rt: SqlRuntime): InsightStore {
             ),
           );
         }
-        const rows = await rt.report(qb.groupBy("c.method").orderBy("c.method").compile());
+        const rows = await metered(meter)(qb.groupBy("c.method").orderBy("c.method").compile());
         return rows.map(
           (r): ChallengeCount => ({
             method: r.method as ChallengeMethod,
@@ -212,9 +220,9 @@ export function createInsightStore(rt: SqlRuntime): InsightStore {
         );
       }),
 
-    listEvents: (tenantId, filter, limit) =>
+    listEvents: (tenantId, filter, limit, meter) =>
       guard("insights.listEvents", async () => {
-        const rows = await rt.report(eventListQuery(db, tenantId, filter, LIST_COLUMNS, limit));
+        const rows = await metered(meter)(eventListQuery(db, tenantId, filter, LIST_COLUMNS, limit));
         return rows.map(
           (r): EventListItem => ({
             id: r.id,
@@ -233,24 +241,24 @@ export function createInsightStore(rt: SqlRuntime): InsightStore {
         );
       }),
 
-    eventPositions: (tenantId, filter, offset, count) =>
+    eventPositions: (tenantId, filter, offset, count, meter) =>
       guard("insights.eventPositions", async () => {
-        const rows = await rt.report(
+        const rows = await metered(meter)(
           eventListQuery(db, tenantId, filter, ["created_at", "id"], count, offset),
         );
         return rows.map((r) => ({ createdAt: Number(r.created_at), id: r.id }));
       }),
 
-    reasonCounts: (tenantId, scope) =>
+    reasonCounts: (tenantId, scope, meter) =>
       guard("insights.reasonCounts", async () =>
-        (await rt.report(reasonCountsQuery(db, rt.jsonArrayElements, tenantId, scope))).map(
+        (await metered(meter)(reasonCountsQuery(db, rt.jsonArrayElements, tenantId, scope))).map(
           reasonCountFromRow,
         ),
       ),
 
-    knownActions: (tenantId) =>
+    knownActions: (tenantId, meter) =>
       guard("insights.knownActions", async () =>
-        (await rt.report(knownActionsQuery(tenantId).compile(db))).map((r) => r.action),
+        (await metered(meter)(knownActionsQuery(tenantId).compile(db))).map((r) => r.action),
       ),
 
     challengesForEvent: (tenantId, eventId) =>
@@ -267,7 +275,7 @@ export function createInsightStore(rt: SqlRuntime): InsightStore {
         ).map(challengeFromRow),
       ),
 
-    riskGroups: (tenantId, scope) =>
+    riskGroups: (tenantId, scope, meter) =>
       guard("insights.riskGroups", async () => {
         let qb = db
           .selectFrom("events")
@@ -277,7 +285,7 @@ export function createInsightStore(rt: SqlRuntime): InsightStore {
         if (scope.action !== undefined) qb = qb.where("action", "=", scope.action);
         // The period is read from the events_risk index itself: written `+created_at`, the range cannot
         // pick the time index (which would leave a million rows to sort into groups).
-        const rows = await rt.report(
+        const rows = await metered(meter)(
           qb
             .where(sql<number>`+created_at`, ">=", scope.since)
             .where(sql<number>`+created_at`, "<", scope.until)
@@ -287,7 +295,7 @@ export function createInsightStore(rt: SqlRuntime): InsightStore {
         return rows.map(riskGroupFromRow);
       }),
 
-    labelledRiskGroups: (tenantId, scope, abuseOutcomes) =>
+    labelledRiskGroups: (tenantId, scope, abuseOutcomes, meter) =>
       guard("insights.labelledRiskGroups", async () => {
         const labels = effectiveLabels(db, tenantId, abuseOutcomes);
         // From the labelled attempts (observations are the fewer) to their scored events by primary key.
@@ -300,7 +308,7 @@ export function createInsightStore(rt: SqlRuntime): InsightStore {
           .where("e.created_at", "<", scope.until);
         if (scope.action !== undefined) qb = qb.where("e.action", "=", scope.action);
         const columns = RISK_COLUMNS.map((c) => `e.${c}` as const);
-        const rows = await rt.report(
+        const rows = await metered(meter)(
           qb
             .select((eb) => [...columns, "f.abusive", eb.fn.countAll<number>().as("count")])
             .groupBy([...columns, "f.abusive"])
@@ -311,7 +319,7 @@ export function createInsightStore(rt: SqlRuntime): InsightStore {
         );
       }),
 
-    outcomeCounts: (tenantId, scope) =>
+    outcomeCounts: (tenantId, scope, meter) =>
       guard("insights.outcomeCounts", async () => {
         let qb = db
           .selectFrom("feedback as f")
@@ -324,7 +332,7 @@ export function createInsightStore(rt: SqlRuntime): InsightStore {
           .where("e.created_at", ">=", scope.since)
           .where("e.created_at", "<", scope.until);
         if (scope.action !== undefined) qb = qb.where("e.action", "=", scope.action);
-        const rows = await rt.report(
+        const rows = await metered(meter)(
           qb
             .select((eb) => [
               "e.would_be_decision",

@@ -1,12 +1,11 @@
 /** Mapping between rows and records, and the guard that turns driver failures into StoreUnavailableError. */
+
+import type { ChallengeMethod, EventRecord, Scope } from "../../domain.js";
 import type {
   ApiKeyRecord,
-  ChallengeMethod,
   ChallengeRecord,
-  EventRecord,
   IdempotentResponse,
   Observation,
-  Scope,
   SigningKeyRecord,
   Tenant,
 } from "../interfaces.js";

@@ -1,4 +1,5 @@
 import type { CompiledQuery, Kysely, QueryResult, RawBuilder, Transaction } from "kysely";
+import type { ReadMeter } from "../interfaces.js";
 import type { Database } from "../schema.js";
 
 /**
@@ -61,7 +62,7 @@ export interface SqlRuntime {
    * Runs a long read (ledger aggregates) where it does not hold up requests: a worker thread for
    * SQLite, whose driver is synchronous; PostgreSQL's pool is asynchronous already.
    */
-  report<R>(query: CompiledQuery<R>): Promise<R[]>;
+  report<R>(query: CompiledQuery<R>, meter?: ReadMeter): Promise<R[]>;
   /**
    * A statement that succeeds, run as a write, only when the store can take writes (Store.ping):
    * SQLite's write batch takes the write lock first; PostgreSQL rewrites the one row of

@@ -1,8 +1,8 @@
 import type { Kysely } from "kysely";
+import type { EventRecord } from "../../domain.js";
 import type {
   ClearRedemption,
   CounterStore,
-  EventRecord,
   EventStore,
   IdempotencyStore,
   RecordOutcome,

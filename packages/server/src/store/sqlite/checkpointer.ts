@@ -32,11 +32,20 @@ const db = new Database(workerData.file, { timeout: 0 });
 const dbFd = fs.openSync(workerData.file, "r");
 db.pragma("journal_size_limit = " + workerData.journalSizeLimit);
 let waiting = false;
+// Whether the main thread holds its long reads (readWorker.ts) for this restart: asked for as soon as
+// the log is due one, so the read running then is the only one the restart waits for.
+let readsHeld = !workerData.holdsReads;
 const timer = setInterval(() => {
   if (waiting) return;
   try {
     let [state] = db.pragma("wal_checkpoint(PASSIVE)");
-    if (!state || state.log < workerData.restartFrames) return;
+    // Reads held for a restart the log no longer needs (a write started it over) go again.
+    if (!state || state.log < workerData.restartFrames) return release();
+    if (!readsHeld) {
+      waiting = true;
+      parentPort.postMessage("holdReads");
+      return;
+    }
     // Get the slow work done before holding writes. A pass that cannot reach the end of the log (writes
     // keep coming) copies pages into the database file without syncing it: SQLite syncs only when the
     // log is fully copied, i.e. in the restart under the hold, which then flushed every page copied
@@ -56,28 +65,39 @@ const timer = setInterval(() => {
       copied = state.checkpointed - before;
     }
     // A write that found the log fully copied has started it over already.
-    if (state.log < workerData.restartFrames) return;
+    if (state.log < workerData.restartFrames) return release();
     // A reader's snapshot (a long console read on the read worker, another process) pins the frames
     // after it: a pass then copies nothing more. A restart would wait for that reader while every
     // write is held, so the restart waits for a pass that makes progress instead.
     const beforeHold = state.checkpointed;
     [state] = db.pragma("wal_checkpoint(PASSIVE)");
-    if (state.log - state.checkpointed > workerData.holdFrames && state.checkpointed === beforeHold) return;
+    if (state.log - state.checkpointed > workerData.holdFrames && state.checkpointed === beforeHold) return release();
     waiting = true;
     parentPort.postMessage("pause");
-  } catch { /* busy: next tick */ }
+  } catch { release(); /* busy: next tick */ }
 }, workerData.intervalMs);
+/** No restart this time: the main thread lets its reads go again. */
+function release() {
+  if (!workerData.holdsReads || !readsHeld) return;
+  readsHeld = false;
+  parentPort.postMessage("releaseReads");
+}
 parentPort.on("message", (message) => {
-  if (message === "paused") {
+  if (message === "readsHeld") {
+    readsHeld = true;
+    waiting = false;
+  } else if (message === "paused") {
     try {
       db.pragma("busy_timeout = " + workerData.restartBusyMs);
       db.pragma("wal_checkpoint(RESTART)");
     } catch { /* busy (another process writing): the next pass tries again */ }
     db.pragma("busy_timeout = 0");
     waiting = false;
+    readsHeld = !workerData.holdsReads;
     parentPort.postMessage("resume");
   } else if (message === "skip") {
     waiting = false;
+    readsHeld = !workerData.holdsReads;
   } else if (message === "stop") {
     clearInterval(timer);
     fs.closeSync(dbFd);
@@ -91,6 +111,15 @@ parentPort.on("message", (message) => {
 export interface WriteGate {
   pause(): Promise<void>;
   resume(): void;
+}
+
+/**
+ * What it needs from this process's long reads (readWorker.ts): a way to let the running one finish
+ * and hold the next, so that no snapshot of this process pins the log while it starts over.
+ */
+export interface ReadGate {
+  hold(): Promise<void>;
+  release(): void;
 }
 
 export interface CheckpointerOptions {
@@ -108,6 +137,11 @@ export interface CheckpointerOptions {
   journalSizeLimit?: number;
   /** How long writes are held at most for one restart. */
   maxPauseMs?: number;
+  /**
+   * How long a restart waits for this process's running long read to finish (reads, not writes,
+   * wait meanwhile); past it the restart is skipped until the next pass.
+   */
+  maxReadWaitMs?: number;
 }
 
 export interface Checkpointer {
@@ -119,9 +153,11 @@ export function startCheckpointer(
   file: string,
   gate: WriteGate,
   options: CheckpointerOptions = {},
+  reads?: ReadGate,
 ): Checkpointer {
   const intervalMs = options.intervalMs ?? 100;
   const maxPauseMs = options.maxPauseMs ?? 250;
+  const maxReadWaitMs = options.maxReadWaitMs ?? 10_000;
   raw.pragma("wal_autocheckpoint = 0");
   // The connection that starts the log over is the writer's: SQLite truncates the WAL file there, to
   // the writer's own limit (without it the file keeps the size of the longest log it ever held).
@@ -139,18 +175,53 @@ export function startCheckpointer(
       catchUpPasses: options.catchUpPasses ?? 8,
       journalSizeLimit,
       restartBusyMs: Math.max(1, maxPauseMs - 50),
+      holdsReads: reads !== undefined,
     },
   });
   worker.unref();
   let stopping = false;
   let pauseTimer: NodeJS.Timeout | undefined;
+  let readsHeld = false;
+  let holdLimit: NodeJS.Timeout | undefined;
+  const releaseReads = () => {
+    clearTimeout(holdLimit);
+    if (readsHeld) reads?.release();
+    readsHeld = false;
+  };
   const resume = () => {
     clearTimeout(pauseTimer);
     pauseTimer = undefined;
     gate.resume();
+    releaseReads();
+  };
+  /** The running long read has finished (true), or it ran past maxReadWaitMs (false). */
+  const readsIdle = async (): Promise<boolean> => {
+    if (!reads) return true;
+    readsHeld = true;
+    let timer: NodeJS.Timeout | undefined;
+    const gaveUp = new Promise<false>((resolve) => {
+      timer = setTimeout(() => resolve(false), maxReadWaitMs);
+    });
+    const idle = await Promise.race([reads.hold().then(() => true as const), gaveUp]);
+    clearTimeout(timer);
+    // Console reads never wait on the worker's messages alone: a restart takes a few passes and one
+    // hold of the writes, so past this they go again whatever the worker is doing.
+    if (idle) holdLimit = setTimeout(releaseReads, 10 * maxPauseMs + 1000).unref();
+    return idle;
   };
   worker.on("message", (message) => {
-    if (message === "pause" && !stopping) {
+    if (message === "holdReads" && !stopping) {
+      // First the reads, then the writes: a restart waits for every reader of the log, and held
+      // writes must never wait for a console read.
+      void readsIdle().then((idle) => {
+        if (idle && !stopping) {
+          worker.postMessage("readsHeld");
+          return;
+        }
+        releaseReads();
+        worker.postMessage("skip");
+      });
+    } else if (message === "pause" && !stopping) {
       pauseTimer = setTimeout(() => {
         resume();
         worker.postMessage("skip");
@@ -158,6 +229,8 @@ export function startCheckpointer(
       void gate.pause().then(() => {
         if (pauseTimer) worker.postMessage("paused");
       });
+    } else if (message === "releaseReads") {
+      releaseReads();
     } else if (message === "resume") {
       resume();
     }

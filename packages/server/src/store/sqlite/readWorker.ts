@@ -1,6 +1,7 @@
 import { createRequire } from "node:module";
 import { Worker } from "node:worker_threads";
 import type { CompiledQuery } from "kysely";
+import type { ReadMeter } from "../interfaces.js";
 
 /**
  * Long reads (ledger aggregates over millions of observations) on a worker thread with its own
@@ -23,62 +24,114 @@ try {
   process.getBuiltinModule("node:os").setPriority(tid, 19);
 } catch { /* not Linux, or not allowed: the default priority */ }
 parentPort.on("message", ({ id, sql, parameters }) => {
+  const started = performance.now();
   try {
-    parentPort.postMessage({ id, rows: db.prepare(sql).all(parameters) });
+    const rows = db.prepare(sql).all(parameters);
+    parentPort.postMessage({ id, rows, ms: performance.now() - started });
   } catch (err) {
-    parentPort.postMessage({ id, error: err instanceof Error ? err.message : String(err) });
+    parentPort.postMessage({ id, error: err instanceof Error ? err.message : String(err), ms: performance.now() - started });
   }
 });
 `;
 
 export interface ReadWorker {
-  /** Resolves the query's rows; rejects with the driver's error. */
-  all<R>(query: CompiledQuery<R>): Promise<R[]>;
+  /** Resolves the query's rows; rejects with the driver's error. Tells `meter` the time it ran. */
+  all<R>(query: CompiledQuery<R>, meter?: ReadMeter): Promise<R[]>;
+  /**
+   * Holds reads back: resolves once the worker has no read running (later ones wait in the queue),
+   * so that the checkpointer can start the WAL over (checkpointer.ts). Until `release`.
+   */
+  hold(): Promise<void>;
+  release(): void;
   close(): Promise<void>;
 }
 
 export function startReadWorker(
   file: string,
   busyTimeoutMs: number,
-  fallback: <R>(query: CompiledQuery<R>) => Promise<R[]>,
+  fallback: <R>(query: CompiledQuery<R>, meter?: ReadMeter) => Promise<R[]>,
 ): ReadWorker {
-  const pending = new Map<number, { resolve: (rows: unknown[]) => void; reject: (err: Error) => void }>();
+  interface Read {
+    id: number;
+    query: CompiledQuery<unknown>;
+    meter: ReadMeter | undefined;
+    resolve: (rows: unknown[]) => void;
+    reject: (err: Error) => void;
+  }
+  // One read at a time goes to the worker (it runs them one by one anyway): the others wait here, where
+  // `hold` can keep them while the checkpointer starts the log over. A read running on the worker pins
+  // its snapshot's WAL frames, and back-to-back reads (console readers in a loop) pinned some frame at
+  // every moment: the log could never start over and grew by hundreds of megabytes a minute under
+  // verify's writes, and the checkpointer held every write for its restart's busy wait in vain.
+  const queue: Read[] = [];
+  let running: Read | undefined;
   let nextId = 0;
   let alive = true;
+  let held = false;
+  let idle: (() => void) | undefined;
   const worker = new Worker(WORKER_SOURCE, {
     eval: true,
     workerData: { driver: createRequire(import.meta.url).resolve("better-sqlite3"), file, busyTimeoutMs },
   });
   worker.unref();
-  worker.on("message", (message: { id: number; rows?: unknown[]; error?: string }) => {
-    const waiting = pending.get(message.id);
-    if (!waiting) return;
-    pending.delete(message.id);
-    if (pending.size === 0) worker.unref();
-    if (message.error !== undefined) waiting.reject(new Error(message.error));
-    else waiting.resolve(message.rows ?? []);
+  const next = () => {
+    if (running || held || !alive) return;
+    const read = queue.shift();
+    if (!read) {
+      // Let the process exit when no read is out.
+      worker.unref();
+      return;
+    }
+    running = read;
+    worker.ref();
+    worker.postMessage({ id: read.id, sql: read.query.sql, parameters: read.query.parameters });
+  };
+  worker.on("message", (message: { id: number; rows?: unknown[]; error?: string; ms: number }) => {
+    const read = running;
+    if (!read || read.id !== message.id) return;
+    running = undefined;
+    read.meter?.(message.ms);
+    if (message.error !== undefined) read.reject(new Error(message.error));
+    else read.resolve(message.rows ?? []);
+    if (held) {
+      worker.unref();
+      idle?.();
+      idle = undefined;
+    } else next();
   });
   const exited = new Promise<void>((resolve) => {
     worker.once("exit", () => {
       alive = false;
-      for (const waiting of pending.values()) waiting.reject(new Error("the SQLite read worker stopped"));
-      pending.clear();
+      running?.reject(new Error("the SQLite read worker stopped"));
+      running = undefined;
+      // Reads still queued run on the main connection.
+      for (const read of queue.splice(0)) fallback(read.query, read.meter).then(read.resolve, read.reject);
+      idle?.();
+      idle = undefined;
       resolve();
     });
   });
   worker.once("error", () => {
-    // exit follows: pending reads are rejected there and later ones run on the main connection.
+    // exit follows: the running read is rejected there, queued and later ones run on the main connection.
   });
   return {
-    all: <R>(query: CompiledQuery<R>) => {
-      if (!alive) return fallback(query);
+    all: <R>(query: CompiledQuery<R>, meter?: ReadMeter) => {
+      if (!alive) return fallback(query, meter);
       return new Promise<R[]>((resolve, reject) => {
-        const id = nextId++;
-        pending.set(id, { resolve: resolve as (rows: unknown[]) => void, reject });
-        // Keep the process alive while a read is out; let it exit when none is.
-        worker.ref();
-        worker.postMessage({ id, sql: query.sql, parameters: query.parameters });
+        queue.push({ id: nextId++, query, meter, resolve: resolve as (rows: unknown[]) => void, reject });
+        next();
       });
+    },
+    hold: () => {
+      held = true;
+      if (!running) return Promise.resolve();
+      return new Promise<void>((resolve) => {
+        idle = resolve;
+      });
+    },
+    release: () => {
+      held = false;
+      next();
     },
     close: async () => {
       if (!alive) return;

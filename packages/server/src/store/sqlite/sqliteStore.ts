@@ -2,7 +2,7 @@ import fs from "node:fs";
 import path from "node:path";
 import SQLite from "better-sqlite3";
 import { CompiledQuery, Kysely, type QueryResult, SqliteDialect, sql } from "kysely";
-import type { Store } from "../interfaces.js";
+import type { ReadMeter, Store } from "../interfaces.js";
 import { StoreUnavailableError } from "../interfaces.js";
 import { migrateToLatest, requireCurrentSchema } from "../migrations.js";
 import type { Database } from "../schema.js";
@@ -53,12 +53,19 @@ export async function openSqliteStore(opts: SqliteOptions): Promise<Store> {
     throw err;
   }
   const group = new GroupCommit(db, raw);
-  const checkpointer =
-    opts.file === ":memory:" ? undefined : startCheckpointer(raw, opts.file, group, opts.checkpoint);
   // On the main connection a read waits for an open write batch (Kysely's connection lock).
-  const readHere = async <R>(query: CompiledQuery<R>): Promise<R[]> => (await db.executeQuery(query)).rows;
+  const readHere = async <R>(query: CompiledQuery<R>, meter?: ReadMeter): Promise<R[]> => {
+    const started = performance.now();
+    try {
+      return (await db.executeQuery(query)).rows;
+    } finally {
+      meter?.(performance.now() - started);
+    }
+  };
   const reader =
     opts.file === ":memory:" ? undefined : startReadWorker(opts.file, opts.busyTimeoutMs, readHere);
+  const checkpointer =
+    opts.file === ":memory:" ? undefined : startCheckpointer(raw, opts.file, group, opts.checkpoint, reader);
   return createSqlStore({
     db,
     writeTransaction: (fn) => group.run(fn, true),
@@ -85,7 +92,7 @@ export async function openSqliteStore(opts: SqliteOptions): Promise<Store> {
     // it (through Kysely's connection lock), so they never see its uncommitted writes.
     execute: (conn, query) =>
       conn === db && group.active ? conn.executeQuery(query) : Promise.resolve(runDirect(cached, query)),
-    report: (query) => (reader ? reader.all(query) : readHere(query)),
+    report: (query, meter) => (reader ? reader.all(query, meter) : readHere(query, meter)),
     // Run as a write job: the batch's BEGIN IMMEDIATE must get the write lock.
     writeProbe: CompiledQuery.raw("select 1"),
     claimsInOneStatement: false,

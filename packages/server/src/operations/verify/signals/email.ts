@@ -18,7 +18,7 @@ const DOMAIN_ALIAS: ReadonlyMap<string, string> = new Map([["googlemail.com", "g
 export interface EmailSignal {
   /** SHA-256 hex of the trimmed, lower-cased address: the only form of the address stored. */
   hash: string | undefined;
-  /** SHA-256 hex of the normalised mailbox (see normaliseEmail); raw addresses only. */
+  /** SHA-256 hex of the mailbox's address (mailboxAddress); raw addresses only. */
   normalizedHash: string | undefined;
   /** Domain of a raw address (tenant opted in); undefined with only a hash. */
   domain: string | undefined;
@@ -52,11 +52,12 @@ export function emailHash(email: string): string {
 }
 
 /**
- * One mailbox, one form: lower case, the +tag removed (sub-addressing, which most providers and
- * hosted domains deliver to the same mailbox), dots removed where the provider ignores them, and
- * googlemail.com read as gmail.com. Defeats a farm of plus/dot variants of one address.
+ * The address of the mailbox an address delivers to, one form for all its variants: lower case, the
+ * +tag removed (sub-addressing, which most providers and hosted domains deliver to the same mailbox),
+ * dots removed where the provider ignores them, and googlemail.com read as gmail.com. Defeats a farm
+ * of plus/dot variants of one address (velocity kind email_normalized).
  */
-export function normaliseEmail(email: string): string | undefined {
+export function mailboxAddress(email: string): string | undefined {
   const text = email.trim().toLowerCase();
   const at = text.lastIndexOf("@");
   if (at <= 0) return undefined;
@@ -124,10 +125,10 @@ export function readEmail(email: string | undefined, emailSha256: string | undef
   const local = at > 0 ? text.slice(0, at) : text;
   const domain = at > 0 ? text.slice(at + 1) : undefined;
   const valid = domain !== undefined && local.length <= 64 && LOCAL.test(local) && DOMAIN.test(domain);
-  const normalized = valid ? normaliseEmail(text) : undefined;
+  const mailbox = valid ? mailboxAddress(text) : undefined;
   return {
     hash: emailHash(email),
-    normalizedHash: normalized === undefined ? undefined : sha256Hex(normalized),
+    normalizedHash: mailbox === undefined ? undefined : sha256Hex(mailbox),
     domain,
     valid,
     disposable: valid && domain !== undefined && isDisposableDomain(domain),

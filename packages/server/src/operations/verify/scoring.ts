@@ -1,0 +1,62 @@
+import type { TenantPolicy } from "../../policy/tenantPolicy.js";
+import { type Assessment, decide, type Evidence } from "./decide.js";
+import type { DecisionModel } from "./decisionModel.js";
+import { type Observation, observe } from "./evidence.js";
+import type { Finding } from "./signals/findings.js";
+import { mergeLimits, type VelocityCheck, velocityChecks } from "./signals/velocity.js";
+import type { VerifyCall } from "./verdict.js";
+import type { VerifyDeps } from "./verifyDeps.js";
+
+/**
+ * Verify's scoring: what the request shows (evidence.ts, no store), the velocity counters it hits,
+ * and the engine's decision on both (decide.ts). The counters are hit by verify.ts, in the same store
+ * call as the key's rate limit (rateLimit.ts).
+ */
+
+/** The request's evidence, read under the decision model and the tenant's rules. */
+export function observeCall(deps: VerifyDeps, call: VerifyCall, policy: TenantPolicy): Observation {
+  return observe(call.req, {
+    model: deps.model,
+    tenant: policy,
+    hosting: deps.hosting,
+    agentKeys: deps.agentKeys,
+    nowSeconds: Math.floor(call.now / 1000),
+    nowMs: call.now,
+    tenantId: call.caller.tenant.id,
+    pageKey: (kid) => deps.keyring.pageKey(kid),
+  });
+}
+
+/** The velocity counters the attempt hits, under the built-in limits with the tenant's over them. */
+export function velocityChecksOf(
+  model: DecisionModel,
+  call: VerifyCall,
+  policy: TenantPolicy,
+  observed: Observation,
+): VelocityCheck[] {
+  return velocityChecks(
+    call.caller.tenant.id,
+    call.req.action,
+    observed.velocityKeys,
+    mergeLimits(model.velocity, policy.velocity),
+  );
+}
+
+/** The engine's decision on the observation, with `velocity` findings beside its own, at the call's costs. */
+export function assess(
+  model: DecisionModel,
+  call: VerifyCall,
+  policy: TenantPolicy,
+  observed: Observation,
+  velocity: readonly Finding[],
+): Assessment {
+  const evidence: Evidence = {
+    findings: velocity.length === 0 ? observed.findings : [...observed.findings, ...velocity],
+    channels: observed.channels,
+    browserConsistent: observed.browserConsistent,
+    agent: observed.agent.outcome,
+    lists: observed.lists,
+    verifiedAgents: policy.verifiedAgents(call.req.action),
+  };
+  return decide(evidence, call.costs, model);
+}

@@ -1,0 +1,188 @@
+import { execFile, spawn } from "node:child_process";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { promisify } from "node:util";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { freePort } from "../lib/wardenProcess.js";
+
+/**
+ * The publishable packages as a user outside the repository gets them: `npm pack` of @warden/server,
+ * @warden/client and @warden/browser, the tarballs installed into a directory of their own (no
+ * workspace, no repository above it), a strict TypeScript app compiled against the installed client
+ * and browser packages, and the installed `warden` binary run: migrate, make a key, serve the API and
+ * the console, drain on SIGTERM. Needs the repository built (`npm run build`) and the npm cache warm.
+ */
+const exec = promisify(execFile);
+const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../../..");
+const rootManifest = JSON.parse(fs.readFileSync(path.join(REPO, "package.json"), "utf8")) as {
+  devDependencies: Record<string, string>;
+};
+const outside = fs.mkdtempSync(path.join(os.tmpdir(), "warden-install-"));
+const packs = path.join(outside, "packs");
+const app = path.join(outside, "app");
+let installLog = "";
+
+const npm = (cwd: string, ...args: string[]) =>
+  exec("npm", args, {
+    cwd,
+    maxBuffer: 64 * 1024 * 1024,
+    env: { ...process.env, npm_config_update_notifier: "false" },
+  });
+
+/** The installed `warden` (its bin, resolved through the app's node_modules/.bin) with `env`. */
+const warden = (env: Record<string, string>, ...args: string[]) =>
+  exec(path.join(app, "node_modules", ".bin", "warden"), args, { cwd: app, env: { ...process.env, ...env } });
+
+beforeAll(async () => {
+  fs.mkdirSync(packs);
+  fs.mkdirSync(app);
+  const packed = JSON.parse(
+    (
+      await npm(
+        REPO,
+        "pack",
+        "--json",
+        "--pack-destination",
+        packs,
+        "-w",
+        "@warden/server",
+        "-w",
+        "@warden/client",
+        "-w",
+        "@warden/browser",
+      )
+    ).stdout,
+  ) as { filename: string }[];
+  fs.writeFileSync(
+    path.join(app, "package.json"),
+    // better-sqlite3 builds its native module at install: npm runs no dependency's script unasked.
+    JSON.stringify(
+      {
+        name: "warden-install-check",
+        private: true,
+        type: "module",
+        allowScripts: { "better-sqlite3": true },
+      },
+      null,
+      2,
+    ),
+  );
+  const { stdout, stderr } = await npm(
+    app,
+    "install",
+    "--prefer-offline",
+    "--no-audit",
+    "--no-fund",
+    ...packed.map((p) => path.join(packs, p.filename)),
+    `@types/node@${rootManifest.devDependencies["@types/node"]}`,
+  );
+  installLog = stdout + stderr;
+}, 900_000);
+
+afterAll(() => fs.rmSync(outside, { recursive: true, force: true }));
+
+describe("the packages installed from their tarballs, outside the repository", () => {
+  it("install without an engine warning on this Node (no dependency declares a newer one)", () => {
+    expect(installLog).not.toContain("EBADENGINE");
+    expect(fs.realpathSync(path.join(app, "node_modules/@warden/server")).startsWith(outside)).toBe(true);
+  });
+
+  it("a strict TypeScript app compiles against @warden/client and @warden/browser (both ship declarations)", async () => {
+    fs.writeFileSync(
+      path.join(app, "tsconfig.json"),
+      JSON.stringify({
+        compilerOptions: {
+          target: "ES2023",
+          lib: ["ES2023", "DOM", "DOM.Iterable"],
+          module: "NodeNext",
+          moduleResolution: "NodeNext",
+          strict: true,
+          noUncheckedIndexedAccess: true,
+          exactOptionalPropertyTypes: true,
+          verbatimModuleSyntax: true,
+          noImplicitAny: true,
+          noEmit: true,
+          types: ["node"],
+        },
+        include: ["app.ts"],
+      }),
+    );
+    fs.writeFileSync(
+      path.join(app, "app.ts"),
+      [
+        'import { WardenClient, type VerifyResult } from "@warden/client";',
+        'import { collectSignals, solveProofOfWork, type Solution, WardenChallengeElement } from "@warden/browser";',
+        "",
+        'const client = new WardenClient({ baseUrl: "http://127.0.0.1:8080", apiKey: "wdn_x" });',
+        "export const verify = (): Promise<VerifyResult> =>",
+        '  client.verify({ action: "signup", subject: { userAgent: "curl/8.5.0" } });',
+        "export const solve = (seed: string): Promise<Solution> => solveProofOfWork({ seed, difficulty: 4 });",
+        "export const signals = collectSignals;",
+        "// The element is known to querySelector by its tag (HTMLElementTagNameMap).",
+        'const element: WardenChallengeElement | null = document.querySelector("warden-challenge");',
+        "element?.cancel();",
+        "",
+      ].join("\n"),
+    );
+    const tsc = path.join(REPO, "node_modules", "typescript", "bin", "tsc");
+    const result = await exec(process.execPath, [tsc, "-p", app]).catch((err: { stdout: string }) => err);
+    expect(result.stdout).toBe("");
+  }, 120_000);
+
+  it("the installed warden migrates a new SQLite database, serves the API and the console from the package, and drains on SIGTERM", async () => {
+    const env = {
+      WARDEN_DATABASE_URL: `sqlite:${path.join(app, "data", "warden.db")}`,
+      WARDEN_DEGRADED_SPOOL_DIR: path.join(app, "data", "spool"),
+      WARDEN_LOG_LEVEL: "warn",
+    };
+    expect((await warden(env, "migrate")).stdout).toMatch(/^schema up to date: \d+ migrations/);
+    await warden(env, "tenant", "create", "acme");
+    const { apiKey } = JSON.parse(
+      (await warden(env, "key", "create", "--tenant", "acme", "--scopes", "verify:write", "--json")).stdout,
+    ) as { apiKey: string };
+
+    const port = await freePort();
+    const child = spawn(path.join(app, "node_modules", ".bin", "warden"), ["serve"], {
+      cwd: app,
+      env: { ...process.env, ...env, PORT: String(port), HOST: "127.0.0.1" },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let output = "";
+    child.stdout?.on("data", (d: Buffer) => {
+      output += d.toString();
+    });
+    child.stderr?.on("data", (d: Buffer) => {
+      output += d.toString();
+    });
+    const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
+    try {
+      const url = `http://127.0.0.1:${port}`;
+      for (let i = 0; ; i++) {
+        const up = await fetch(`${url}/healthz`).then(
+          (r) => r.status === 200,
+          () => false,
+        );
+        if (up) break;
+        if (child.exitCode !== null || i > 300) throw new Error(`warden serve did not start:\n${output}`);
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      const verdict = await fetch(`${url}/v1/verify`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${apiKey}`, "content-type": "application/json" },
+        body: JSON.stringify({ action: "signup", subject: { userAgent: "curl/8.5.0" } }),
+      });
+      expect(verdict.status).toBe(200);
+      expect(((await verdict.json()) as { decision: string }).decision).toBe("challenge");
+      // The console's files come from inside the installed package.
+      const page = await fetch(`${url}/console/`);
+      expect(page.status).toBe(200);
+      expect(await page.text()).toContain('src="./console.js"');
+      expect((await fetch(`${url}/console/console.js`)).status).toBe(200);
+    } finally {
+      child.kill("SIGTERM");
+    }
+    expect(await exited).toBe(0);
+  }, 120_000);
+});
