@@ -688,7 +688,7 @@ export interface RemovedRows {
  * its clear go together), the challenges issued on them, their clear, every feedback observation and
  * resolution on them, and the idempotent answers that would replay them.
  *
- * Atomic per chunk: the work is done in chunks of a few hundred events, each one transaction that
+ * Atomic per chunk: the work is done in chunks of events (SqlRuntime.removalPace), each one transaction that
  * removes its events and all their dependants together, so no state is ever visible (or left by a
  * failure) where an observation, a challenge or a stored answer outlives its event. Between chunks
  * other work runs (SQLite: the event loop turns, so verify interleaves). Idempotent: running it again

@@ -75,9 +75,9 @@ export async function openSqliteStore(opts: SqliteOptions): Promise<Store> {
       // Every write batch already holds SQLite's single write lock (BEGIN IMMEDIATE).
     },
     holdRows: (select) => select,
-    // A hundred events hold the thread about 10 ms; the rest leaves verify three quarters of it
-    // (docs/benchmarks.md, "Storage and retention").
-    removalPace: { chunk: 100, rest: 3 },
+    // Fifty events hold the thread about 5 ms; the rest leaves verify three quarters of it. A hundred
+    // doubled the hold and verify's p99 during a pass (docs/benchmarks.md, "Storage and retention").
+    removalPace: { chunk: 50, rest: 3 },
     overwritingDeleted: async (fn) => {
       const before = raw.pragma("secure_delete", { simple: true });
       raw.pragma("secure_delete = 1");
