@@ -3,6 +3,15 @@ import net from "node:net";
 export type FaultMode = "pass" | "cut" | "stall" | "slow";
 
 /**
+ * What happens to the first connection whose client sends a chunk that contains a marker, from that
+ * chunk on:
+ * `late replies` delays everything the server sends on it by `delayMs` (the request arrives, its answer
+ * does not in time); `held requests` holds that chunk and all the client sends after it until the
+ * mode is set again (the request never arrives in time).
+ */
+export type MarkedFault = "late replies" | "held requests";
+
+/**
  * A TCP proxy in front of a server (PostgreSQL, Redis) that a test can cut, stall, slow down and
  * reset. `cut` refuses new connections and closes open ones; `stall` holds every byte until the mode
  * changes; `slow` delays each chunk by `delayMs`; `reset()` aborts every open connection with a RST
@@ -15,6 +24,7 @@ export class FaultProxy {
   mode: FaultMode = "pass";
   delayMs = 200;
   port = 0;
+  private marked: { marker: Buffer; fault: MarkedFault; met: boolean } | undefined;
 
   constructor(
     private readonly targetHost: string,
@@ -29,8 +39,14 @@ export class FaultProxy {
     return this;
   }
 
+  /** Applies `fault` to the first connection whose client sends `marker` (latin1), until `set`. */
+  on(marker: string, fault: MarkedFault): void {
+    this.marked = { marker: Buffer.from(marker, "latin1"), fault, met: false };
+  }
+
   set(mode: FaultMode): void {
     this.mode = mode;
+    this.marked = undefined;
     if (mode === "cut") for (const p of this.pairs) this.close(p);
     if (mode === "pass" || mode === "cut") {
       const held = this.held;
@@ -61,17 +77,26 @@ export class FaultProxy {
     const upstream = net.connect(this.targetPort, this.targetHost);
     const pair = { client, upstream };
     this.pairs.add(pair);
-    const forward = (from: net.Socket, to: net.Socket) =>
+    /** The marked fault this connection met, if any (on). */
+    let met: MarkedFault | undefined;
+    const forward = (from: net.Socket, to: net.Socket, fromClient: boolean) =>
       from.on("data", (chunk: Buffer) => {
         const send = () => {
           if (!to.destroyed) to.write(chunk);
         };
-        if (this.mode === "stall") this.held.push(send);
-        else if (this.mode === "slow") setTimeout(send, this.delayMs);
+        const marked = this.marked;
+        if (fromClient && marked && !marked.met && chunk.includes(marked.marker)) {
+          marked.met = true;
+          met = marked.fault;
+        }
+        if (!marked) met = undefined;
+        if (this.mode === "stall" || (fromClient && met === "held requests")) this.held.push(send);
+        else if (this.mode === "slow" || (!fromClient && met === "late replies"))
+          setTimeout(send, this.delayMs);
         else send();
       });
-    forward(client, upstream);
-    forward(upstream, client);
+    forward(client, upstream, true);
+    forward(upstream, client, false);
     const end = () => this.close(pair);
     for (const s of [client, upstream]) {
       s.on("error", end);

@@ -14,6 +14,7 @@ import { StoreUnavailableError } from "../interfaces.js";
 import { migrateToLatest, requireCurrentSchema, SchemaBehindError } from "../migrations.js";
 import type { Database } from "../schema.js";
 import { createSqlStore, type SqlRuntime } from "../sqlStore.js";
+import { abandonedWrites } from "./abandonedWrites.js";
 import { NamedStatements } from "./namedStatements.js";
 import { reuseGuard } from "./reuseGuard.js";
 
@@ -368,6 +369,10 @@ export async function openPostgresStore(opts: PostgresOptions): Promise<Store> {
     // Two of each: while one batch is in the database the next gathers, and a slow statement does
     // not hold every verify behind it. The rest of the pools serve what is not batched.
     batchesInFlight: { events: Math.min(2, opts.poolSize), counters: 2 },
+    keptDespite: abandonedWrites(patient, {
+      behindPooler,
+      waitMs: Math.min(1_000, (opts.patientTimeoutMs ?? DEFAULT_PATIENT_TIMEOUT_MS) / 2),
+    }),
     warmConnections: keptConnections(opts),
     close: async () => {
       await Promise.all([db.destroy(), counters.destroy(), patient.destroy(), reads.destroy()]);

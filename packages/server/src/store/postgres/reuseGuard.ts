@@ -3,6 +3,24 @@ import type pg from "pg";
 
 /** node-postgres's message when `query_timeout` gives up on a statement (client.js). */
 const ABANDONED = "Query read timeout";
+/** node-postgres's message for every statement in flight when the connection drops (client.js). */
+const LOST = "Connection terminated unexpectedly";
+
+/** Where an error from an abandoned statement names the backend that may still be running it. */
+const BACKEND = Symbol("abandoned backend");
+
+/**
+ * The server process (backend pid) that ran the statement `err` abandoned, when `err` (or its cause)
+ * is a statement given up on at query_timeout or lost with its connection: the client knows nothing
+ * of its outcome, and a write among them may still commit. Undefined for any other error.
+ */
+export function abandonedBackend(err: unknown): number | undefined {
+  for (let e = err; e instanceof Error; e = e.cause) {
+    const pid = (e as Error & { [BACKEND]?: number })[BACKEND];
+    if (pid !== undefined) return pid;
+  }
+  return undefined;
+}
 
 /**
  * Whether a connection handed back to the pool is fit for the next caller. It is not when:
@@ -33,7 +51,11 @@ export function reuseGuard(pool: pg.Pool): PostgresPool {
       const query = (sql: string, parameters: readonly unknown[]) => {
         const pending = client.query(sql, parameters as unknown[]);
         pending.then(undefined, (err: unknown) => {
-          if (err instanceof Error && err.message === ABANDONED) abandoned = true;
+          if (!(err instanceof Error) || (err.message !== ABANDONED && err.message !== LOST)) return;
+          abandoned = true;
+          // Set by node-postgres from the server's BackendKeyData; not in its type declarations.
+          const pid = (client as unknown as { processID?: number | null }).processID;
+          if (typeof pid === "number") Object.assign(err, { [BACKEND]: pid });
         });
         return pending;
       };

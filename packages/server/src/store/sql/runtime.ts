@@ -89,6 +89,16 @@ export interface SqlRuntime {
    * only (the reason counts): nothing on the write path unpacks JSON.
    */
   jsonArrayElements(json: RawBuilder<unknown>, alias: string): RawBuilder<unknown>;
+  /**
+   * After a write failed with `err`: whether it committed all the same, as `kept` (a select of the
+   * write's row) finds once nothing the write sent can still commit. PostgreSQL: a statement given up
+   * on at query_timeout or lost with its connection may still commit (reuseGuard.ts), so the server
+   * process that ran it is ended first (pg_terminate_backend lets a COMMIT under way finish). False
+   * when `err` abandoned nothing, and when the outcome cannot be known: behind a transaction pooler
+   * (its server processes have no name Warden sees), or a database that does not answer. SQLite never
+   * abandons a statement: always false.
+   */
+  keptDespite(err: unknown, kept: CompiledQuery<unknown>): Promise<boolean>;
   /** How many connections `Store.warmUp` opens at once (PostgreSQL: the pool's minimum; SQLite: its one). */
   readonly warmConnections: number;
   close(): Promise<void>;

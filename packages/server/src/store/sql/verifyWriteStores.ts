@@ -62,76 +62,95 @@ export function createEventStore(
 ): EventStore {
   const { db } = rt;
   const keyActive = (conn: Kysely<Database>, keyId: string) => keyIsActive(rt, hot, conn, keyId);
-  return {
-    record: (event, idem, signal, options) =>
-      guard("events.record", async (): Promise<RecordOutcome> => {
-        const activeKey = options?.activeKey === true;
-        const redeem = options?.redeem;
-        if (!idem && !redeem && activeKey && batches) {
-          if (await batches.insertEventIfKeyActive(eventToRow(event), signal)) return { kind: "recorded" };
-          // Nothing written: a retry of an event already stored, or a revoked key.
-          return (await keyActive(db, event.keyId)) ? { kind: "recorded" } : { kind: "key_revoked" };
-        }
-        if (!idem && !redeem) {
-          // One statement is atomic on its own; no transaction needed.
-          return rt.write(async (conn): Promise<RecordOutcome> => {
-            // The statement commits on its own (PostgreSQL) or with the batch it joins (SQLite).
-            if (signal && !signal.commit()) throw abortError();
-            const row = eventToRow(event);
-            if (!activeKey) {
-              await rt.execute(conn, hot.insertEvent(row));
-              return { kind: "recorded" };
-            }
-            const res = await rt.execute(conn, hot.insertEventIfKeyActive(row));
-            if (Number(res.numAffectedRows ?? 0) === 1) return { kind: "recorded" };
-            // Nothing written: a retry of an event already stored, or a revoked key.
-            return (await keyActive(conn, event.keyId)) ? { kind: "recorded" } : { kind: "key_revoked" };
-          });
-        }
-        if (idem && activeKey && !redeem && rt.claimsInOneStatement) {
-          // One round trip instead of a five-statement transaction (hotStatements.ts).
-          return rt.write(async (conn): Promise<RecordOutcome> => {
-            if (signal && !signal.commit()) throw abortError();
-            const res = await rt.execute(
-              conn,
-              hot.claimAndInsertEvent({
-                ...eventToRow(event),
-                i_operation: idem.operation,
-                i_key: idem.key,
-                i_fingerprint: idem.response.fingerprint,
-                i_status_code: idem.response.statusCode,
-                i_body: JSON.stringify(idem.response.body),
-                i_expires_at: idem.expiresAt,
-              }),
-            );
-            if (Number(res.numAffectedRows ?? 0) === 1) return { kind: "recorded" };
-            if (!(await keyActive(conn, event.keyId))) return { kind: "key_revoked" };
-            const held = await readIdempotentResponse(conn, idem, event.createdAt);
-            if (!held) throw new Error("idempotency key neither claimed nor held");
-            if (held.fingerprint !== idem.response.fingerprint) return { kind: "conflict" };
-            return { kind: "replay", response: held };
-          });
-        }
-        try {
-          return await rt.writeTransaction(async (trx): Promise<RecordOutcome> => {
-            if (activeKey && !(await keyActive(trx, event.keyId))) return { kind: "key_revoked" };
-            if (idem) {
-              const claim = await claimIdempotencyKey(trx, idem, event.createdAt, event.id);
-              if (claim) return claim;
-            }
-            // After the claim, so that a replay or conflict never spends the clear; a failed
-            // redemption throws to roll the claim back.
-            if (redeem && !(await redeemClear(rt, trx, event, redeem))) throw new NotRedeemed();
-            await rt.execute(trx, hot.insertEvent(eventToRow(event)));
-            // Resolving commits the transaction.
-            if (signal && !signal.commit()) throw abortError();
+  /** The event's row, once the write is settled (a fresh read: `db` is any connection). */
+  const written = (event: EventRecord) =>
+    db
+      .selectFrom("events")
+      .select("id")
+      .where("tenant_id", "=", event.tenantId)
+      .where("id", "=", event.id)
+      .compile();
+  const record: EventStore["record"] = (event, idem, signal, options) =>
+    guard("events.record", async (): Promise<RecordOutcome> => {
+      const activeKey = options?.activeKey === true;
+      const redeem = options?.redeem;
+      if (!idem && !redeem && activeKey && batches) {
+        if (await batches.insertEventIfKeyActive(eventToRow(event), signal)) return { kind: "recorded" };
+        // Nothing written: a retry of an event already stored, or a revoked key.
+        return (await keyActive(db, event.keyId)) ? { kind: "recorded" } : { kind: "key_revoked" };
+      }
+      if (!idem && !redeem) {
+        // One statement is atomic on its own; no transaction needed.
+        return rt.write(async (conn): Promise<RecordOutcome> => {
+          // The statement commits on its own (PostgreSQL) or with the batch it joins (SQLite).
+          if (signal && !signal.commit()) throw abortError();
+          const row = eventToRow(event);
+          if (!activeKey) {
+            await rt.execute(conn, hot.insertEvent(row));
             return { kind: "recorded" };
-          });
-        } catch (err) {
-          if (err instanceof NotRedeemed) return { kind: "not_redeemed" };
-          throw err;
-        }
-      }),
+          }
+          const res = await rt.execute(conn, hot.insertEventIfKeyActive(row));
+          if (Number(res.numAffectedRows ?? 0) === 1) return { kind: "recorded" };
+          // Nothing written: a retry of an event already stored, or a revoked key.
+          return (await keyActive(conn, event.keyId)) ? { kind: "recorded" } : { kind: "key_revoked" };
+        });
+      }
+      if (idem && activeKey && !redeem && rt.claimsInOneStatement) {
+        // One round trip instead of a five-statement transaction (hotStatements.ts).
+        return rt.write(async (conn): Promise<RecordOutcome> => {
+          if (signal && !signal.commit()) throw abortError();
+          const res = await rt.execute(
+            conn,
+            hot.claimAndInsertEvent({
+              ...eventToRow(event),
+              i_operation: idem.operation,
+              i_key: idem.key,
+              i_fingerprint: idem.response.fingerprint,
+              i_status_code: idem.response.statusCode,
+              i_body: JSON.stringify(idem.response.body),
+              i_expires_at: idem.expiresAt,
+            }),
+          );
+          if (Number(res.numAffectedRows ?? 0) === 1) return { kind: "recorded" };
+          if (!(await keyActive(conn, event.keyId))) return { kind: "key_revoked" };
+          const held = await readIdempotentResponse(conn, idem, event.createdAt);
+          if (!held) throw new Error("idempotency key neither claimed nor held");
+          if (held.fingerprint !== idem.response.fingerprint) return { kind: "conflict" };
+          return { kind: "replay", response: held };
+        });
+      }
+      try {
+        return await rt.writeTransaction(async (trx): Promise<RecordOutcome> => {
+          if (activeKey && !(await keyActive(trx, event.keyId))) return { kind: "key_revoked" };
+          if (idem) {
+            const claim = await claimIdempotencyKey(trx, idem, event.createdAt, event.id);
+            if (claim) return claim;
+          }
+          // After the claim, so that a replay or conflict never spends the clear; a failed
+          // redemption throws to roll the claim back.
+          if (redeem && !(await redeemClear(rt, trx, event, redeem))) throw new NotRedeemed();
+          await rt.execute(trx, hot.insertEvent(eventToRow(event)));
+          // Resolving commits the transaction.
+          if (signal && !signal.commit()) throw abortError();
+          return { kind: "recorded" };
+        });
+      } catch (err) {
+        if (err instanceof NotRedeemed) return { kind: "not_redeemed" };
+        throw err;
+      }
+    });
+  return {
+    record: async (event, idem, signal, options) => {
+      try {
+        return await record(event, idem, signal, options);
+      } catch (err) {
+        // A write whose connection gave up on it may have committed all the same (reuseGuard.ts):
+        // what the database kept is the outcome, so that no degraded answer stands beside a
+        // committed event, idempotent answer or spent clear.
+        if (await rt.keptDespite(err, written(event))) return { kind: "recorded" };
+        throw err;
+      }
+    },
     get: (tenantId, eventId) =>
       guard("events.get", async () => {
         const row = await db
