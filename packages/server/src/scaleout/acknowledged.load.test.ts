@@ -138,10 +138,9 @@ interface Run {
   degradedKilled: number;
   degradedKilledWritten: number;
   /**
-   * Degraded answers whose key holds another, scored answer: the scored write committed after the
-   * process had given up on it (a client-side timeout) and answered degraded, so the degraded event
-   * was not written and the key replays the scored answer (docs/api.md, Idempotency). Not a loss:
-   * nothing was acknowledged. Reported, not asserted.
+   * Degraded answers whose key holds another, scored answer: a scored write that committed although
+   * its connection had given up on it, answered degraded. Each key is sent once, so none may be:
+   * such a write is settled before verify answers (store/postgres/abandonedWrites.ts).
    */
   degradedSuperseded: number;
   degradedUnauthenticated: number;
@@ -586,6 +585,8 @@ function expectNothingLost(run: Run): void {
     `${run.lost.feedback.length} acknowledged observations lost`,
   ).toEqual([]);
   expect(run.ackedRead404, "an acknowledged event was not found by a console read").toBe(0);
+  // No degraded answer with a committed scored answer behind it under its key.
+  expect(run.degradedSuperseded, "degraded answers whose scored write committed").toBe(0);
   // Verify never answers 5xx; feedback on an acknowledged event is never unknown_event_id.
   expect(run.verifyOther).toEqual({});
   expect(run.feedbackOther).toEqual({});

@@ -8,7 +8,7 @@ import { abandonedBackend } from "./reuseGuard.js";
  * network has not delivered yet: it is ended first, then the write's row is read. Concurrent writes
  * abandoned on one connection (a batch) end it once.
  *
- * `db` is a pool whose statement timeout outlasts the wait (the patient pool).
+ * `db` is a pool of its own whose statement timeout outlasts the wait (postgresStore.ts, "settle").
  */
 export function abandonedWrites(
   db: Kysely<Database>,

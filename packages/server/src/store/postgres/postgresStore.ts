@@ -88,12 +88,18 @@ const patientPoolSize = counterPoolSize;
 const READ_POOL_SIZE = 2;
 const DEFAULT_PATIENT_TIMEOUT_MS = 2_000;
 const DEFAULT_READ_TIMEOUT_MS = 10_000;
+/**
+ * Settling a write its connection gave up on (abandonedWrites.ts): one connection, opened when
+ * needed, with a timeout of its own, since the verify and patient timeouts may be what gave up.
+ */
+const SETTLE_POOL_SIZE = 1;
+const SETTLE_TIMEOUT_MS = 2_000;
 
 /** Every connection one process may hold: the budget docs/deployment.md states. */
 export const connectionsPerProcess = (opts: PostgresOptions): number =>
-  opts.poolSize + counterPoolSize(opts) + patientPoolSize(opts) + READ_POOL_SIZE;
+  opts.poolSize + counterPoolSize(opts) + patientPoolSize(opts) + READ_POOL_SIZE + SETTLE_POOL_SIZE;
 
-type PoolUse = "migrations" | "requests" | "counters" | "patient" | "reads";
+type PoolUse = "migrations" | "requests" | "counters" | "patient" | "reads" | "settle";
 
 const poolSize = (opts: PostgresOptions, use: PoolUse): number =>
   use === "migrations"
@@ -104,7 +110,9 @@ const poolSize = (opts: PostgresOptions, use: PoolUse): number =>
         ? patientPoolSize(opts)
         : use === "reads"
           ? READ_POOL_SIZE
-          : opts.poolSize;
+          : use === "settle"
+            ? SETTLE_POOL_SIZE
+            : opts.poolSize;
 
 /**
  * What a connection of `use` tells the server as it opens: its name and, without a transaction
@@ -141,7 +149,10 @@ function pool(
     ...(named === undefined ? {} : { Client: named.clientClass() }),
     ...startupParameters(opts, use, statementTimeoutMs),
     max: poolSize(opts, use),
-    min: use === "migrations" || use === "reads" ? 0 : Math.min(keptConnections(opts), poolSize(opts, use)),
+    min:
+      use === "migrations" || use === "reads" || use === "settle"
+        ? 0
+        : Math.min(keptConnections(opts), poolSize(opts, use)),
     // No unbounded waits: a request that cannot get a connection in time fails like a slow statement.
     connectionTimeoutMillis:
       statementTimeoutMs === undefined ? MIGRATION_CONNECT_TIMEOUT_MS : Math.max(statementTimeoutMs, 50),
@@ -325,6 +336,9 @@ export async function openPostgresStore(opts: PostgresOptions): Promise<Store> {
       ),
     }),
   });
+  const settle = new Kysely<Database>({
+    dialect: new PostgresDialect({ pool: reuseGuard(pool(opts, SETTLE_TIMEOUT_MS, "settle")) }),
+  });
   const runtime: SqlRuntime = {
     db,
     writeTransaction: (fn) => db.transaction().execute(fn),
@@ -369,13 +383,16 @@ export async function openPostgresStore(opts: PostgresOptions): Promise<Store> {
     // Two of each: while one batch is in the database the next gathers, and a slow statement does
     // not hold every verify behind it. The rest of the pools serve what is not batched.
     batchesInFlight: { events: Math.min(2, opts.poolSize), counters: 2 },
-    keptDespite: abandonedWrites(patient, {
-      behindPooler,
-      waitMs: Math.min(1_000, (opts.patientTimeoutMs ?? DEFAULT_PATIENT_TIMEOUT_MS) / 2),
-    }),
+    keptDespite: abandonedWrites(settle, { behindPooler, waitMs: SETTLE_TIMEOUT_MS / 2 }),
     warmConnections: keptConnections(opts),
     close: async () => {
-      await Promise.all([db.destroy(), counters.destroy(), patient.destroy(), reads.destroy()]);
+      await Promise.all([
+        db.destroy(),
+        counters.destroy(),
+        patient.destroy(),
+        reads.destroy(),
+        settle.destroy(),
+      ]);
     },
   };
   // What is not on verify's path waits for a busy database (PostgreSQL under load answered feedback
