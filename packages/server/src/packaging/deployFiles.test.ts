@@ -136,6 +136,17 @@ describe("Dockerfile", () => {
     }
   });
 
+  it("deploy/build-image-offline.sh makes every base image the stages name", () => {
+    const version = /^NODE_VERSION=(\d+)$/.exec(steps.find((s) => s.op === "ARG")?.args ?? "")?.[1];
+    const made = [
+      ...read("deploy/build-image-offline.sh").matchAll(/^base docker\.io\/library\/(\S+)/gm),
+    ].map((m) => m[1]);
+    const named = stages.map((s) =>
+      (s.args.split(/\s+/)[0] as string).replace("${NODE_VERSION}", version ?? ""),
+    );
+    expect(new Set(made)).toEqual(new Set(named));
+  });
+
   it(".dockerignore keeps local builds and dependencies out of the build context", () => {
     const ignored = read(".dockerignore").split("\n");
     for (const entry of ["**/node_modules", "**/dist", "packages/server/assets", ".git"]) {

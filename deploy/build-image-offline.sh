@@ -1,0 +1,91 @@
+#!/usr/bin/env bash
+# Builds and tries the Dockerfile unchanged on a machine that reaches Debian's packages and the npm
+# registry but no container registry (docs/deployment.md, "Docker and Compose"):
+#   1. makes the two base images the Dockerfile names, node:20-bookworm and node:20-bookworm-slim,
+#      from Debian bookworm (mmdebstrap) and this machine's Node 20, laid out as the official images
+#      are (/usr/local: node, npm, corepack, the headers node-gyp builds against, user `node`), with
+#      this machine's CA certificates and npm's nodedir, as a site's own base image would carry them;
+#   2. builds the Dockerfile with buildah (chroot isolation: no daemon, no cgroups needed);
+#   3. runs the image's entrypoint as its user on a free port: /healthz, then a verify with a key the
+#      first start created, then the image's HEALTHCHECK command, then SIGTERM and its exit code.
+# Needs root and Debian's buildah and mmdebstrap (apt-get install -y buildah mmdebstrap).
+# Usage: deploy/build-image-offline.sh [image name, default localhost/warden:offline]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+image=${1:-localhost/warden:offline}
+port=${WARDEN_IMAGE_PORT:-18089}
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+export BUILDAH_ISOLATION=chroot
+
+base() { # base <name> <extra Debian packages>; kept when made before (FRESH_BASE=1 makes it again)
+  if [ "${FRESH_BASE:-0}" != 1 ] && buildah inspect --type image "$1" >/dev/null 2>&1; then
+    echo "base image $1: kept ($(buildah images --format '{{.Size}}' "$1"))"
+    return
+  fi
+  mmdebstrap --quiet --variant=minbase --include="ca-certificates${2:+,$2}" bookworm "$work/rootfs.tar" \
+    http://deb.debian.org/debian
+  local ctr mnt
+  ctr=$(buildah from scratch)
+  mnt=$(buildah mount "$ctr")
+  tar -xf "$work/rootfs.tar" -C "$mnt"
+  rm "$work/rootfs.tar"
+  local node prefix
+  node=$(command -v node)
+  prefix=$(dirname "$(dirname "$(readlink -f "$node")")")
+  mkdir -p "$mnt/usr/local/bin" "$mnt/usr/local/include" "$mnt/usr/local/lib/node_modules"
+  cp "$(readlink -f "$node")" "$mnt/usr/local/bin/node"
+  cp -a "$prefix/include/node" "$mnt/usr/local/include/node"
+  cp -a "$prefix/lib/node_modules/npm" "$prefix/lib/node_modules/corepack" "$mnt/usr/local/lib/node_modules/"
+  ln -sf ../lib/node_modules/npm/bin/npm-cli.js "$mnt/usr/local/bin/npm"
+  ln -sf ../lib/node_modules/npm/bin/npx-cli.js "$mnt/usr/local/bin/npx"
+  if compgen -G "/usr/local/share/ca-certificates/*.crt" >/dev/null; then
+    cp /usr/local/share/ca-certificates/*.crt "$mnt/usr/local/share/ca-certificates/"
+    chroot "$mnt" update-ca-certificates >/dev/null
+  fi
+  chroot "$mnt" /bin/sh -c 'groupadd --gid 1000 node && useradd --uid 1000 --gid node --shell /bin/bash --create-home node'
+  buildah unmount "$ctr" >/dev/null
+  buildah config --cmd node \
+    --env PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
+    --env npm_config_nodedir=/usr/local \
+    --env npm_config_cafile=/etc/ssl/certs/ca-certificates.crt "$ctr"
+  buildah commit --quiet --rm "$ctr" "$1" >/dev/null
+  echo "base image $1: $(buildah images --format '{{.Size}}' "$1")"
+}
+
+base docker.io/library/node:20-bookworm-slim ""
+base docker.io/library/node:20-bookworm "python3,make,g++"
+
+# Docker's image format: OCI's has no HEALTHCHECK.
+buildah bud --format docker --pull=never --layers --quiet -t "$image" . >/dev/null
+echo "image $image: $(buildah images --format '{{.Size}}' "$image")"
+echo "user: $(buildah inspect --format '{{.OCIv1.Config.User}}' "$image"), entrypoint: $(buildah inspect --format '{{.OCIv1.Config.Entrypoint}} {{.OCIv1.Config.Cmd}}' "$image")"
+
+ctr=$(buildah from "$image")
+log="$work/serve.log"
+buildah run --user node --env PORT="$port" --env HOST=127.0.0.1 "$ctr" -- warden serve --demo >"$log" 2>&1 &
+served=$!
+for _ in $(seq 1 60); do curl -fsS "http://127.0.0.1:$port/healthz" >/dev/null 2>&1 && break; sleep 1; done
+echo "healthz: $(curl -sS -o /dev/null -w '%{http_code}' "http://127.0.0.1:$port/healthz")"
+key=$(grep -o 'wdn_[A-Za-z0-9_-]*' "$log" | head -n 1)
+echo "verify: $(curl -sS "http://127.0.0.1:$port/v1/verify" -H "Authorization: Bearer $key" \
+  -H 'Content-Type: application/json' -d '{"action":"signup","subject":{"userAgent":"curl/8.5.0"}}' |
+  node -e 'let s="";process.stdin.on("data",d=>s+=d).on("end",()=>{const v=JSON.parse(s);console.log(v.decision,v.actorType,"degraded:",v.degraded,"token:",String(v.verdictToken).split(".").length,"parts")})')"
+# The HEALTHCHECK's command as the image records it: ["CMD", "node", "-e", script].
+script=$(buildah inspect --type image "$image" | node -e '
+  let s = "";
+  process.stdin.on("data", (d) => (s += d)).on("end", () => {
+    const test = JSON.parse(s).Docker?.config?.Healthcheck?.Test ?? [];
+    if (test.slice(0, 3).join(" ") !== "CMD node -e") process.exit(1);
+    console.log(test[3]);
+  });')
+echo "HEALTHCHECK: $script"
+if buildah run --user node --env PORT="$port" "$ctr" -- node -e "$script"; then
+  echo "HEALTHCHECK command: exit 0"
+else
+  echo "HEALTHCHECK command: failed"
+fi
+# The server itself, not buildah's process around it.
+pkill -TERM -f "^node /usr/local/bin/warden serve" || true
+if wait "$served"; then echo "SIGTERM: exit 0"; else echo "SIGTERM: exit $?"; fi
+buildah rm "$ctr" >/dev/null
