@@ -23,6 +23,7 @@ import { dropNullOptionals } from "./http/optionalNulls.js";
 import { refuseNulInQuery } from "./http/queryText.js";
 import { rateLimiter } from "./http/rateLimit.js";
 import { warmUp } from "./http/warmUp.js";
+import { traceRequests, withVerdictOnSpan } from "./observability/requestSpans.js";
 import { registerChallenge } from "./operations/challenge/route.js";
 import { registerFeedback } from "./operations/feedback/route.js";
 import { registerInsights } from "./operations/insights/route.js";
@@ -96,6 +97,8 @@ export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<Fa
     // One line per request (below), not Fastify's two ("incoming request", "request completed").
     logController: new LogController({ disableRequestLogging: true }),
   });
+  // First of all hooks, so authentication's store calls are in the request's span.
+  if (deps.tracing) traceRequests(app, deps.tracing);
   app.addHook("onResponse", async (request, reply) => {
     request.log.info(
       { req: request.raw, res: { statusCode: reply.statusCode }, responseTime: reply.elapsedTime },
@@ -148,6 +151,8 @@ export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<Fa
   agents.report = warn;
   tenantPolicies.report = warn;
   pendingEvents.report = warn;
+  if (deps.tracing) deps.tracing.report = warn;
+  const onVerdict = withVerdictOnSpan(metrics.verdict, deps.tracing);
   const verifyDeps: VerifyDeps = {
     store,
     keyring,
@@ -184,7 +189,7 @@ export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<Fa
         request.caller ?? undefined,
         request.body as Partial<VerifyRequest> | undefined,
       );
-      metrics.verdict(verdict);
+      onVerdict(verdict);
       return verdict;
     }),
   );
@@ -195,15 +200,21 @@ export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<Fa
   // Verify counts its rate limit with its velocity counters, in one store call.
   registerVerify(app, verifyDeps, {
     onRequest: [authenticator(store, callers, { fromMemory: true })],
-    onVerdict: (v) => metrics.verdict(v),
+    onVerdict,
     onKeyRevoked: (keyId) => callers.forgetKey(keyId),
     // Only the start-up rehearsal's caller, which exists in memory while app.warmUp() runs, gets these.
     rehearsal: rehearsalDeps({ ...verifyDeps, store: deps.store }),
   });
   app.decorate("warmUp", async () => {
-    const report = await warmUp(app, deps.store, callers, clock);
-    metrics.resetRequests();
-    return report;
+    // The rehearsal's requests are not the service's traffic: neither counted nor traced.
+    if (deps.tracing) deps.tracing.recording = false;
+    try {
+      const report = await warmUp(app, deps.store, callers, clock);
+      metrics.resetRequests();
+      return report;
+    } finally {
+      if (deps.tracing) deps.tracing.recording = true;
+    }
   });
   registerChallenge(
     app,

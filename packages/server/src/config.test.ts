@@ -124,4 +124,112 @@ describe("configuration", () => {
       /WARDEN_WORKERS: must be a whole number or auto, got "all"/,
     );
   });
+
+  describe("OpenTelemetry traces", () => {
+    const on = { OTEL_TRACES_EXPORTER: "otlp" };
+
+    it("are off by default, and off with the standard variables of a collector set but no OTEL_TRACES_EXPORTER", () => {
+      expect(loadConfig({}).tracing).toBeUndefined();
+      expect(
+        loadConfig({
+          OTEL_EXPORTER_OTLP_ENDPOINT: "http://collector:4318",
+          OTEL_SERVICE_NAME: "warden",
+          // A value for another SDK does not stop a Warden that sends no traces.
+          OTEL_EXPORTER_OTLP_PROTOCOL: "grpc",
+        }).tracing,
+      ).toBeUndefined();
+      expect(loadConfig({ OTEL_TRACES_EXPORTER: "none" }).tracing).toBeUndefined();
+      expect(loadConfig({ ...on, OTEL_SDK_DISABLED: "true" }).tracing).toBeUndefined();
+    });
+
+    it("OTEL_TRACES_EXPORTER=otlp sends them to the local collector by default, as http/protobuf", () => {
+      const tracing = loadConfig(on).tracing;
+      expect(tracing).toEqual({
+        endpoint: new URL("http://localhost:4318/v1/traces"),
+        protocol: "http/protobuf",
+        headers: {},
+        timeoutMs: 10_000,
+        serviceName: "warden",
+        sampler: "parentbased_always_on",
+        samplerRatio: 1,
+      });
+      expect(Object.isFrozen(tracing)).toBe(true);
+    });
+
+    it("OTEL_EXPORTER_OTLP_ENDPOINT is a base URL the traces path is appended to; the traces endpoint is used as is and wins", () => {
+      const base = { ...on, OTEL_EXPORTER_OTLP_ENDPOINT: "https://otel.example:4318/base/" };
+      expect(loadConfig(base).tracing?.endpoint.href).toBe("https://otel.example:4318/base/v1/traces");
+      expect(
+        loadConfig({ ...base, OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: "http://other:9999/spans" }).tracing
+          ?.endpoint.href,
+      ).toBe("http://other:9999/spans");
+    });
+
+    it("reads the protocol, headers, timeout, service name and sampler, the traces-specific variable first", () => {
+      const tracing = loadConfig({
+        ...on,
+        OTEL_EXPORTER_OTLP_PROTOCOL: "http/protobuf",
+        OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: "http/json",
+        OTEL_EXPORTER_OTLP_HEADERS: "Authorization=Bearer%20abc, x-tenant=ops",
+        OTEL_EXPORTER_OTLP_TRACES_HEADERS: "x-tenant=traces",
+        OTEL_EXPORTER_OTLP_TIMEOUT: "3000",
+        OTEL_EXPORTER_OTLP_TRACES_TIMEOUT: "2500",
+        OTEL_SERVICE_NAME: "warden-eu",
+        OTEL_TRACES_SAMPLER: "parentbased_traceidratio",
+        OTEL_TRACES_SAMPLER_ARG: "0.25",
+      }).tracing;
+      expect(tracing).toMatchObject({
+        protocol: "http/json",
+        headers: { authorization: "Bearer abc", "x-tenant": "traces" },
+        timeoutMs: 2500,
+        serviceName: "warden-eu",
+        sampler: "parentbased_traceidratio",
+        samplerRatio: 0.25,
+      });
+    });
+
+    it.each([
+      [{ OTEL_TRACES_EXPORTER: "zipkin" }, /OTEL_TRACES_EXPORTER: must be otlp or none, got "zipkin"/],
+      [
+        { ...on, OTEL_EXPORTER_OTLP_PROTOCOL: "grpc" },
+        /OTEL_EXPORTER_OTLP_PROTOCOL: must be http\/protobuf or http\/json, got "grpc" .*4318/,
+      ],
+      [{ ...on, OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: "json" }, /OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: must be/],
+      [
+        { ...on, OTEL_EXPORTER_OTLP_ENDPOINT: "collector:4318" },
+        /OTEL_EXPORTER_OTLP_ENDPOINT: must be an http\(s\) URL/,
+      ],
+      [
+        { ...on, OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: "not a url" },
+        /OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: must be an absolute URL/,
+      ],
+      [{ ...on, OTEL_EXPORTER_OTLP_TIMEOUT: "soon" }, /OTEL_EXPORTER_OTLP_TIMEOUT: must be a whole number/],
+      [{ ...on, OTEL_TRACES_SAMPLER: "sometimes" }, /OTEL_TRACES_SAMPLER: must be one of always_on, /],
+      [
+        { ...on, OTEL_TRACES_SAMPLER_ARG: "1.5" },
+        /OTEL_TRACES_SAMPLER_ARG: must be a ratio from 0 to 1, got "1.5"/,
+      ],
+      [{ ...on, OTEL_SDK_DISABLED: "maybe" }, /OTEL_SDK_DISABLED: must be true or false/],
+      [{ ...on, OTEL_SERVICE_NAME: " " }, /OTEL_SERVICE_NAME: must not be empty/],
+    ])("with traces on, refuses %j naming the variable", (env, message) => {
+      expect(() => loadConfig(env)).toThrow(ConfigError);
+      expect(() => loadConfig(env)).toThrow(message);
+    });
+
+    it("a malformed header is refused by its position, never echoing its value (a credential)", () => {
+      for (const headers of [
+        "Authorization: Bearer s3cret-token",
+        "a=1,Bad Name=s3cret-token",
+        "k=%E0%A4%As3cret-token",
+      ]) {
+        const load = () => loadConfig({ ...on, OTEL_EXPORTER_OTLP_HEADERS: headers });
+        expect(load).toThrow(/OTEL_EXPORTER_OTLP_HEADERS: entry \d/);
+        try {
+          load();
+        } catch (err) {
+          expect(String(err)).not.toContain("s3cret");
+        }
+      }
+    });
+  });
 });

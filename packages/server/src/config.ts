@@ -124,6 +124,34 @@ export interface Config {
    * more start a primary that forks, restarts and stops that many workers.
    */
   readonly workers: number;
+  /** OpenTelemetry traces sent over OTLP/HTTP; undefined (the default) creates no tracer at all. */
+  readonly tracing: TracingConfig | undefined;
+}
+
+export const OTLP_PROTOCOLS = ["http/protobuf", "http/json"] as const;
+export type OtlpProtocol = (typeof OTLP_PROTOCOLS)[number];
+export const TRACE_SAMPLERS = [
+  "always_on",
+  "always_off",
+  "traceidratio",
+  "parentbased_always_on",
+  "parentbased_always_off",
+  "parentbased_traceidratio",
+] as const;
+export type TraceSampler = (typeof TRACE_SAMPLERS)[number];
+
+/** Where and how spans go, from the OpenTelemetry SDK's standard variables (observability/tracing.ts). */
+export interface TracingConfig {
+  /** The full URL spans are POSTed to (…/v1/traces). */
+  readonly endpoint: URL;
+  readonly protocol: OtlpProtocol;
+  /** Sent with every export (a collector's credentials): never logged, never echoed in an error. */
+  readonly headers: Readonly<Record<string, string>>;
+  readonly timeoutMs: number;
+  readonly serviceName: string;
+  readonly sampler: TraceSampler;
+  /** The ratio of the traceidratio samplers, 0 to 1. */
+  readonly samplerRatio: number;
 }
 
 export const PG_POOLERS = ["none", "transaction"] as const;
@@ -279,6 +307,130 @@ export function parseWorkers(raw: string, name: string, databaseUrl: string): nu
   return n;
 }
 
+/** The OTLP/HTTP default endpoint of the OpenTelemetry specification (a collector on this host). */
+const OTLP_DEFAULT_ENDPOINT = "http://localhost:4318";
+
+/**
+ * OTEL_EXPORTER_OTLP_HEADERS: `key=value` pairs separated by commas, values percent-encoded (the
+ * OpenTelemetry specification's format). Errors name the entry's position, never its text: a header
+ * value is usually a credential.
+ */
+function otlpHeaders(name: string, raw: string | undefined): Record<string, string> {
+  const headers: Record<string, string> = {};
+  if (raw === undefined || raw.trim() === "") return headers;
+  raw.split(",").forEach((entry, i) => {
+    const eq = entry.indexOf("=");
+    const key = entry.slice(0, Math.max(eq, 0)).trim();
+    if (eq < 0 || !/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(key))
+      throw new ConfigError(name, `entry ${i + 1} is not key=value with a header name for key`);
+    let value: string;
+    try {
+      value = decodeURIComponent(entry.slice(eq + 1).trim());
+    } catch {
+      throw new ConfigError(name, `entry ${i + 1} (${key}) has a malformed percent-encoded value`);
+    }
+    headers[key.toLowerCase()] = value;
+  });
+  return headers;
+}
+
+/** The OpenTelemetry SDK variables Warden reads; other OTEL_* variables are not read. */
+const OTEL_VARIABLES = [
+  "OTEL_TRACES_EXPORTER",
+  "OTEL_SDK_DISABLED",
+  "OTEL_EXPORTER_OTLP_ENDPOINT",
+  "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT",
+  "OTEL_EXPORTER_OTLP_PROTOCOL",
+  "OTEL_EXPORTER_OTLP_TRACES_PROTOCOL",
+  "OTEL_EXPORTER_OTLP_HEADERS",
+  "OTEL_EXPORTER_OTLP_TRACES_HEADERS",
+  "OTEL_EXPORTER_OTLP_TIMEOUT",
+  "OTEL_EXPORTER_OTLP_TRACES_TIMEOUT",
+  "OTEL_SERVICE_NAME",
+  "OTEL_TRACES_SAMPLER",
+  "OTEL_TRACES_SAMPLER_ARG",
+] as const;
+
+/** The first of the named variables that is set and not blank (signal-specific first, as the spec says). */
+function firstSet(env: Env, ...names: string[]): { name: string; value: string } | undefined {
+  for (const name of names) {
+    const value = env[name]?.trim();
+    if (value) return { name, value };
+  }
+  return undefined;
+}
+
+function httpUrl(name: string, value: string): URL {
+  let parsed: URL;
+  try {
+    parsed = new URL(value);
+  } catch {
+    throw new ConfigError(name, `must be an absolute URL, got "${value}"`);
+  }
+  if (parsed.protocol !== "https:" && parsed.protocol !== "http:")
+    throw new ConfigError(name, `must be an http(s) URL (OTLP/HTTP), got "${value}"`);
+  return parsed;
+}
+
+/**
+ * OpenTelemetry traces. Off unless OTEL_TRACES_EXPORTER=otlp (the SDK's own default is otlp; Warden's
+ * is none, so variables set for other services in the same environment turn nothing on), and off
+ * whatever it says with OTEL_SDK_DISABLED=true. Every variable is read here, and the others are
+ * validated only when traces are on: a value meant for another SDK (grpc, say) does not stop a
+ * Warden that sends none.
+ */
+function tracing(env: Env): TracingConfig | undefined {
+  const otel: Env = Object.fromEntries(OTEL_VARIABLES.map((name) => [name, env[name]]));
+  const exporter = otel.OTEL_TRACES_EXPORTER?.trim().toLowerCase() || "none";
+  if (exporter !== "otlp" && exporter !== "none")
+    throw new ConfigError(
+      "OTEL_TRACES_EXPORTER",
+      `must be otlp or none, got "${otel.OTEL_TRACES_EXPORTER}" (Warden sends traces over OTLP/HTTP only)`,
+    );
+  if (exporter === "none" || flag(otel, "OTEL_SDK_DISABLED", false)) return undefined;
+
+  const specific = firstSet(otel, "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT");
+  const general = firstSet(otel, "OTEL_EXPORTER_OTLP_ENDPOINT");
+  // The general endpoint is a base URL that every signal's path is appended to; the specific one is used as is.
+  const endpoint = specific
+    ? httpUrl(specific.name, specific.value)
+    : httpUrl(
+        "OTEL_EXPORTER_OTLP_ENDPOINT",
+        `${(general?.value ?? OTLP_DEFAULT_ENDPOINT).replace(/\/+$/, "")}/v1/traces`,
+      );
+  const protocol = firstSet(otel, "OTEL_EXPORTER_OTLP_TRACES_PROTOCOL", "OTEL_EXPORTER_OTLP_PROTOCOL");
+  const knownProtocol = OTLP_PROTOCOLS.find((p) => p === (protocol?.value ?? "http/protobuf"));
+  if (knownProtocol === undefined)
+    throw new ConfigError(
+      protocol?.name ?? "OTEL_EXPORTER_OTLP_PROTOCOL",
+      `must be ${OTLP_PROTOCOLS.join(" or ")}, got "${protocol?.value}" (Warden has no gRPC exporter: use the collector's OTLP/HTTP port, 4318)`,
+    );
+  const sampler = otel.OTEL_TRACES_SAMPLER?.trim().toLowerCase() || "parentbased_always_on";
+  const knownSampler = TRACE_SAMPLERS.find((s) => s === sampler);
+  if (knownSampler === undefined)
+    throw new ConfigError(
+      "OTEL_TRACES_SAMPLER",
+      `must be one of ${TRACE_SAMPLERS.join(", ")}, got "${otel.OTEL_TRACES_SAMPLER}"`,
+    );
+  const ratioText = otel.OTEL_TRACES_SAMPLER_ARG?.trim() || "1";
+  const ratio = /^\d+(\.\d+)?$/.test(ratioText) ? Number(ratioText) : Number.NaN;
+  if (!(ratio >= 0 && ratio <= 1))
+    throw new ConfigError("OTEL_TRACES_SAMPLER_ARG", `must be a ratio from 0 to 1, got "${ratioText}"`);
+  const timeout = firstSet(otel, "OTEL_EXPORTER_OTLP_TRACES_TIMEOUT", "OTEL_EXPORTER_OTLP_TIMEOUT");
+  return Object.freeze({
+    endpoint,
+    protocol: knownProtocol,
+    headers: Object.freeze({
+      ...otlpHeaders("OTEL_EXPORTER_OTLP_HEADERS", otel.OTEL_EXPORTER_OTLP_HEADERS),
+      ...otlpHeaders("OTEL_EXPORTER_OTLP_TRACES_HEADERS", otel.OTEL_EXPORTER_OTLP_TRACES_HEADERS),
+    }),
+    timeoutMs: timeout ? integer(otel, timeout.name, 10_000, 100, 120_000) : 10_000,
+    serviceName: text(otel, "OTEL_SERVICE_NAME", "warden"),
+    sampler: knownSampler,
+    samplerRatio: ratio,
+  });
+}
+
 const LOG_LEVELS = ["fatal", "error", "warn", "info", "debug", "trace", "silent"];
 
 export function defaultDatabaseUrl(cwd: string = process.cwd()): string {
@@ -396,5 +548,6 @@ export function loadConfig(env: Env = process.env): Config {
     maxConnectionsPerAddress: integer(env, "WARDEN_MAX_CONNECTIONS_PER_ADDRESS", 1024, 1, 1_000_000),
     shutdownGraceMs: integer(env, "WARDEN_SHUTDOWN_GRACE_MS", 10_000, 0, 600_000),
     workers: env.WARDEN_WORKERS?.trim() ? parseWorkers(env.WARDEN_WORKERS, "WARDEN_WORKERS", database) : 1,
+    tracing: tracing(env),
   });
 }

@@ -1,5 +1,8 @@
+import type { SpanExporter } from "@opentelemetry/sdk-trace";
 import type { WorkerChannel } from "./cluster/worker.js";
 import { type Config, ConfigError } from "./config.js";
+import { tracedStore } from "./observability/tracedStore.js";
+import { Tracing } from "./observability/tracing.js";
 import { DEFAULT_MODEL, type DecisionModel } from "./operations/verify/decisionModel.js";
 import { PendingEvents } from "./operations/verify/pendingEvents.js";
 import { HostingNetworks } from "./operations/verify/signals/hostingNetworks.js";
@@ -22,6 +25,8 @@ export interface Deps {
   pendingEvents: PendingEvents;
   hosting: HostingNetworks;
   clock: () => number;
+  /** OpenTelemetry traces, when the configuration turns them on (OTEL_TRACES_EXPORTER=otlp). */
+  tracing: Tracing | undefined;
   /** Set in a worker of `warden serve --workers N`: its /metrics answers every worker's, added up. */
   worker?: WorkerChannel;
 }
@@ -109,12 +114,27 @@ export async function duringStartup<T>(fn: () => Promise<T>): Promise<T> {
   }
 }
 
+export interface BuildOptions {
+  /** Where spans go instead of OTLP/HTTP (tests); only used when the configuration turns traces on. */
+  traceExporter?: SpanExporter;
+}
+
 export async function buildDeps(
   config: Config,
   store?: Store,
   clock: () => number = Date.now,
+  options: BuildOptions = {},
 ): Promise<Deps> {
-  const opened = store ?? (await openStore(config));
+  const untraced = store ?? (await openStore(config));
+  const tracing =
+    config.tracing === undefined
+      ? undefined
+      : new Tracing(
+          config.tracing,
+          options.traceExporter === undefined ? {} : { exporter: options.traceExporter },
+        );
+  // Wrapped once, here: every store call made while a request is traced gets a span.
+  const opened = tracing === undefined ? untraced : tracedStore(untraced, tracing);
   const keyring = new SigningKeyring(opened, config.signingKeyRefreshSeconds, clock);
   await duringStartup(() => keyring.start());
   const agents = new AgentRegistry(
@@ -146,6 +166,7 @@ export async function buildDeps(
     agents,
     hosting: hostingNetworks(),
     clock,
+    tracing,
   };
 }
 
@@ -155,4 +176,8 @@ export async function closeDeps(deps: Deps): Promise<void> {
   deps.tenantPolicies.stop();
   deps.pendingEvents.stop();
   await deps.store.close();
+  // The spans still buffered go to the collector (graceful shutdown), within the export timeout.
+  await deps.tracing
+    ?.shutdown()
+    .catch((err: unknown) => deps.tracing?.report(err, "trace export failed at shutdown"));
 }

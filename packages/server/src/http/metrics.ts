@@ -2,6 +2,7 @@ import type { FastifyInstance } from "fastify";
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from "prom-client";
 import type { PendingEvents } from "../operations/verify/pendingEvents.js";
 import type { Verdict } from "../operations/verify/schema.js";
+import { type CallWrapper, wrapEveryCall } from "../store/everyCall.js";
 import type { Store } from "../store/interfaces.js";
 
 /**
@@ -78,9 +79,9 @@ export function createMetrics(
     registers: [registry],
   });
 
-  const timeCall =
-    <A extends unknown[], R>(call: string, fn: (...args: A) => Promise<R>) =>
-    async (...args: A): Promise<R> => {
+  const timeCall: CallWrapper =
+    (call, fn) =>
+    async (...args) => {
       const started = performance.now();
       try {
         const result = await fn(...args);
@@ -92,18 +93,6 @@ export function createMetrics(
       }
     };
 
-  /** Wraps every method of a store area once (not a per-call proxy: this is on the verify hot path). */
-  const timedArea = <T extends object>(area: string, target: T): T => {
-    const wrapped: Record<string, unknown> = {};
-    for (const [name, value] of Object.entries(target)) {
-      wrapped[name] =
-        typeof value === "function"
-          ? timeCall(`${area}.${name}`, (value as (...a: unknown[]) => Promise<unknown>).bind(target))
-          : value;
-    }
-    return wrapped as T;
-  };
-
   return {
     registry,
     verdict: (v) =>
@@ -113,24 +102,7 @@ export function createMetrics(
         enforcement_mode: v.enforcementMode,
         challenge_cleared: String(v.challengeCleared === true),
       }),
-    timed: (store) => ({
-      tenants: timedArea("tenants", store.tenants),
-      apiKeys: timedArea("apiKeys", store.apiKeys),
-      signingKeys: timedArea("signingKeys", store.signingKeys),
-      counters: timedArea("counters", store.counters),
-      events: timedArea("events", store.events),
-      idempotency: timedArea("idempotency", store.idempotency),
-      feedback: timedArea("feedback", store.feedback),
-      challenges: timedArea("challenges", store.challenges),
-      agents: timedArea("agents", store.agents),
-      policies: timedArea("policies", store.policies),
-      insights: timedArea("insights", store.insights),
-      consoleSessions: timedArea("consoleSessions", store.consoleSessions),
-      removal: timedArea("removal", store.removal),
-      ping: timeCall("ping", () => store.ping()),
-      warmUp: () => store.warmUp(),
-      close: () => store.close(),
-    }),
+    timed: (store) => wrapEveryCall(store, timeCall),
     resetRequests: () => {
       requests.reset();
       duration.reset();

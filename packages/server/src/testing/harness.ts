@@ -1,6 +1,7 @@
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import type { SpanExporter } from "@opentelemetry/sdk-trace";
 import type { FastifyInstance } from "fastify";
 import { expect } from "vitest";
 import { issueApiKey } from "../admin/apiKeys.js";
@@ -37,6 +38,8 @@ export interface TestAppOptions {
   /** Another store than a fresh SQLite file (PostgreSQL tests); closed with the app. */
   store?: Store;
   clock?: () => number;
+  /** Where spans go when the env turns traces on (OTEL_TRACES_EXPORTER=otlp), instead of OTLP/HTTP. */
+  traceExporter?: SpanExporter;
 }
 
 /** Verify's deadline in a test app whose test sets none: far beyond any scheduling delay. */
@@ -64,7 +67,12 @@ export async function makeTestApp(options: TestAppOptions = {}): Promise<TestApp
     options.env?.WARDEN_VERIFY_DEADLINE_MS === undefined
       ? { ...config, verifyDeadlineMs: LOGIC_TEST_DEADLINE_MS }
       : config;
-  const deps = await buildDeps(timed, store, options.clock);
+  const deps = await buildDeps(
+    timed,
+    store,
+    options.clock,
+    options.traceExporter === undefined ? {} : { traceExporter: options.traceExporter },
+  );
   const app = await buildApp(deps, { logger: false });
   await app.ready();
   // As `warden serve` does before it listens: a test's first verify then runs compiled code, not a
