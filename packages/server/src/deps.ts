@@ -109,10 +109,12 @@ export async function duringStartup<T>(fn: () => Promise<T>): Promise<T> {
   }
 }
 
+/** `hosting` defaults to the data set; tests that do not score hosting networks pass an empty one. */
 export async function buildDeps(
   config: Config,
   store?: Store,
   clock: () => number = Date.now,
+  hosting: HostingNetworks = hostingNetworks(),
 ): Promise<Deps> {
   const opened = store ?? (await openStore(config));
   const keyring = new SigningKeyring(opened, config.signingKeyRefreshSeconds, clock);
@@ -144,7 +146,7 @@ export async function buildDeps(
     tenantPolicies,
     pendingEvents: new PendingEvents(opened, { capacity: config.degradedQueueCapacity, retryMs: 1000 }),
     agents,
-    hosting: hostingNetworks(),
+    hosting,
     clock,
   };
 }

@@ -10,6 +10,7 @@ import { buildDeps, closeDeps, type Deps, withConfiguredCounters } from "../deps
 import type { EventRecord, Scope } from "../domain.js";
 import { ALL_SCOPES } from "../domain.js";
 import { ERROR_LABELS } from "../errors.js";
+import { HostingNetworks } from "../operations/verify/signals/hostingNetworks.js";
 import type { Store } from "../store/interfaces.js";
 import { openSqliteStore } from "../store/sqlite/sqliteStore.js";
 
@@ -37,6 +38,12 @@ export interface TestAppOptions {
   /** Another store than a fresh SQLite file (PostgreSQL tests); closed with the app. */
   store?: Store;
   clock?: () => number;
+  /**
+   * The hosting-network data set (`hostingNetworks()` from deps.ts) for a test that scores hosting
+   * networks. Without it no network is a hosting one: the data set takes about half a second to read
+   * in each test process that loads it, and most tests are about something else.
+   */
+  hosting?: HostingNetworks;
 }
 
 /** Verify's deadline in a test app whose test sets none: far beyond any scheduling delay. */
@@ -64,7 +71,7 @@ export async function makeTestApp(options: TestAppOptions = {}): Promise<TestApp
     options.env?.WARDEN_VERIFY_DEADLINE_MS === undefined
       ? { ...config, verifyDeadlineMs: LOGIC_TEST_DEADLINE_MS }
       : config;
-  const deps = await buildDeps(timed, store, options.clock);
+  const deps = await buildDeps(timed, store, options.clock, options.hosting ?? HostingNetworks.empty());
   const app = await buildApp(deps, { logger: false });
   await app.ready();
   // As `warden serve` does before it listens: a test's first verify then runs compiled code, not a
