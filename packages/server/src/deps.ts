@@ -117,6 +117,8 @@ export async function duringStartup<T>(fn: () => Promise<T>): Promise<T> {
 export interface BuildOptions {
   /** Where spans go instead of OTLP/HTTP (tests); only used when the configuration turns traces on. */
   traceExporter?: SpanExporter;
+  /** The hosting-network data set; by default the one the package ships (tests pass an empty one). */
+  hosting?: HostingNetworks;
 }
 
 export async function buildDeps(
@@ -164,7 +166,7 @@ export async function buildDeps(
     tenantPolicies,
     pendingEvents: new PendingEvents(opened, { capacity: config.degradedQueueCapacity, retryMs: 1000 }),
     agents,
-    hosting: hostingNetworks(),
+    hosting: options.hosting ?? hostingNetworks(),
     clock,
     tracing,
   };

@@ -4,6 +4,7 @@ import { fileURLToPath } from "node:url";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { launchChromium } from "../../../browser/tooling/chromium.mjs";
+import { hostingNetworks } from "../deps.js";
 import { chromiumOrSkip } from "../testing/chromium.js";
 import { bearer, CHROME_HEADERS, CHROME_UA, makeTestApp, type TestApp } from "../testing/harness.js";
 import { CONSOLE_DIST } from "./assets.js";
@@ -93,6 +94,7 @@ if (chromiumOrSkip(SUITE)) {
     // six days (the chart has a shape), and is back at the real time before anyone signs in.
     // Every test signs in from this machine: more than the default sign-ins per address and minute.
     t = await makeTestApp({
+      hosting: hostingNetworks(),
       clock: () => Date.now() + offset,
       env: { WARDEN_CONSOLE_SIGNINS_PER_MINUTE: "1000" },
     });

@@ -11,6 +11,7 @@ import { buildDeps, closeDeps, type Deps, withConfiguredCounters } from "../deps
 import type { EventRecord, Scope } from "../domain.js";
 import { ALL_SCOPES } from "../domain.js";
 import { ERROR_LABELS } from "../errors.js";
+import { HostingNetworks } from "../operations/verify/signals/hostingNetworks.js";
 import type { Store } from "../store/interfaces.js";
 import { openSqliteStore } from "../store/sqlite/sqliteStore.js";
 
@@ -40,6 +41,12 @@ export interface TestAppOptions {
   clock?: () => number;
   /** Where spans go when the env turns traces on (OTEL_TRACES_EXPORTER=otlp), instead of OTLP/HTTP. */
   traceExporter?: SpanExporter;
+  /**
+   * The hosting-network data set (`hostingNetworks()` from deps.ts) for a test that scores hosting
+   * networks. Without it no network is a hosting one: the data set takes about half a second to read
+   * in each test process that loads it, and most tests are about something else.
+   */
+  hosting?: HostingNetworks;
 }
 
 /** Verify's deadline in a test app whose test sets none: far beyond any scheduling delay. */
@@ -67,12 +74,10 @@ export async function makeTestApp(options: TestAppOptions = {}): Promise<TestApp
     options.env?.WARDEN_VERIFY_DEADLINE_MS === undefined
       ? { ...config, verifyDeadlineMs: LOGIC_TEST_DEADLINE_MS }
       : config;
-  const deps = await buildDeps(
-    timed,
-    store,
-    options.clock,
-    options.traceExporter === undefined ? {} : { traceExporter: options.traceExporter },
-  );
+  const deps = await buildDeps(timed, store, options.clock, {
+    hosting: options.hosting ?? HostingNetworks.empty(),
+    ...(options.traceExporter === undefined ? {} : { traceExporter: options.traceExporter }),
+  });
   const app = await buildApp(deps, { logger: false });
   await app.ready();
   // As `warden serve` does before it listens: a test's first verify then runs compiled code, not a

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { hostingNetworks } from "../../deps.js";
 import { StoreUnavailableError } from "../../store/interfaces.js";
 import {
   bearer,
@@ -26,6 +27,7 @@ const FIREFOX_UA = "Mozilla/5.0 (X11; Linux x86_64; rv:128.0) Gecko/20100101 Fir
 
 beforeAll(async () => {
   t = await makeTestApp({
+    hosting: hostingNetworks(),
     wrapStore: (s) => faultyStore(s, { failing, error: () => new StoreUnavailableError("injected outage") }),
   });
   await t.tenant("acme");

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { hostingNetworks } from "../../deps.js";
 import type { EventRecord } from "../../domain.js";
 import { StoreUnavailableError } from "../../store/interfaces.js";
 import { bearer, expectError, faultyStore, makeTestApp, type TestApp } from "../../testing/harness.js";
@@ -17,6 +18,7 @@ const failing = new Set<string>();
 
 beforeAll(async () => {
   t = await makeTestApp({
+    hosting: hostingNetworks(),
     wrapStore: (s) => faultyStore(s, { failing, error: () => new StoreUnavailableError("injected outage") }),
   });
   await t.tenant("acme");
