@@ -142,7 +142,7 @@ describe("Dockerfile", () => {
       ...read("deploy/build-image-offline.sh").matchAll(/^base docker\.io\/library\/(\S+)/gm),
     ].map((m) => m[1]);
     const named = stages.map((s) =>
-      (s.args.split(/\s+/)[0] as string).replace("${NODE_VERSION}", version ?? ""),
+      (s.args.split(/\s+/)[0] as string).replace(/\$\{NODE_VERSION\}/, version ?? ""),
     );
     expect(new Set(made)).toEqual(new Set(named));
   });
