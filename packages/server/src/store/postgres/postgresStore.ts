@@ -90,10 +90,14 @@ const DEFAULT_PATIENT_TIMEOUT_MS = 2_000;
 const DEFAULT_READ_TIMEOUT_MS = 10_000;
 /**
  * Settling a write its connection gave up on (abandonedWrites.ts): one connection, opened when
- * needed, with a timeout of its own, since the verify and patient timeouts may be what gave up.
+ * needed, with a timeout of its own, since the verify and patient timeouts may be what gave up. The
+ * server process that ran the write may take up to SETTLE_PATIENCE_MS to exit (a COMMIT waiting for
+ * a busy disk's flush finishes first), asked every SETTLE_STEP_MS, each ask within the timeout.
  */
 const SETTLE_POOL_SIZE = 1;
 const SETTLE_TIMEOUT_MS = 2_000;
+const SETTLE_STEP_MS = 500;
+const SETTLE_PATIENCE_MS = 5_000;
 
 /** Every connection one process may hold: the budget docs/deployment.md states. */
 export const connectionsPerProcess = (opts: PostgresOptions): number =>
@@ -383,7 +387,11 @@ export async function openPostgresStore(opts: PostgresOptions): Promise<Store> {
     // Two of each: while one batch is in the database the next gathers, and a slow statement does
     // not hold every verify behind it. The rest of the pools serve what is not batched.
     batchesInFlight: { events: Math.min(2, opts.poolSize), counters: 2 },
-    keptDespite: abandonedWrites(settle, { behindPooler, waitMs: SETTLE_TIMEOUT_MS / 2 }),
+    keptDespite: abandonedWrites(settle, {
+      behindPooler,
+      patienceMs: SETTLE_PATIENCE_MS,
+      stepMs: SETTLE_STEP_MS,
+    }),
     warmConnections: keptConnections(opts),
     close: async () => {
       await Promise.all([
