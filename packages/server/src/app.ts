@@ -177,9 +177,10 @@ export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<Fa
   };
   const callers = new KnownCallers();
   // Routes whose settings say so (the read routes) also accept the console's session cookie on GET.
+  // These routes are off verify's path: their key lookup and count may wait for a busy database.
   const onRequest = [
-    authenticator(store, callers, { clock }),
-    rateLimiter(store, verifyDeps.rateLimit, clock),
+    authenticator(store, callers, { clock, patient: true }),
+    rateLimiter(store.patient.counters, verifyDeps.rateLimit, clock),
   ];
 
   app.setErrorHandler(

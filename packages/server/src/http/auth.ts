@@ -53,13 +53,15 @@ export class KnownCallers {
  * The authentication hook: Bearer API key → caller, then the route's scope. A revocation takes effect
  * at once in every process: by default every request looks its key up in the store; with `fromMemory`
  * (verify) a caller seen before is taken from `known`, and the route's one write is made on condition
- * that the key is still active (events.record with activeKey).
+ * that the key is still active (events.record with activeKey). With `patient` (the routes off
+ * verify's path) the lookup may wait for a busy database (Store.patient).
  */
 export function authenticator(
   store: Store,
   known: KnownCallers,
-  options: { fromMemory?: boolean; clock?: () => number } = {},
+  options: { fromMemory?: boolean; patient?: boolean; clock?: () => number } = {},
 ) {
+  const keys = options.patient ? store.patient.apiKeys : store.apiKeys;
   return async function authenticate(request: FastifyRequest, reply: FastifyReply): Promise<void> {
     const settings = request.routeOptions.config.warden as RouteSettings;
     const write = request.method !== "GET";
@@ -85,10 +87,7 @@ export function authenticator(
       caller = remembered;
     } else {
       try {
-        const found = await within(
-          remainingBudget(settings, reply.elapsedTime),
-          store.apiKeys.findByHash(hash),
-        );
+        const found = await within(remainingBudget(settings, reply.elapsedTime), keys.findByHash(hash));
         if (found && found.key.revokedAt === null) {
           caller = { key: found.key, tenant: found.tenant };
           known.remember(hash, caller);

@@ -6,7 +6,7 @@ import {
   rateLimitHit,
   rateLimitState,
 } from "../operations/rateLimitWindow.js";
-import type { Store } from "../store/interfaces.js";
+import type { CounterStore } from "../store/interfaces.js";
 import { remainingBudget, within } from "./budget.js";
 import type { RouteSettings } from "./types.js";
 
@@ -20,11 +20,16 @@ export function applyRateLimit(reply: FastifyReply, state: RateLimitState): void
 }
 
 /**
- * Fixed-window limit per API key and operation, counted in the store so every process shares it.
+ * Fixed-window limit per API key and operation, counted in the store so every process shares it
+ * (the routes off verify's path count with Store.patient's counters).
  * Runs after authentication. Verify counts its request in the same store call as its velocity
  * counters instead (operations/verify), so this hook is not on its route.
  */
-export function rateLimiter(store: Store, limits: RateLimitSettings, clock: () => number) {
+export function rateLimiter(
+  counters: Pick<CounterStore, "hit">,
+  limits: RateLimitSettings,
+  clock: () => number,
+) {
   return async function rateLimit(request: FastifyRequest, reply: FastifyReply): Promise<void> {
     const caller = request.caller;
     if (!caller) return;
@@ -33,7 +38,7 @@ export function rateLimiter(store: Store, limits: RateLimitSettings, clock: () =
     // A store fault here is the route's 503 (the error handler); verify does not use this hook.
     const [reading] = await within(
       remainingBudget(settings, reply.elapsedTime),
-      store.counters.hit([rateLimitHit(limits, caller.key.id, settings.operation, caller.tenant.id)], now),
+      counters.hit([rateLimitHit(limits, caller.key.id, settings.operation, caller.tenant.id)], now),
     );
     applyRateLimit(reply, rateLimitState(limits, reading, now));
   };

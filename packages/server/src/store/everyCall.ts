@@ -6,7 +6,7 @@ export type CallWrapper = <A extends unknown[], R>(
   fn: (...args: A) => Promise<R>,
 ) => (...args: A) => Promise<R>;
 
-type Area = Exclude<keyof Store, "ping" | "warmUp" | "close">;
+type Area = Exclude<keyof Store, "patient" | "ping" | "warmUp" | "close">;
 
 /** Every area of the Store interface: a new area that is missing here does not compile. */
 const AREAS: Record<Area, true> = {
@@ -26,7 +26,7 @@ const AREAS: Record<Area, true> = {
 };
 
 /**
- * The store with every method of every area, and `ping`, passed through `wrap` once, here: not a
+ * The store with every method of every area (the patient calls too), and `ping`, passed through `wrap` once, here: not a
  * per-call proxy, since this is on verify's hot path. `warmUp` and `close` pass through unwrapped.
  */
 export function wrapEveryCall(store: Store, wrap: CallWrapper): Store {
@@ -45,6 +45,11 @@ export function wrapEveryCall(store: Store, wrap: CallWrapper): Store {
   ) as Pick<Store, Area>;
   return {
     ...areas,
+    // Named as the calls they are: the same lookups and counts on other connections.
+    patient: {
+      apiKeys: wrapArea("apiKeys", store.patient.apiKeys) as Store["patient"]["apiKeys"],
+      counters: wrapArea("counters", store.patient.counters) as Store["patient"]["counters"],
+    },
     ping: wrap("ping", () => store.ping()),
     warmUp: () => store.warmUp(),
     close: () => store.close(),

@@ -213,6 +213,7 @@ export interface EventStore {
     signal?: WriteSignal,
     options?: { activeKey?: boolean; redeem?: ClearRedemption },
   ): Promise<RecordOutcome>;
+  /** One event of the tenant, for the routes off verify's path (it may wait for a busy database, as Store.patient's calls do). */
   get(tenantId: string, eventId: string): Promise<EventRecord | undefined>;
 }
 
@@ -709,6 +710,12 @@ export interface EventRemovalStore {
   erase(tenantId: string, subject: ErasureSubject, signal?: AbortSignal): Promise<RemovedRows>;
 }
 
+/** What the routes off verify's path read and count before their own work (Store.patient). */
+export interface PatientCalls {
+  readonly apiKeys: Pick<ApiKeyStore, "findByHash">;
+  readonly counters: Pick<CounterStore, "hit">;
+}
+
 export interface Store {
   readonly tenants: TenantStore;
   readonly apiKeys: ApiKeyStore;
@@ -723,6 +730,14 @@ export interface Store {
   readonly insights: InsightStore;
   readonly consoleSessions: ConsoleSessionStore;
   readonly removal: EventRemovalStore;
+  /**
+   * The key lookups and counters of the routes off verify's 50 ms path (challenge, feedback, the
+   * console's reads): the same data as `apiKeys` and `counters`, with statements that may wait for a
+   * busy database (PostgreSQL: the patient pool and its timeout), so that a database too slow for
+   * verify's deadline does not refuse them at authentication or their rate limit. Verify and the page
+   * tokens use `apiKeys` and `counters`. SQLite: the same stores.
+   */
+  readonly patient: PatientCalls;
   /** Resolves when the store can take writes (a write probe: readiness, GET /readyz); rejects otherwise. */
   ping(): Promise<void>;
   /**

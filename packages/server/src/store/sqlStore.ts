@@ -19,7 +19,8 @@ export type { SqlRuntime } from "./sql/runtime.js";
  * The store on SQL, shared by every SQL adapter: each area is one statement or one transaction.
  * An adapter supplies the runtime (how write transactions start, how hot statements run), and may
  * supply a `patient` one for the areas off verify's path (PostgreSQL: connections with a longer
- * statement timeout); verify's own reads and writes (keys, counters, events, idempotency) stay on `rt`.
+ * statement timeout), which also reads single events back and looks keys up and counts for the other
+ * routes (Store.patient); verify's own reads and writes (keys, counters, events, idempotency) stay on `rt`.
  */
 export function createSqlStore(rt: SqlRuntime, patient: SqlRuntime = rt): Store {
   const { db } = rt;
@@ -30,7 +31,7 @@ export function createSqlStore(rt: SqlRuntime, patient: SqlRuntime = rt): Store 
     apiKeys: createApiKeyStore(rt, hot),
     signingKeys: createSigningKeyStore(patient),
     counters: createCounterStore(rt, hot, batches),
-    events: createEventStore(rt, hot, batches),
+    events: createEventStore(rt, hot, batches, patient),
     idempotency: createIdempotencyStore(rt),
     feedback: createFeedbackStore(patient),
     challenges: createChallengeStore(patient),
@@ -39,6 +40,10 @@ export function createSqlStore(rt: SqlRuntime, patient: SqlRuntime = rt): Store 
     insights: createInsightStore(rt),
     consoleSessions: createConsoleSessionStore(patient),
     removal: createEventRemovalStore(patient),
+    patient: {
+      apiKeys: { findByHash: createApiKeyStore(patient, hot).findByHash },
+      counters: { hit: createCounterStore(patient, hot, undefined).hit },
+    },
 
     ping: () =>
       guard("ping", async () => {

@@ -148,6 +148,10 @@ export function faultyStore(
     insights: wrap("insights", inner.insights),
     consoleSessions: wrap("consoleSessions", inner.consoleSessions),
     removal: wrap("removal", inner.removal),
+    patient: {
+      apiKeys: wrap("apiKeys", inner.patient.apiKeys),
+      counters: wrap("counters", inner.patient.counters),
+    },
     ping: () => inner.ping(),
     warmUp: () => inner.warmUp(),
     close: () => inner.close(),

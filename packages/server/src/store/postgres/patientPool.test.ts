@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { FaultProxy } from "../../testing/faultProxy.js";
-import { testEvent } from "../../testing/harness.js";
+import { bearer, makeTestApp, type TestApp, testEvent } from "../../testing/harness.js";
 import { postgresSchemaOrSkip, TEST_POSTGRES_URL } from "../../testing/postgres.js";
 import { type Store, StoreUnavailableError } from "../interfaces.js";
 import { openPostgresStore } from "./postgresStore.js";
@@ -9,7 +9,9 @@ import { openPostgresStore } from "./postgresStore.js";
  * What is not on verify's 50 ms path waits for a busy database: with every round trip slowed to
  * ~120 ms, feedback is still stored (its statements run on the patient pool, 2 s) while verify's own
  * statements time out at their 40 ms and verify would answer degraded. Before, feedback shared
- * verify's timeout and answered 503 under light PostgreSQL load.
+ * verify's timeout and answered 503 under light PostgreSQL load; and, through the app, the routes
+ * off verify's path looked their API key up and counted their rate limit on verify's connections,
+ * so they answered 503 before reaching their own patient statements.
  */
 const SUITE = "PostgreSQL's patient pool";
 const schema = await postgresSchemaOrSkip(SUITE, "the patient-pool test");
@@ -17,6 +19,8 @@ const schema = await postgresSchemaOrSkip(SUITE, "the patient-pool test");
 if (schema) {
   let proxy: FaultProxy;
   let store: Store;
+  let t: TestApp;
+  let apiKey: string;
   beforeAll(async () => {
     const url = new URL(TEST_POSTGRES_URL);
     proxy = await new FaultProxy(url.hostname, Number(url.port || 5432)).start();
@@ -29,10 +33,17 @@ if (schema) {
       poolMin: 1,
       schema,
     });
+    t = await makeTestApp({ store });
+    await t.tenant("t1");
+    ({ apiKey } = await t.key("t1"));
     await store.events.record(testEvent("evt_patient", { tenantId: "t1" }), undefined);
+    await store.events.record(
+      testEvent("evt_patient_http", { tenantId: "t1", decision: "challenge", session: "s-patient" }),
+      undefined,
+    );
   });
   afterAll(async () => {
-    await store?.close();
+    await t?.close();
     await proxy?.stop();
   });
 
@@ -41,7 +52,7 @@ if (schema) {
       proxy.delayMs = 60;
       proxy.set("slow");
       try {
-        await expect(store.events.get("t1", "evt_patient")).rejects.toBeInstanceOf(StoreUnavailableError);
+        await expect(store.apiKeys.findByHash("no-such-hash")).rejects.toBeInstanceOf(StoreUnavailableError);
         const appended = await store.feedback.append(
           {
             feedbackId: "fb_patient",
@@ -65,6 +76,29 @@ if (schema) {
       expect((await store.feedback.listForEvent("t1", "evt_patient")).map((o) => o.feedbackId)).toEqual([
         "fb_patient",
       ]);
+    }, 30_000);
+
+    it("a slow database: feedback, a challenge and a console read answer 200 through the app while verify degrades", async () => {
+      const post = (url: string, payload: object) =>
+        t.app.inject({ method: "POST", url, headers: bearer(apiKey), payload });
+      proxy.delayMs = 60;
+      proxy.set("slow");
+      try {
+        const verify = await post("/v1/verify", { action: "signup", subject: {}, session: "s-patient" });
+        expect(verify.json()).toMatchObject({ degraded: true, decision: "challenge" });
+        const feedback = await post("/v1/feedback", { eventId: "evt_patient_http", outcome: "converted" });
+        expect(feedback.statusCode, feedback.body).toBe(200);
+        const challenge = await post("/v1/challenge", { eventId: "evt_patient_http", session: "s-patient" });
+        expect(challenge.statusCode, challenge.body).toBe(200);
+        const read = await t.app.inject({
+          method: "GET",
+          url: "/v1/events?limit=5",
+          headers: bearer(apiKey),
+        });
+        expect(read.statusCode, read.body).toBe(200);
+      } finally {
+        proxy.set("pass");
+      }
     }, 30_000);
   });
 }

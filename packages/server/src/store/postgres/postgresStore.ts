@@ -135,6 +135,9 @@ function startupParameters(
   const settings = [
     ...(opts.schema === undefined ? [] : [`-c search_path=${opts.schema}`]),
     ...(use === "counters" ? ["-c synchronous_commit=off"] : []),
+    // On the primary a long read is one server process: parallel workers would give the console's
+    // scans the other cores, the ones verify's statements run on (PostgreSQL has no priorities).
+    ...(use === "reads" && opts.readUrl === undefined ? ["-c max_parallel_workers_per_gather=0"] : []),
   ];
   return {
     ...named,
@@ -404,11 +407,14 @@ export async function openPostgresStore(opts: PostgresOptions): Promise<Store> {
     },
   };
   // What is not on verify's path waits for a busy database (PostgreSQL under load answered feedback
-  // 503 at the 20 ms verify timeout): the same queries on the patient pool.
+  // 503 at the 20 ms verify timeout): the same queries on the patient pool, the rate-limit counts of
+  // those routes included (Store.patient). Their commits wait for the WAL flush: a key's hits on one
+  // rate-limit row then follow one another at the disk's flush rate, far above the default limit of
+  // 100 a second per key and operation.
   return createSqlStore(runtime, {
     ...runtime,
     db: patient,
     writeTransaction: (fn) => patient.transaction().execute(fn),
-    write: (fn, options) => fn(options?.early ? counters : patient),
+    write: (fn) => fn(patient),
   });
 }

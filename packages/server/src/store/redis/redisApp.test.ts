@@ -98,6 +98,46 @@ if (prefix) {
       }
     });
 
+    it("the routes off verify's path count in Redis too: two apps share one feedback limit per key", async () => {
+      const env = {
+        WARDEN_REDIS_URL: TEST_REDIS_URL,
+        WARDEN_REDIS_KEY_PREFIX: `${prefix}fb:`,
+        WARDEN_RATE_LIMIT_MAX: "4",
+      };
+      const one = await makeTestApp({ env });
+      const two = await makeTestApp({ env });
+      try {
+        await one.tenant("acme");
+        await two.tenant("acme");
+        const { apiKey, keyId } = await one.key("acme", { scopes: ["feedback:write"] });
+        await two.store.apiKeys.create(
+          {
+            id: keyId,
+            tenantId: "acme",
+            scopes: ["feedback:write"],
+            logOnly: false,
+            createdAt: 1,
+            revokedAt: null,
+          },
+          hashApiKey(apiKey),
+        );
+        const statuses: number[] = [];
+        for (let i = 0; i < 6; i++) {
+          const app = i % 2 ? two.app : one.app;
+          const payload = { eventId: "evt_none", outcome: "converted" };
+          statuses.push(
+            (await app.inject({ method: "POST", url: "/v1/feedback", headers: bearer(apiKey), payload }))
+              .statusCode,
+          );
+        }
+        // Counted before the event is looked up: unknown events count too.
+        expect(statuses).toEqual([404, 404, 404, 404, 429, 429]);
+      } finally {
+        await one.close();
+        await two.close();
+      }
+    });
+
     it("repeated form text on Redis counters: scored, one count per request, and the rate limit still applies", async () => {
       const t = await makeTestApp({
         env: {

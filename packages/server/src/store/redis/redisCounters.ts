@@ -220,23 +220,27 @@ export function withRedisCounters(
   clock: () => number = Date.now,
 ): Store {
   let redisDownUntil = 0;
-  const hit: Store["counters"]["hit"] = async (hits, now) => {
-    if (clock() < redisDownUntil) return store.counters.hit(hits, now);
-    try {
-      return await counters.hit(hits, now);
-    } catch (err) {
-      if (!(err instanceof StoreUnavailableError)) throw err;
-      redisDownUntil = clock() + REDIS_FALLBACK_MS;
-      return store.counters.hit(hits, now);
-    }
-  };
+  /** Counts in Redis, or in `fallback` (the store's own counters) while Redis is down. */
+  const hitFallingBackTo =
+    (fallback: Pick<Store["counters"], "hit">): Store["counters"]["hit"] =>
+    async (hits, now) => {
+      if (clock() < redisDownUntil) return fallback.hit(hits, now);
+      try {
+        return await counters.hit(hits, now);
+      } catch (err) {
+        if (!(err instanceof StoreUnavailableError)) throw err;
+        redisDownUntil = clock() + REDIS_FALLBACK_MS;
+        return fallback.hit(hits, now);
+      }
+    };
   return {
     ...store,
     counters: {
-      hit,
+      hit: hitFallingBackTo(store.counters),
       // What fell back to the store expires there like any store counter; Redis keys expire alone.
       purgeExpired: (now) => store.counters.purgeExpired(now),
     },
+    patient: { ...store.patient, counters: { hit: hitFallingBackTo(store.patient.counters) } },
     ping: async () => {
       await Promise.all([store.ping(), counters.ping()]);
     },

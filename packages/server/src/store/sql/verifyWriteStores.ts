@@ -54,11 +54,15 @@ export function createCounterStore(
   };
 }
 
-/** Events: one conditional statement, or one transaction with the claim and the redemption. */
+/**
+ * Events: one conditional statement, or one transaction with the claim and the redemption. Reading
+ * one event back is for the routes off verify's path (challenge, feedback, the console): on `patient`.
+ */
 export function createEventStore(
   rt: SqlRuntime,
   hot: Hot,
   batches: VerifyWriteBatches | undefined,
+  patient: SqlRuntime = rt,
 ): EventStore {
   const { db } = rt;
   const keyActive = (conn: Kysely<Database>, keyId: string) => keyIsActive(rt, hot, conn, keyId);
@@ -153,7 +157,7 @@ export function createEventStore(
     },
     get: (tenantId, eventId) =>
       guard("events.get", async () => {
-        const row = await db
+        const row = await patient.db
           .selectFrom("events")
           .selectAll()
           .where("id", "=", eventId)
