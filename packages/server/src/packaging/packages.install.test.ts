@@ -13,6 +13,12 @@ import { freePort } from "../lib/wardenProcess.js";
  * workspace, no repository above it), a strict TypeScript app compiled against the installed client
  * and browser packages, and the installed `warden` binary run: migrate, make a key, serve the API and
  * the console, drain on SIGTERM. Needs the repository built (`npm run build`) and the npm cache warm.
+ *
+ * better-sqlite3's install script takes a prebuilt binary when prebuild-install finds one, as a user's
+ * install downloads one from the project's releases; only this machine reaches no such host, and
+ * compiling instead took 2-3 minutes of the test. It is given, as a local prebuild, the binary the
+ * repository's own install built from the same pinned version for this Node (a version mismatch
+ * names another file, and the install compiles as before).
  */
 const exec = promisify(execFile);
 const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../../..");
@@ -24,12 +30,32 @@ const packs = path.join(outside, "packs");
 const app = path.join(outside, "app");
 let installLog = "";
 
+const prebuilds = path.join(outside, "prebuilds");
+
 const npm = (cwd: string, ...args: string[]) =>
   exec("npm", args, {
     cwd,
     maxBuffer: 64 * 1024 * 1024,
-    env: { ...process.env, npm_config_update_notifier: "false" },
+    env: {
+      ...process.env,
+      npm_config_update_notifier: "false",
+      npm_config_better_sqlite3_local_prebuilds: prebuilds,
+    },
   });
+
+/**
+ * The repository's compiled better-sqlite3 packed as prebuild-install names and lays out a prebuilt
+ * binary (`{name}-v{version}-node-v{abi}-{platform}-{arch}.tar.gz` holding build/Release/*.node).
+ */
+async function packLocalPrebuild(): Promise<void> {
+  const module = path.join(REPO, "node_modules", "better-sqlite3");
+  const { version } = JSON.parse(fs.readFileSync(path.join(module, "package.json"), "utf8")) as {
+    version: string;
+  };
+  const name = `better-sqlite3-v${version}-node-v${process.versions.modules}-${process.platform}-${process.arch}.tar.gz`;
+  fs.mkdirSync(prebuilds);
+  await exec("tar", ["-czf", path.join(prebuilds, name), "-C", module, "build/Release/better_sqlite3.node"]);
+}
 
 /** The installed `warden` (its bin, resolved through the app's node_modules/.bin) with `env`. */
 const warden = (env: Record<string, string>, ...args: string[]) =>
@@ -38,6 +64,7 @@ const warden = (env: Record<string, string>, ...args: string[]) =>
 beforeAll(async () => {
   fs.mkdirSync(packs);
   fs.mkdirSync(app);
+  await packLocalPrebuild();
   const packed = JSON.parse(
     (
       await npm(
