@@ -61,6 +61,13 @@ export async function hitCounters(
   });
 }
 
+/**
+ * The order every statement takes counter rows in (their primary key's): concurrent statements that
+ * upsert shared rows then wait for one another in a line, never in a cycle (a deadlock).
+ */
+export const byBucket = (a: CounterBucket, b: CounterBucket): number =>
+  a.expiresAt - b.expiresAt || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
+
 /** One request's buckets in one statement (SQLite's way, and a refused batch's retry). */
 export async function hitCountersInOneStatement(
   rt: SqlRuntime,
@@ -69,7 +76,7 @@ export async function hitCountersInOneStatement(
   buckets: readonly CounterBucket[],
 ): Promise<CounterCount[]> {
   const values: Record<string, unknown> = {};
-  buckets.forEach((b, i) => {
+  [...buckets].sort(byBucket).forEach((b, i) => {
     values[`name${i}`] = b.name;
     values[`expiresAt${i}`] = b.expiresAt;
     values[`previousExpiresAt${i}`] = b.previousExpiresAt;

@@ -1,7 +1,12 @@
 import { CompiledQuery, type Kysely } from "kysely";
 import type { WriteSignal } from "../interfaces.js";
 import type { Database } from "../schema.js";
-import { type CounterBucket, type CounterCount, hitCountersInOneStatement } from "./counterBuckets.js";
+import {
+  byBucket,
+  type CounterBucket,
+  type CounterCount,
+  hitCountersInOneStatement,
+} from "./counterBuckets.js";
 import { EVENT_COLUMN_TYPES, EVENT_COLUMNS, type hotStatements } from "./hotStatements.js";
 import { abortError, refusesThisWrite } from "./rows.js";
 import type { SqlRuntime } from "./runtime.js";
@@ -123,7 +128,10 @@ async function hitCounterBatch(
       return { key, nth: 0 };
     }),
   );
-  const rows = [...merged.values()];
+  // In one order for every batch: two batches in flight that locked shared rows (a key's rate limit,
+  // a network's counters) each in its own arrival order could each hold a row the other wants next,
+  // a deadlock that verify's statement timeout ends first.
+  const rows = [...merged.values()].sort(byBucket);
   const { rows: returned } = await rt.execute(
     conn,
     CompiledQuery.raw(COUNTER_BATCH, [
