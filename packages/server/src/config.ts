@@ -56,11 +56,6 @@ export interface Config {
   readonly pgPatientTimeoutMs: number;
   /** PostgreSQL statement timeout of long reads (console aggregates, ledger totals). */
   readonly pgReadTimeoutMs: number;
-  /**
-   * The share of the time, in percent, one process's long reads may hold the primary (paced: after a
-   * read of d ms the next waits d × (100 / share − 1)); 100: back to back. Not used with a read URL.
-   */
-  readonly pgReadSharePercent: number;
   /** A PostgreSQL server (a streaming replica) for the console's long reads; undefined: the primary's. */
   readonly pgReadUrl: string | undefined;
   /**
@@ -517,7 +512,6 @@ export function loadConfig(env: Env = process.env): Config {
     pgPreparedStatements: flag(env, "WARDEN_PG_PREPARED_STATEMENTS", pooler === "none"),
     pgPatientTimeoutMs: integer(env, "WARDEN_PG_PATIENT_TIMEOUT_MS", 2_000, 10, 60_000),
     pgReadTimeoutMs: integer(env, "WARDEN_PG_READ_TIMEOUT_MS", 10_000, 100, 600_000),
-    pgReadSharePercent: integer(env, "WARDEN_PG_READ_SHARE_PERCENT", 50, 10, 100),
     pgReadUrl: pgReadUrl(env, databaseUrl(env)),
     redisUrl: redis,
     redisKeyPrefix: redisKeyPrefix(env, redis),

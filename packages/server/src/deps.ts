@@ -63,7 +63,6 @@ export async function openStore(
         preparedStatements: config.pgPreparedStatements,
         patientTimeoutMs: Math.max(storeTimeoutMs, config.pgPatientTimeoutMs),
         readTimeoutMs: config.pgReadTimeoutMs,
-        readShare: config.pgReadSharePercent / 100,
         ...(config.pgReadUrl === undefined ? {} : { readUrl: config.pgReadUrl }),
       });
   return withConfiguredCounters(config, store, storeTimeoutMs);

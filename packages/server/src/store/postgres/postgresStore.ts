@@ -16,7 +16,6 @@ import type { Database } from "../schema.js";
 import { createSqlStore, type SqlRuntime } from "../sqlStore.js";
 import { abandonedWrites } from "./abandonedWrites.js";
 import { NamedStatements } from "./namedStatements.js";
-import { readPacing } from "./readPacing.js";
 import { reuseGuard } from "./reuseGuard.js";
 
 // Epoch milliseconds and counts are int8; they fit a JavaScript number, so parse them as numbers.
@@ -45,12 +44,6 @@ export interface PostgresOptions {
   patientTimeoutMs?: number;
   /** The statement timeout of long reads (the console's aggregates, ledger totals). Default 10,000 ms. */
   readTimeoutMs?: number;
-  /**
-   * The share of the time one process's long reads may hold the primary (readPacing.ts): after a read
-   * of d ms the next waits d × (1 / share − 1). Default 0.5; 1 runs them back to back. A read URL's
-   * server takes them back to back whatever this says.
-   */
-  readShare?: number;
   /**
    * Another server for the long reads (the console's aggregates and lists, ledger totals), e.g. a
    * streaming replica: they then lag the primary by its replication delay. Everything verify,
@@ -92,10 +85,7 @@ const counterPoolSize = (opts: PostgresOptions): number => Math.max(2, Math.ceil
 
 /** Connections for what is not on verify's path, and for long reads (their own, so they never take verify's). */
 const patientPoolSize = counterPoolSize;
-/** One long read at a time per process (readPacing.ts paces them on the primary). */
-const READ_POOL_SIZE = 1;
-/** The share of the time one process's long reads may hold the primary, unless set (readShare). */
-const DEFAULT_PRIMARY_READ_SHARE = 0.5;
+const READ_POOL_SIZE = 2;
 const DEFAULT_PATIENT_TIMEOUT_MS = 2_000;
 const DEFAULT_READ_TIMEOUT_MS = 10_000;
 /**
@@ -356,12 +346,6 @@ export async function openPostgresStore(opts: PostgresOptions): Promise<Store> {
   const settle = new Kysely<Database>({
     dialect: new PostgresDialect({ pool: reuseGuard(pool(opts, SETTLE_TIMEOUT_MS, "settle")) }),
   });
-  // On the primary the console's reads take turns and leave it to verify for as long as they held it
-  // (readPacing.ts, readShare); a replica serves them as fast as it can.
-  const pace = readPacing({
-    share: opts.readUrl === undefined ? (opts.readShare ?? DEFAULT_PRIMARY_READ_SHARE) : 1,
-    maxWaitMs: opts.readTimeoutMs ?? DEFAULT_READ_TIMEOUT_MS,
-  });
   const runtime: SqlRuntime = {
     db,
     writeTransaction: (fn) => db.transaction().execute(fn),
@@ -373,15 +357,14 @@ export async function openPostgresStore(opts: PostgresOptions): Promise<Store> {
       return conn.executeQuery(query);
     },
     // Long reads on their own connections and timeout: a console user never takes verify's.
-    report: (query, meter) =>
-      pace(async () => {
-        const started = performance.now();
-        try {
-          return (await reads.executeQuery(query)).rows;
-        } finally {
-          meter?.(performance.now() - started);
-        }
-      }),
+    report: async (query, meter) => {
+      const started = performance.now();
+      try {
+        return (await reads.executeQuery(query)).rows;
+      } finally {
+        meter?.(performance.now() - started);
+      }
+    },
     tryExclusive: async (trx, key) => {
       const { rows } = await sql<{
         held: boolean;
