@@ -129,14 +129,14 @@ export function registerConsoleSession(
       // Counted before the key is read, per client address: guesses and session floods from one
       // place stop at WARDEN_CONSOLE_SIGNINS_PER_MINUTE, whether the keys are good or not.
       const now = clock();
-      const [reading] = await store.counters.hit(
+      const [reading] = await store.patient.counters.hit(
         [rateLimitHit(signInLimit, `console:${sha256Hex(request.ip)}`, "sign_in")],
         now,
       );
       applyRateLimit(reply, rateLimitState(signInLimit, reading, now));
       const { apiKey } = request.body;
       if (!isWellFormedApiKey(apiKey)) throw new ApiError("invalid_api_key");
-      const found = await store.apiKeys.findByHash(hashApiKey(apiKey));
+      const found = await store.patient.apiKeys.findByHash(hashApiKey(apiKey));
       if (!found || found.key.revokedAt !== null) throw new ApiError("invalid_api_key");
       if (!found.key.scopes.includes(CONSOLE_SCOPE)) {
         throw new ApiError("insufficient_scope", `This API key lacks the ${CONSOLE_SCOPE} scope.`);

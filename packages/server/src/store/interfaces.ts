@@ -710,10 +710,11 @@ export interface EventRemovalStore {
   erase(tenantId: string, subject: ErasureSubject, signal?: AbortSignal): Promise<RemovedRows>;
 }
 
-/** What the routes off verify's path read and count before their own work (Store.patient). */
+/** What the routes off verify's path read and count besides their own areas (Store.patient). */
 export interface PatientCalls {
   readonly apiKeys: Pick<ApiKeyStore, "findByHash">;
   readonly counters: Pick<CounterStore, "hit">;
+  readonly idempotency: Pick<IdempotencyStore, "find">;
 }
 
 export interface Store {
@@ -731,11 +732,11 @@ export interface Store {
   readonly consoleSessions: ConsoleSessionStore;
   readonly removal: EventRemovalStore;
   /**
-   * The key lookups and counters of the routes off verify's 50 ms path (challenge, feedback, the
-   * console's reads): the same data as `apiKeys` and `counters`, with statements that may wait for a
-   * busy database (PostgreSQL: the patient pool and its timeout), so that a database too slow for
-   * verify's deadline does not refuse them at authentication or their rate limit. Verify and the page
-   * tokens use `apiKeys` and `counters`. SQLite: the same stores.
+   * The key lookups, counters and idempotent replays of the routes off verify's 50 ms path
+   * (challenge, feedback, the console and its sign-in): the same data as `apiKeys`, `counters` and
+   * `idempotency`, with statements that may wait for a busy database (PostgreSQL: the patient pool
+   * and its timeout), so that a database too slow for verify's deadline does not refuse them. Verify
+   * and the page tokens use the others. SQLite: the same stores.
    */
   readonly patient: PatientCalls;
   /** Resolves when the store can take writes (a write probe: readiness, GET /readyz); rejects otherwise. */

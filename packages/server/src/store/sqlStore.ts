@@ -37,12 +37,13 @@ export function createSqlStore(rt: SqlRuntime, patient: SqlRuntime = rt): Store 
     challenges: createChallengeStore(patient),
     agents: createAgentStore(patient),
     policies: createPolicyStore(patient),
-    insights: createInsightStore(rt),
+    insights: createInsightStore(patient),
     consoleSessions: createConsoleSessionStore(patient),
     removal: createEventRemovalStore(patient),
     patient: {
       apiKeys: { findByHash: createApiKeyStore(patient, hot).findByHash },
       counters: { hit: createCounterStore(patient, hot, undefined).hit },
+      idempotency: { find: createIdempotencyStore(patient).find },
     },
 
     ping: () =>

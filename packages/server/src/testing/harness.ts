@@ -148,9 +148,11 @@ export function faultyStore(
     insights: wrap("insights", inner.insights),
     consoleSessions: wrap("consoleSessions", inner.consoleSessions),
     removal: wrap("removal", inner.removal),
+    // Faulted with verify's own: a test that fails `apiKeys` fails every key lookup.
     patient: {
       apiKeys: wrap("apiKeys", inner.patient.apiKeys),
       counters: wrap("counters", inner.patient.counters),
+      idempotency: wrap("idempotency", inner.patient.idempotency),
     },
     ping: () => inner.ping(),
     warmUp: () => inner.warmUp(),

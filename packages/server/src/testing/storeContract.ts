@@ -78,6 +78,34 @@ export function storeContract(
 
     counterTests(() => ({ a: a.counters, b: b.counters }), options);
 
+    it("the patient calls (Store.patient) read and count the same data as verify's: one count, one key, one stored answer", async () => {
+      const now = 3_000_000;
+      const hits = Array.from({ length: 40 }, (_, i) =>
+        (i % 2 ? a.counters : b.patient.counters).hit([{ name: "c-patient", windowMs: 60_000 }], now),
+      );
+      const readings = (await Promise.all(hits)).map((r) => r[0]?.current ?? 0);
+      expect(readings.sort((x, y) => x - y)).toEqual(Array.from({ length: 40 }, (_, i) => i + 1));
+
+      const key = { tenantId: "t1", scopes: ["feedback:write" as const], logOnly: false, createdAt: 1 };
+      await a.apiKeys.create({ ...key, id: "key_patient", revokedAt: null }, "hash-patient");
+      expect(await b.patient.apiKeys.findByHash("hash-patient")).toEqual(
+        await a.apiKeys.findByHash("hash-patient"),
+      );
+      expect(await a.apiKeys.revoke("key_patient", 12)).toBe(true);
+      expect((await b.patient.apiKeys.findByHash("hash-patient"))?.key.revokedAt).toBe(12);
+
+      const idem = {
+        tenantId: "t1",
+        operation: "feedback",
+        key: "k-patient",
+        response: { fingerprint: "f-patient", statusCode: 200, body: { ok: true } },
+        expiresAt: 10_000,
+      };
+      expect(await a.events.record(testEvent("evt_patient_idem"), idem)).toEqual({ kind: "recorded" });
+      expect(await b.patient.idempotency.find(idem, 500)).toEqual(await a.idempotency.find(idem, 500));
+      expect((await b.patient.idempotency.find(idem, 500))?.fingerprint).toBe("f-patient");
+    });
+
     it("writes an event on condition that its API key is not revoked, when asked", async () => {
       const key = { tenantId: "t1", scopes: ["verify:write" as const], logOnly: false, createdAt: 1 };
       await a.apiKeys.create({ ...key, id: "key_live", revokedAt: null }, "hash-live");

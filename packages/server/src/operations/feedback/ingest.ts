@@ -66,7 +66,7 @@ export async function ingestFeedback(
 
   try {
     if (idem) {
-      const stored = await deps.store.idempotency.find(idem, receivedAt);
+      const stored = await deps.store.patient.idempotency.find(idem, receivedAt);
       if (stored) return replayedAck(stored.fingerprint === fingerprint, stored.body as FeedbackAck);
     }
     // Another tenant's event is indistinguishable from a missing one.

@@ -88,14 +88,31 @@ if (schema) {
         expect(verify.json()).toMatchObject({ degraded: true, decision: "challenge" });
         const feedback = await post("/v1/feedback", { eventId: "evt_patient_http", outcome: "converted" });
         expect(feedback.statusCode, feedback.body).toBe(200);
+        // Under an Idempotency-Key, as clients retry: its replay is looked up on the patient pool too.
+        const keyed = await t.app.inject({
+          method: "POST",
+          url: "/v1/feedback",
+          headers: { ...bearer(apiKey), "idempotency-key": "fb-patient-1" },
+          payload: { eventId: "evt_patient_http", outcome: "credit_burn", value: 3 },
+        });
+        expect(keyed.statusCode, keyed.body).toBe(200);
         const challenge = await post("/v1/challenge", { eventId: "evt_patient_http", session: "s-patient" });
         expect(challenge.statusCode, challenge.body).toBe(200);
-        const read = await t.app.inject({
-          method: "GET",
-          url: "/v1/events?limit=5",
-          headers: bearer(apiKey),
+        for (const url of [
+          "/v1/events?limit=5",
+          "/v1/events/evt_patient_http",
+          "/v1/attempts/evt_patient_http",
+        ]) {
+          const read = await t.app.inject({ method: "GET", url, headers: bearer(apiKey) });
+          expect(read.statusCode, `${url}: ${read.body}`).toBe(200);
+        }
+        const signIn = await t.app.inject({
+          method: "POST",
+          url: "/console/session",
+          headers: { "content-type": "application/json", host: "warden.test" },
+          payload: { apiKey },
         });
-        expect(read.statusCode, read.body).toBe(200);
+        expect(signIn.statusCode, signIn.body).toBe(200);
       } finally {
         proxy.set("pass");
       }

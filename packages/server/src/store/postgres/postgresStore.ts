@@ -408,13 +408,20 @@ export async function openPostgresStore(opts: PostgresOptions): Promise<Store> {
   };
   // What is not on verify's path waits for a busy database (PostgreSQL under load answered feedback
   // 503 at the 20 ms verify timeout): the same queries on the patient pool, the rate-limit counts of
-  // those routes included (Store.patient). Their commits wait for the WAL flush: a key's hits on one
-  // rate-limit row then follow one another at the disk's flush rate, far above the default limit of
-  // 100 a second per key and operation.
+  // those routes included (Store.patient). Those counts commit without waiting for the WAL flush, as
+  // on the counters' pool (counterPoolSize says why): otherwise a burst of one key's requests would
+  // take one disk flush each, one after another, on its rate-limit row. A transaction-local setting,
+  // so that it holds behind a transaction pooler too.
   return createSqlStore(runtime, {
     ...runtime,
     db: patient,
     writeTransaction: (fn) => patient.transaction().execute(fn),
-    write: (fn) => fn(patient),
+    write: (fn, options) =>
+      options?.early
+        ? patient.transaction().execute(async (trx) => {
+            await sql`set local synchronous_commit = off`.execute(trx);
+            return fn(trx);
+          })
+        : fn(patient),
   });
 }
