@@ -6,36 +6,96 @@ export interface SettleOptions {
   /** Behind a transaction pooler the pid a connection knows is the pooler's, not a server process's. */
   behindPooler: boolean;
   /**
-   * How long the server process may take to exit once ended. A COMMIT waiting for its WAL flush
+   * How long a server process may take to exit once ended. A COMMIT waiting for its WAL flush
    * finishes before the process exits, and a flush can take seconds on a disk that other work keeps
    * busy: until the process is gone the write's outcome is not known.
    */
   patienceMs: number;
-  /** One pg_terminate_backend call's wait; it is called again until the process is gone or patience ends. */
-  stepMs: number;
+  /** How often the processes being ended are looked for again. */
+  pollMs: number;
+}
+
+interface Ending {
+  since: number;
+  /** The process's backend_start when first seen: a later process given the same pid is not it. */
+  started?: string;
+  resolve(gone: boolean): void;
 }
 
 /**
  * What a write whose connection gave up on it left behind (SqlRuntime.keptDespite). The client
  * stopped waiting, but the server process may still be running the statement, or a COMMIT the
- * network has not delivered yet: it is ended first, then the write's row is read. Concurrent writes
- * abandoned on one connection (a batch) end it once.
+ * network has not delivered yet: it is ended first, then the write's row is read.
  *
- * `db` is a pool of its own whose statement timeout outlasts one step (postgresStore.ts, "settle").
+ * Every process being ended at once is handled by one loop on `db` (a pool of one connection,
+ * postgresStore.ts "settle"): each turn reads which of them are still there in one statement, ends
+ * the new ones in another, and looks again `pollMs` later. A disk stall that abandons every
+ * connection's COMMIT at once then costs one statement per turn, not one wait per process in a queue
+ * for the one connection. Concurrent writes abandoned on one connection (a batch) share its process.
  */
 export function abandonedWrites(
   db: Kysely<Database>,
   opts: SettleOptions,
 ): (err: unknown, kept: CompiledQuery<unknown>) => Promise<boolean> {
-  const ending = new Map<number, Promise<boolean>>();
-  const ended = (pid: number): Promise<boolean> => {
-    let pending = ending.get(pid);
-    if (!pending) {
-      pending = endBackend(db, pid, opts).finally(() => ending.delete(pid));
-      ending.set(pid, pending);
-    }
-    return pending;
+  const ending = new Map<number, { ending: Ending; gone: Promise<boolean> }>();
+  let looping = false;
+
+  const settleAll = (gone: boolean) => {
+    for (const { ending: e } of ending.values()) e.resolve(gone);
+    ending.clear();
   };
+  const loop = async () => {
+    looping = true;
+    try {
+      while (ending.size > 0) {
+        const pids = [...ending.keys()];
+        const { rows } = await sql<{ pid: number; started: string }>`
+          select pid, backend_start::text as started from pg_stat_activity
+          where pid = any(${pids}::int[]) and usename = current_user`.execute(db);
+        const present = new Map(rows.map((r) => [r.pid, r.started]));
+        const fresh: number[] = [];
+        const now = performance.now();
+        // Only the processes this look asked about: one that joined meanwhile is looked for next turn.
+        for (const pid of pids) {
+          const e = ending.get(pid)?.ending;
+          if (!e) continue;
+          const started = present.get(pid);
+          if (started === undefined || (e.started !== undefined && started !== e.started)) {
+            e.resolve(true);
+            ending.delete(pid);
+          } else if (e.started === undefined) {
+            e.started = started;
+            fresh.push(pid);
+          } else if (now - e.since > opts.patienceMs) {
+            e.resolve(false);
+            ending.delete(pid);
+          }
+        }
+        if (fresh.length > 0) {
+          await sql`select pg_terminate_backend(pid) from pg_stat_activity
+            where pid = any(${fresh}::int[]) and usename = current_user`.execute(db);
+        }
+        if (ending.size > 0) await new Promise((r) => setTimeout(r, opts.pollMs));
+      }
+    } catch {
+      // The database does not answer: the outcomes cannot be known.
+      settleAll(false);
+    } finally {
+      looping = false;
+    }
+  };
+  const ended = (pid: number): Promise<boolean> => {
+    const known = ending.get(pid);
+    if (known) return known.gone;
+    let resolve!: (gone: boolean) => void;
+    const gone = new Promise<boolean>((r) => {
+      resolve = r;
+    });
+    ending.set(pid, { ending: { since: performance.now(), resolve }, gone });
+    if (!looping) void loop();
+    return gone;
+  };
+
   return async (err, kept) => {
     const pid = abandonedBackend(err);
     if (pid === undefined || opts.behindPooler) return false;
@@ -46,22 +106,4 @@ export function abandonedWrites(
       return false;
     }
   };
-}
-
-/**
- * Ends server process `pid` if it is still running as this role, and resolves once it has exited
- * (true) or is gone already; false when it outlived `patienceMs`. PostgreSQL 14's
- * pg_terminate_backend with a timeout waits for the exit, and answers false (with a warning) when
- * its wait ends first: the process is still there, so it is asked again.
- */
-async function endBackend(db: Kysely<Database>, pid: number, opts: SettleOptions): Promise<boolean> {
-  const until = performance.now() + opts.patienceMs;
-  for (;;) {
-    const wait = Math.max(1, Math.min(opts.stepMs, Math.ceil(until - performance.now())));
-    const { rows } = await sql<{ ended: boolean }>`
-      select pg_terminate_backend(pid, ${wait}::bigint) as ended
-      from pg_stat_activity where pid = ${pid}::int and usename = current_user`.execute(db);
-    if (rows.length === 0 || rows[0]?.ended === true) return true;
-    if (performance.now() >= until) return false;
-  }
 }

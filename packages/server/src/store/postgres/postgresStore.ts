@@ -92,11 +92,11 @@ const DEFAULT_READ_TIMEOUT_MS = 10_000;
  * Settling a write its connection gave up on (abandonedWrites.ts): one connection, opened when
  * needed, with a timeout of its own, since the verify and patient timeouts may be what gave up. The
  * server process that ran the write may take up to SETTLE_PATIENCE_MS to exit (a COMMIT waiting for
- * a busy disk's flush finishes first), asked every SETTLE_STEP_MS, each ask within the timeout.
+ * a busy disk's flush finishes first); the processes being ended are looked for every SETTLE_POLL_MS.
  */
 const SETTLE_POOL_SIZE = 1;
 const SETTLE_TIMEOUT_MS = 2_000;
-const SETTLE_STEP_MS = 500;
+const SETTLE_POLL_MS = 25;
 const SETTLE_PATIENCE_MS = 5_000;
 
 /** Every connection one process may hold: the budget docs/deployment.md states. */
@@ -393,7 +393,7 @@ export async function openPostgresStore(opts: PostgresOptions): Promise<Store> {
     keptDespite: abandonedWrites(settle, {
       behindPooler,
       patienceMs: SETTLE_PATIENCE_MS,
-      stepMs: SETTLE_STEP_MS,
+      pollMs: SETTLE_POLL_MS,
     }),
     warmConnections: keptConnections(opts),
     close: async () => {
