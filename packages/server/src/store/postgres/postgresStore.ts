@@ -95,15 +95,27 @@ const DEFAULT_READ_TIMEOUT_MS = 10_000;
  * a busy disk's flush finishes first); the processes being ended are looked for every SETTLE_POLL_MS.
  */
 const SETTLE_POOL_SIZE = 1;
+/**
+ * The rate-limit counts of the routes off verify's path (Store.patient): one connection of their own,
+ * committing without waiting for the WAL flush as verify's counters do, with the patient timeout. A
+ * burst of one key's requests then waits for its rate-limit row in the pool's queue, one short lock
+ * at a time, never on the patient connections that other tenants' feedback and challenges need.
+ */
+const PATIENT_COUNTER_POOL_SIZE = 1;
 const SETTLE_TIMEOUT_MS = 2_000;
 const SETTLE_POLL_MS = 25;
 const SETTLE_PATIENCE_MS = 5_000;
 
 /** Every connection one process may hold: the budget docs/deployment.md states. */
 export const connectionsPerProcess = (opts: PostgresOptions): number =>
-  opts.poolSize + counterPoolSize(opts) + patientPoolSize(opts) + READ_POOL_SIZE + SETTLE_POOL_SIZE;
+  opts.poolSize +
+  counterPoolSize(opts) +
+  patientPoolSize(opts) +
+  READ_POOL_SIZE +
+  SETTLE_POOL_SIZE +
+  PATIENT_COUNTER_POOL_SIZE;
 
-type PoolUse = "migrations" | "requests" | "counters" | "patient" | "reads" | "settle";
+type PoolUse = "migrations" | "requests" | "counters" | "patient" | "patientCounters" | "reads" | "settle";
 
 const poolSize = (opts: PostgresOptions, use: PoolUse): number =>
   use === "migrations"
@@ -116,7 +128,9 @@ const poolSize = (opts: PostgresOptions, use: PoolUse): number =>
           ? READ_POOL_SIZE
           : use === "settle"
             ? SETTLE_POOL_SIZE
-            : opts.poolSize;
+            : use === "patientCounters"
+              ? PATIENT_COUNTER_POOL_SIZE
+              : opts.poolSize;
 
 /**
  * What a connection of `use` tells the server as it opens: its name and, without a transaction
@@ -134,7 +148,7 @@ function startupParameters(
   if (opts.pooler === "transaction") return named;
   const settings = [
     ...(opts.schema === undefined ? [] : [`-c search_path=${opts.schema}`]),
-    ...(use === "counters" ? ["-c synchronous_commit=off"] : []),
+    ...(use === "counters" || use === "patientCounters" ? ["-c synchronous_commit=off"] : []),
     // On the primary a long read is one server process: parallel workers would give the console's
     // scans the other cores, the ones verify's statements run on (PostgreSQL has no priorities).
     ...(use === "reads" && opts.readUrl === undefined ? ["-c max_parallel_workers_per_gather=0"] : []),
@@ -157,7 +171,7 @@ function pool(
     ...startupParameters(opts, use, statementTimeoutMs),
     max: poolSize(opts, use),
     min:
-      use === "migrations" || use === "reads" || use === "settle"
+      use === "migrations" || use === "reads" || use === "settle" || use === "patientCounters"
         ? 0
         : Math.min(keptConnections(opts), poolSize(opts, use)),
     // No unbounded waits: a request that cannot get a connection in time fails like a slow statement.
@@ -343,6 +357,11 @@ export async function openPostgresStore(opts: PostgresOptions): Promise<Store> {
       ),
     }),
   });
+  const patientCounters = new Kysely<Database>({
+    dialect: new PostgresDialect({
+      pool: reuseGuard(pool(opts, opts.patientTimeoutMs ?? DEFAULT_PATIENT_TIMEOUT_MS, "patientCounters")),
+    }),
+  });
   const settle = new Kysely<Database>({
     dialect: new PostgresDialect({ pool: reuseGuard(pool(opts, SETTLE_TIMEOUT_MS, "settle")) }),
   });
@@ -403,25 +422,18 @@ export async function openPostgresStore(opts: PostgresOptions): Promise<Store> {
         patient.destroy(),
         reads.destroy(),
         settle.destroy(),
+        patientCounters.destroy(),
       ]);
     },
   };
   // What is not on verify's path waits for a busy database (PostgreSQL under load answered feedback
-  // 503 at the 20 ms verify timeout): the same queries on the patient pool, the rate-limit counts of
-  // those routes included (Store.patient). Those counts commit without waiting for the WAL flush, as
-  // on the counters' pool (counterPoolSize says why): otherwise a burst of one key's requests would
-  // take one disk flush each, one after another, on its rate-limit row. A transaction-local setting,
-  // so that it holds behind a transaction pooler too.
+  // 503 at the 20 ms verify timeout): the same queries on the patient pool, and those routes'
+  // rate-limit counts (the `early` writes, Store.patient) on a connection of their own
+  // (PATIENT_COUNTER_POOL_SIZE says why).
   return createSqlStore(runtime, {
     ...runtime,
     db: patient,
     writeTransaction: (fn) => patient.transaction().execute(fn),
-    write: (fn, options) =>
-      options?.early
-        ? patient.transaction().execute(async (trx) => {
-            await sql`set local synchronous_commit = off`.execute(trx);
-            return fn(trx);
-          })
-        : fn(patient),
+    write: (fn, options) => fn(options?.early ? patientCounters : patient),
   });
 }
