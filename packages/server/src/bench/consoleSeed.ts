@@ -149,7 +149,8 @@ export async function seedConsoleDataPostgres(
     // A store in use has its pages' visibility set and its dirty pages written: without this the
     // first round measured the seed's own vacuum and checkpoint (84% degraded with no reader).
     await client.query("vacuum analyze");
-    await client.query("checkpoint");
+    // CHECKPOINT needs a superuser or pg_checkpoint: without either the bench goes on unflushed.
+    await client.query("checkpoint").catch(() => undefined);
   } finally {
     await client.end();
   }

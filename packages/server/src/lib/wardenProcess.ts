@@ -30,6 +30,15 @@ export interface WardenProcess {
   stop(): Promise<number | null>;
 }
 
+/** How `warden` is run: this repository's bin by default, or an installed one (the packages test). */
+export interface WardenLaunch {
+  command: string;
+  args: string[];
+  cwd?: string;
+}
+
+const REPOSITORY_WARDEN: WardenLaunch = { command: process.execPath, args: [WARDEN_BIN] };
+
 /**
  * Starts a real `warden serve` (with `args`, e.g. `--workers 2`) on a free port and waits until
  * /readyz answers 200 (with workers: until one of them does).
@@ -38,11 +47,13 @@ export async function startWarden(
   env: Record<string, string>,
   readyTimeoutMs = 20_000,
   args: string[] = [],
+  launch: WardenLaunch = REPOSITORY_WARDEN,
 ): Promise<WardenProcess> {
   const port = await freePort();
   // A spool of its own unless the caller shares one: processes of other suites must not take its events.
   const spool = env.WARDEN_DEGRADED_SPOOL_DIR ?? mkdtempSync(path.join(os.tmpdir(), "warden-spool-"));
-  const child = spawn(process.execPath, [WARDEN_BIN, "serve", ...args], {
+  const child = spawn(launch.command, [...launch.args, "serve", ...args], {
+    ...(launch.cwd === undefined ? {} : { cwd: launch.cwd }),
     env: {
       ...process.env,
       ...env,

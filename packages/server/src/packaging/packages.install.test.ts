@@ -1,11 +1,11 @@
-import { execFile, spawn } from "node:child_process";
+import { execFile } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { freePort } from "../lib/wardenProcess.js";
+import { startWarden } from "../lib/wardenProcess.js";
 
 /**
  * The publishable packages as a user outside the repository gets them: `npm pack` of @warden/server,
@@ -170,32 +170,10 @@ describe("the packages installed from their tarballs, outside the repository", (
       (await warden(env, "key", "create", "--tenant", "acme", "--scopes", "verify:write", "--json")).stdout,
     ) as { apiKey: string };
 
-    const port = await freePort();
-    const child = spawn(path.join(app, "node_modules", ".bin", "warden"), ["serve"], {
-      cwd: app,
-      env: { ...process.env, ...env, PORT: String(port), HOST: "127.0.0.1" },
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    let output = "";
-    child.stdout?.on("data", (d: Buffer) => {
-      output += d.toString();
-    });
-    child.stderr?.on("data", (d: Buffer) => {
-      output += d.toString();
-    });
-    const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
+    const installed = { command: path.join(app, "node_modules", ".bin", "warden"), args: [], cwd: app };
+    const served = await startWarden(env, 30_000, [], installed);
     try {
-      const url = `http://127.0.0.1:${port}`;
-      for (let i = 0; ; i++) {
-        const up = await fetch(`${url}/healthz`).then(
-          (r) => r.status === 200,
-          () => false,
-        );
-        if (up) break;
-        if (child.exitCode !== null || i > 300) throw new Error(`warden serve did not start:\n${output}`);
-        await new Promise((r) => setTimeout(r, 100));
-      }
-      const verdict = await fetch(`${url}/v1/verify`, {
+      const verdict = await fetch(`${served.url}/v1/verify`, {
         method: "POST",
         headers: { authorization: `Bearer ${apiKey}`, "content-type": "application/json" },
         body: JSON.stringify({ action: "signup", subject: { userAgent: "curl/8.5.0" } }),
@@ -203,13 +181,12 @@ describe("the packages installed from their tarballs, outside the repository", (
       expect(verdict.status).toBe(200);
       expect(((await verdict.json()) as { decision: string }).decision).toBe("challenge");
       // The console's files come from inside the installed package.
-      const page = await fetch(`${url}/console/`);
+      const page = await fetch(`${served.url}/console/`);
       expect(page.status).toBe(200);
       expect(await page.text()).toContain('src="./console.js"');
-      expect((await fetch(`${url}/console/console.js`)).status).toBe(200);
+      expect((await fetch(`${served.url}/console/console.js`)).status).toBe(200);
     } finally {
-      child.kill("SIGTERM");
+      expect(await served.stop()).toBe(0);
     }
-    expect(await exited).toBe(0);
   }, 120_000);
 });
