@@ -1,6 +1,7 @@
 import SQLite from "better-sqlite3";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { hashApiKey } from "../../admin/apiKeys.js";
+import type { Scope } from "../../domain.js";
 import { bearer, CHROME_HEADERS, CHROME_UA, makeTestApp, type TestApp } from "../../testing/harness.js";
 import { redisPrefixOrSkip, TEST_REDIS_URL } from "../../testing/redis.js";
 
@@ -58,84 +59,63 @@ const prefix = await redisPrefixOrSkip(
 );
 if (prefix) {
   describe("rate limits shared through Redis", () => {
-    it("two apps on one Redis share one limit per key", async () => {
+    /**
+     * Two apps, each with a store of its own, on one Redis (limit 4 a window), and one API key known
+     * to both under the same id: the limit is counted per key id in Redis. `send` alternates them.
+     */
+    async function sharedLimit(
+      keyPrefix: string,
+      scope: Scope,
+      send: (app: TestApp["app"], apiKey: string) => Promise<number>,
+    ): Promise<number[]> {
       const env = {
         WARDEN_REDIS_URL: TEST_REDIS_URL,
-        WARDEN_REDIS_KEY_PREFIX: prefix,
+        WARDEN_REDIS_KEY_PREFIX: keyPrefix,
         WARDEN_RATE_LIMIT_MAX: "4",
       };
       const one = await makeTestApp({ env });
       const two = await makeTestApp({ env });
       try {
-        // The same key id in both stores: the limit is counted per key id in Redis.
         await one.tenant("acme");
         await two.tenant("acme");
-        const { apiKey, keyId } = await one.key("acme");
-        await two.store.apiKeys.create(
-          {
-            id: keyId,
-            tenantId: "acme",
-            scopes: ["verify:write"],
-            logOnly: false,
-            createdAt: 1,
-            revokedAt: null,
-          },
-          hashApiKey(apiKey),
-        );
+        const { apiKey, keyId } = await one.key("acme", { scopes: [scope] });
+        const record = {
+          id: keyId,
+          tenantId: "acme",
+          scopes: [scope],
+          logOnly: false,
+          createdAt: 1,
+          revokedAt: null,
+        };
+        await two.store.apiKeys.create(record, hashApiKey(apiKey));
         const statuses: number[] = [];
-        for (let i = 0; i < 6; i++) {
-          const app = i % 2 ? two.app : one.app;
-          statuses.push(
-            (await app.inject({ method: "POST", url: "/v1/verify", headers: bearer(apiKey), payload: body }))
-              .statusCode,
-          );
-        }
-        expect(statuses).toEqual([200, 200, 200, 200, 429, 429]);
+        for (let i = 0; i < 6; i++) statuses.push(await send(i % 2 ? two.app : one.app, apiKey));
         expect((await one.app.inject({ method: "GET", url: "/readyz/store" })).statusCode).toBe(200);
+        return statuses;
       } finally {
         await one.close();
         await two.close();
       }
+    }
+
+    it("two apps on one Redis share one limit per key", async () => {
+      const statuses = await sharedLimit(prefix, "verify:write", async (app, apiKey) =>
+        app
+          .inject({ method: "POST", url: "/v1/verify", headers: bearer(apiKey), payload: body })
+          .then((r) => r.statusCode),
+      );
+      expect(statuses).toEqual([200, 200, 200, 200, 429, 429]);
     });
 
     it("the routes off verify's path count in Redis too: two apps share one feedback limit per key", async () => {
-      const env = {
-        WARDEN_REDIS_URL: TEST_REDIS_URL,
-        WARDEN_REDIS_KEY_PREFIX: `${prefix}fb:`,
-        WARDEN_RATE_LIMIT_MAX: "4",
-      };
-      const one = await makeTestApp({ env });
-      const two = await makeTestApp({ env });
-      try {
-        await one.tenant("acme");
-        await two.tenant("acme");
-        const { apiKey, keyId } = await one.key("acme", { scopes: ["feedback:write"] });
-        await two.store.apiKeys.create(
-          {
-            id: keyId,
-            tenantId: "acme",
-            scopes: ["feedback:write"],
-            logOnly: false,
-            createdAt: 1,
-            revokedAt: null,
-          },
-          hashApiKey(apiKey),
-        );
-        const statuses: number[] = [];
-        for (let i = 0; i < 6; i++) {
-          const app = i % 2 ? two.app : one.app;
-          const payload = { eventId: "evt_none", outcome: "converted" };
-          statuses.push(
-            (await app.inject({ method: "POST", url: "/v1/feedback", headers: bearer(apiKey), payload }))
-              .statusCode,
-          );
-        }
-        // Counted before the event is looked up: unknown events count too.
-        expect(statuses).toEqual([404, 404, 404, 404, 429, 429]);
-      } finally {
-        await one.close();
-        await two.close();
-      }
+      const payload = { eventId: "evt_none", outcome: "converted" };
+      const statuses = await sharedLimit(`${prefix}fb:`, "feedback:write", async (app, apiKey) =>
+        app
+          .inject({ method: "POST", url: "/v1/feedback", headers: bearer(apiKey), payload })
+          .then((r) => r.statusCode),
+      );
+      // Counted before the event is looked up: unknown events count too.
+      expect(statuses).toEqual([404, 404, 404, 404, 429, 429]);
     });
 
     it("repeated form text on Redis counters: scored, one count per request, and the rate limit still applies", async () => {
