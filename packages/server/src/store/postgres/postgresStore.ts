@@ -95,6 +95,9 @@ const DEFAULT_READ_TIMEOUT_MS = 10_000;
  * a busy disk's flush finishes first); the processes being ended are looked for every SETTLE_POLL_MS.
  */
 const SETTLE_POOL_SIZE = 1;
+const SETTLE_TIMEOUT_MS = 2_000;
+const SETTLE_POLL_MS = 25;
+const SETTLE_PATIENCE_MS = 5_000;
 /**
  * The rate-limit counts of the routes off verify's path (Store.patient): one connection of their own,
  * committing without waiting for the WAL flush as verify's counters do, with the patient timeout. A
@@ -102,9 +105,6 @@ const SETTLE_POOL_SIZE = 1;
  * at a time, never on the patient connections that other tenants' feedback and challenges need.
  */
 const PATIENT_COUNTER_POOL_SIZE = 1;
-const SETTLE_TIMEOUT_MS = 2_000;
-const SETTLE_POLL_MS = 25;
-const SETTLE_PATIENCE_MS = 5_000;
 
 /** Every connection one process may hold: the budget docs/deployment.md states. */
 export const connectionsPerProcess = (opts: PostgresOptions): number =>
