@@ -50,7 +50,7 @@ export interface TestAppOptions {
 }
 
 /** Verify's deadline in a test app whose test sets none: far beyond any scheduling delay. */
-const LOGIC_TEST_DEADLINE_MS = 5_000;
+export const LOGIC_TEST_DEADLINE_MS = 5_000;
 
 /** A real app on a fresh SQLite file, silent logs, driven with inject() or listen(). */
 export async function makeTestApp(options: TestAppOptions = {}): Promise<TestApp> {
