@@ -14,7 +14,6 @@ const WARDEN_BIN = fileURLToPath(new URL("../../bin/warden.js", import.meta.url)
 export const MAX_FAILED_STARTS = 5;
 /** A worker that lived this long before dying is replaced at once; sooner deaths back off. */
 const STABLE_MS = 30_000;
-const FIRST_BACKOFF_MS = 500;
 const MAX_BACKOFF_MS = 30_000;
 /** Each worker's metrics must reach the primary within this (a worker's /metrics waits 5 s in all). */
 const GATHER_TIMEOUT_MS = 4000;
@@ -39,7 +38,7 @@ interface WorkerState {
  * forks N workers that share PORT (and WARDEN_ADMIN_PORT) through node:cluster, each a whole Warden
  * that starts without migrating. It holds no request state and serves nothing itself:
  * - a worker that dies is replaced: at once when it had lived 30 s, else after a back-off doubling
- *   from 0.5 s to 30 s; MAX_FAILED_STARTS replacements in a row that die before listening stop
+ *   from WARDEN_WORKER_RESTART_BACKOFF_MS (0.5 s) to 30 s; MAX_FAILED_STARTS replacements in a row that die before listening stop
  *   everything with exit 1, so the supervisor above sees a service that cannot start;
  * - a worker of the first start that fails stops everything with its exit code, as one process would;
  * - SIGTERM or SIGINT is passed to every worker, which drains as a single process does; the primary
@@ -212,7 +211,9 @@ export async function runPrimary(
       }
       quickDeaths = Date.now() - state.forkedAt < STABLE_MS ? quickDeaths + 1 : 0;
       const delay =
-        quickDeaths === 0 ? 0 : Math.min(MAX_BACKOFF_MS, FIRST_BACKOFF_MS * 2 ** (quickDeaths - 1));
+        quickDeaths === 0
+          ? 0
+          : Math.min(MAX_BACKOFF_MS, config.workerRestartBackoffMs * 2 ** (quickDeaths - 1));
       log.error({ ...failure, restartInMs: delay }, "worker died: replacing it");
       restarts.inc();
       const timer = setTimeout(() => {

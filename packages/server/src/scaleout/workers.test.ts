@@ -282,13 +282,18 @@ if (databaseUrl && emptyDatabaseUrl) {
       }
     }, 60_000);
 
-    it("replacements that keep failing to start (database unreachable) stop the primary with exit 1", async () => {
+    it("replacements that keep failing to start (database unreachable) stop the primary with exit 1, after back-offs doubling from WARDEN_WORKER_RESTART_BACKOFF_MS", async () => {
       const proxy = await new FaultProxy("127.0.0.1", 5432).start();
       const viaProxy = new URL(databaseUrl);
       viaProxy.port = String(proxy.port);
       try {
         const { warden } = await startWorkers(
-          { ...env, WARDEN_DATABASE_URL: viaProxy.toString(), WARDEN_SHUTDOWN_GRACE_MS: "1000" },
+          {
+            ...env,
+            WARDEN_DATABASE_URL: viaProxy.toString(),
+            WARDEN_SHUTDOWN_GRACE_MS: "1000",
+            WARDEN_WORKER_RESTART_BACKOFF_MS: "50",
+          },
           2,
         );
         expect((await request(warden.url, "/v1/verify", { key, body: verifyBody })).status).toBe(200);
@@ -301,6 +306,12 @@ if (databaseUrl && emptyDatabaseUrl) {
         expect(code).toBe(1);
         expect(warden.output()).toContain('"msg":"replacement workers keep failing to start: stopping"');
         expect(warden.output()).toContain('"failedStarts":5');
+        const waits = warden
+          .output()
+          .split("\n")
+          .filter((l) => l.includes('"msg":"worker died: replacing it"'))
+          .map((l) => (JSON.parse(l) as { restartInMs: number }).restartInMs);
+        expect(waits).toEqual([50, 100, 200, 400, 800]);
       } finally {
         await proxy.stop();
       }
