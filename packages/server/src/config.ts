@@ -1,6 +1,7 @@
 import os from "node:os";
 import path from "node:path";
 import ipaddr from "ipaddr.js";
+import { RETENTION_DAYS_RANGE } from "./domain.js";
 import { parseRedisUrl, RedisUrlError } from "./store/redis/redisTarget.js";
 
 /**
@@ -223,8 +224,6 @@ function trustedProxies(env: Env): string[] {
 
 /** The default retention: 180 days (docs/configuration.md says why). */
 export const DEFAULT_RETENTION_DAYS = 180;
-/** The shortest retention: a week, and never shorter than idempotency keys are remembered. */
-const MIN_RETENTION_DAYS = 7;
 
 /**
  * WARDEN_RETENTION_DAYS: whole days, or "forever". An event must outlive the keys that replay it: a
@@ -234,12 +233,12 @@ function retentionDays(env: Env, idempotencyTtlHours: number): number | undefine
   const raw = env.WARDEN_RETENTION_DAYS?.trim().toLowerCase();
   if (raw === undefined || raw === "") return DEFAULT_RETENTION_DAYS;
   if (raw === "forever") return undefined;
-  const min = Math.max(MIN_RETENTION_DAYS, Math.ceil(idempotencyTtlHours / 24));
+  const min = Math.max(RETENTION_DAYS_RANGE.min, Math.ceil(idempotencyTtlHours / 24));
   const days = /^\d+$/.test(raw) ? Number(raw) : Number.NaN;
-  if (!(days >= min && days <= 36_500))
+  if (!(days >= min && days <= RETENTION_DAYS_RANGE.max))
     throw new ConfigError(
       "WARDEN_RETENTION_DAYS",
-      `must be a whole number of days from ${min} (a week, and no shorter than WARDEN_IDEMPOTENCY_TTL_HOURS) to 36500, or "forever", got "${env.WARDEN_RETENTION_DAYS}"`,
+      `must be a whole number of days from ${min} (a week, and no shorter than WARDEN_IDEMPOTENCY_TTL_HOURS) to ${RETENTION_DAYS_RANGE.max}, or "forever", got "${env.WARDEN_RETENTION_DAYS}"`,
     );
   return days;
 }

@@ -104,3 +104,9 @@ export type Resolution = (typeof RESOLUTIONS)[number];
  */
 export const ATTEMPT_ENDINGS = ["allowed", "cleared", "challenged", "denied"] as const;
 export type AttemptEnding = (typeof ATTEMPT_ENDINGS)[number];
+
+/**
+ * How long events are kept, in whole days (WARDEN_RETENTION_DAYS, a tenant policy's retentionDays):
+ * at least a week, at most a hundred years; "forever" keeps them.
+ */
+export const RETENTION_DAYS_RANGE = Object.freeze({ min: 7, max: 36_500 });

@@ -90,7 +90,75 @@ describe("retention (WARDEN_RETENTION_DAYS)", () => {
     const w = await appAt(Date.parse("2020-01-01T00:00:00Z"), { WARDEN_RETENTION_DAYS: "forever" });
     const eventId = await w.verify("s-forever");
     w.advance(3650 * DAY);
-    expect(await housekeep(w.deps)).toBeUndefined();
+    expect(await housekeep(w.deps)).toMatchObject({ events: 0 });
     expect((await w.feedback(eventId)).statusCode).toBe(200);
+  });
+});
+
+describe("a tenant's own retention (policy retentionDays)", () => {
+  /** The app of appAt with a second tenant, globex, whose policy is `document`. */
+  async function twoTenants(env: Record<string, string>, document: unknown) {
+    const start = Date.parse("2027-01-01T00:00:00Z");
+    const w = await appAt(start, env);
+    const app = t as TestApp;
+    await app.tenant("globex");
+    const { apiKey } = await app.key("globex");
+    await app.store.policies.put("globex", JSON.stringify(document), start);
+    const verifyGlobex = async (session: string) => {
+      const res = await app.app.inject({
+        method: "POST",
+        url: "/v1/verify",
+        headers: bearer(apiKey),
+        payload: { action: "signup", session, subject: {} },
+      });
+      expect(res.statusCode).toBe(200);
+      return res.json().eventId as string;
+    };
+    const kept = async (tenantId: string, eventId: string) =>
+      (await app.store.events.get(tenantId, eventId)) !== undefined;
+    return { ...w, verifyGlobex, kept };
+  }
+
+  it("a tenant with retentionDays 30 loses its 31-day-old events; the other tenant keeps them under WARDEN_RETENTION_DAYS", async () => {
+    const w = await twoTenants({ WARDEN_RETENTION_DAYS: "180" }, { retentionDays: 30 });
+    const acme = await w.verify("s-acme");
+    const globex = await w.verifyGlobex("s-globex");
+    w.advance(31 * DAY);
+    expect(await housekeep(w.deps)).toMatchObject({ events: 1 });
+    expect(await w.kept("globex", globex)).toBe(false);
+    expect(await w.kept("acme", acme)).toBe(true);
+  });
+
+  it("retentionDays \"forever\" keeps a tenant's events past WARDEN_RETENTION_DAYS; a tenant's 90 days remove them under WARDEN_RETENTION_DAYS=forever", async () => {
+    const forever = await twoTenants({ WARDEN_RETENTION_DAYS: "30" }, { retentionDays: "forever" });
+    const acme = await forever.verify("s-acme");
+    const globex = await forever.verifyGlobex("s-globex");
+    forever.advance(400 * DAY);
+    expect(await housekeep(forever.deps)).toMatchObject({ events: 1 });
+    expect(await forever.kept("acme", acme)).toBe(false);
+    expect(await forever.kept("globex", globex)).toBe(true);
+    await t?.close();
+
+    const days90 = await twoTenants({ WARDEN_RETENTION_DAYS: "forever" }, { retentionDays: 90 });
+    const kept = await days90.verify("s-acme");
+    const gone = await days90.verifyGlobex("s-globex");
+    days90.advance(91 * DAY);
+    expect(await housekeep(days90.deps)).toMatchObject({ events: 1 });
+    expect(await days90.kept("globex", gone)).toBe(false);
+    expect(await days90.kept("acme", kept)).toBe(true);
+  });
+
+  it("a tenant's retentionDays shorter than WARDEN_IDEMPOTENCY_TTL_HOURS is raised to it: a retry under a remembered key finds its event", async () => {
+    const w = await twoTenants(
+      { WARDEN_RETENTION_DAYS: "180", WARDEN_IDEMPOTENCY_TTL_HOURS: "480" },
+      { retentionDays: 7 },
+    );
+    const globex = await w.verifyGlobex("s-globex");
+    w.advance(19 * DAY);
+    expect(await housekeep(w.deps)).toMatchObject({ events: 0 });
+    expect(await w.kept("globex", globex)).toBe(true);
+    w.advance(2 * DAY);
+    expect(await housekeep(w.deps)).toMatchObject({ events: 1 });
+    expect(await w.kept("globex", globex)).toBe(false);
   });
 });

@@ -1,5 +1,6 @@
 import type { FastifyBaseLogger } from "fastify";
 import type { Deps } from "./deps.js";
+import { storedRetentionDays } from "./policy/tenantPolicy.js";
 import type { RemovedRows } from "./store/interfaces.js";
 
 const DAY_MS = 86_400_000;
@@ -7,18 +8,24 @@ const DAY_MS = 86_400_000;
 export const HOUSEKEEPING_INTERVAL_MS = 60_000;
 
 /**
- * One pass: deletes expired counters, idempotency records and console sessions, then the events older
- * than WARDEN_RETENTION_DAYS with everything on them. Every deletion goes in chunks, so verify
- * interleaves. Resolves what retention removed (undefined when events are kept forever).
+ * One pass: deletes expired counters, idempotency records and console sessions, then each tenant's
+ * events older than its retention with everything on them: its policy's `retentionDays`, else
+ * WARDEN_RETENTION_DAYS, and never shorter than WARDEN_IDEMPOTENCY_TTL_HOURS (a retry under a
+ * remembered key must find its event). Every deletion goes in chunks, so verify interleaves.
+ * Resolves what retention removed.
  */
-export async function housekeep(deps: Deps, signal?: AbortSignal): Promise<RemovedRows | undefined> {
+export async function housekeep(deps: Deps, signal?: AbortSignal): Promise<RemovedRows> {
   const now = deps.clock();
   await deps.store.counters.purgeExpired(now);
   await deps.store.idempotency.purgeExpired(now);
   await deps.store.consoleSessions.purgeExpired(now);
-  const days = deps.config.retentionDays;
-  if (days === undefined) return undefined;
-  return deps.store.removal.olderThan(now - days * DAY_MS, signal);
+  const shortest = Math.ceil(deps.config.idempotencyTtlHours / 24);
+  return deps.store.removal.olderThan(async (tenantId) => {
+    const record = await deps.store.policies.current(tenantId);
+    const own = record ? storedRetentionDays(record.document) : undefined;
+    const days = own === undefined ? deps.config.retentionDays : own === "forever" ? undefined : own;
+    return days === undefined ? undefined : now - Math.max(days, shortest) * DAY_MS;
+  }, signal);
 }
 
 /**
@@ -32,8 +39,7 @@ export function startHousekeeping(deps: Deps, log: FastifyBaseLogger): { stop():
   const pass = async () => {
     try {
       const removed = await housekeep(deps, abort.signal);
-      if (removed && removed.events > 0)
-        log.info({ retentionDays: deps.config.retentionDays, removed }, "retention: old events removed");
+      if (removed.events > 0) log.info({ removed }, "retention: old events removed");
     } catch (err) {
       log.warn({ err }, "housekeeping failed; will retry");
     }

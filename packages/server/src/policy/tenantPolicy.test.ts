@@ -1,6 +1,6 @@
 import ipaddr from "ipaddr.js";
 import { describe, expect, it } from "vitest";
-import { compilePolicy, DEFAULT_TENANT_POLICY, matchNetwork } from "./tenantPolicy.js";
+import { compilePolicy, DEFAULT_TENANT_POLICY, matchNetwork, storedRetentionDays } from "./tenantPolicy.js";
 
 const compiled = (doc: unknown) => {
   const r = compilePolicy(doc, "v1");
@@ -138,5 +138,20 @@ describe("tenant policy documents", () => {
       ],
     });
     expect(compilePolicy({ webBotAuthHosts: [] }, "v1").ok).toBe(false);
+  });
+
+  it('retentionDays: whole days from 7 to 36500, or "forever"; unset, the deployment\'s WARDEN_RETENTION_DAYS', () => {
+    expect(DEFAULT_TENANT_POLICY.retentionDays).toBeUndefined();
+    expect(compiled({ retentionDays: 30 }).retentionDays).toBe(30);
+    expect(compiled({ retentionDays: "forever" }).retentionDays).toBe("forever");
+    for (const retentionDays of [6, 36_501, 30.5, "30", "never", null]) {
+      expect(compilePolicy({ retentionDays }, "v1").ok).toBe(false);
+    }
+    // What retention reads of a stored document, without compiling the rest.
+    expect(storedRetentionDays(JSON.stringify({ retentionDays: 30, allow: { networks: ["x"] } }))).toBe(30);
+    expect(storedRetentionDays(JSON.stringify({ retentionDays: "forever" }))).toBe("forever");
+    for (const document of ["{}", "null", "not json", JSON.stringify({ retentionDays: 3 })]) {
+      expect(storedRetentionDays(document)).toBeUndefined();
+    }
   });
 });

@@ -2,6 +2,7 @@ import type { X509Certificate } from "node:crypto";
 import { type Static, Type } from "@sinclair/typebox";
 import { TypeCompiler } from "@sinclair/typebox/compiler";
 import ipaddr from "ipaddr.js";
+import { RETENTION_DAYS_RANGE } from "../domain.js";
 import { type AgentHosts, compileAgentHosts } from "../webBotAuth/agentHosts.js";
 import { compileTrustAnchors } from "./trustAnchors.js";
 
@@ -78,6 +79,18 @@ export const TenantPolicyDocument = Type.Object(
     ),
     webBotAuthHosts: Type.Optional(
       Type.Array(Type.String({ minLength: 1, maxLength: 255 }), { minItems: 1, maxItems: 1_000 }),
+    ),
+    retentionDays: Type.Optional(
+      Type.Union(
+        [
+          Type.Integer({ minimum: RETENTION_DAYS_RANGE.min, maximum: RETENTION_DAYS_RANGE.max }),
+          Type.Literal("forever"),
+        ],
+        {
+          description:
+            'Days this tenant\'s events are kept, then removed with everything on them; "forever" keeps them. Absent: WARDEN_RETENTION_DAYS.',
+        },
+      ),
     ),
     actions: Type.Optional(Type.Record(Type.String({ minLength: 1, maxLength: 128 }), ActionSettings)),
     velocity: Type.Optional(
@@ -175,7 +188,11 @@ export interface TenantPolicy {
   webBotAuthStepUp: boolean;
   /** The WebAuthn relying party for device_attestation; undefined: the method is not issuable. */
   deviceAttestation: DeviceAttestationSettings | undefined;
+  /** Days the tenant's events are kept, or "forever"; undefined: the deployment's WARDEN_RETENTION_DAYS. */
+  retentionDays: TenantRetention;
 }
+
+export type TenantRetention = number | "forever" | undefined;
 
 export interface DeviceAttestationSettings {
   rpId: string;
@@ -325,6 +342,7 @@ export function compilePolicy(input: unknown, version: string): PolicyParse {
       powDifficulty: Object.freeze(pow),
       webBotAuthHosts: hosts?.hosts,
       webBotAuthStepUp: doc.challenge?.webBotAuthStepUp ?? false,
+      retentionDays: doc.retentionDays,
       deviceAttestation: webauthn
         ? Object.freeze({
             rpId: webauthn.rpId.toLowerCase(),
@@ -341,6 +359,26 @@ const compiledDefault = compilePolicy({}, "default");
 if (!compiledDefault.ok) throw new Error("the empty policy document must compile");
 /** The policy of a tenant that never set a document. */
 export const DEFAULT_TENANT_POLICY: TenantPolicy = compiledDefault.policy;
+
+/**
+ * A stored document's retentionDays, read without compiling the rest of it (retention reads every
+ * tenant's once a minute). A value the schema would refuse counts as absent, as a stored document
+ * that no longer compiles falls back to the default policy.
+ */
+export function storedRetentionDays(document: string): TenantRetention {
+  let value: unknown;
+  try {
+    value = (JSON.parse(document) as { retentionDays?: unknown } | null)?.retentionDays;
+  } catch {
+    return undefined;
+  }
+  if (value === "forever") return value;
+  return Number.isInteger(value) &&
+    (value as number) >= RETENTION_DAYS_RANGE.min &&
+    (value as number) <= RETENTION_DAYS_RANGE.max
+    ? (value as number)
+    : undefined;
+}
 
 /** Whether a truncated network (or a raw address) falls inside one of the rules. */
 export function matchNetwork(

@@ -668,6 +668,9 @@ export type ErasureSubject =
   | { session: string }
   | { eventId: string };
 
+/** One cutoff for every tenant (epoch ms), or each tenant's own (undefined: none of its events go). */
+export type RetentionCutoff = number | ((tenantId: string) => Promise<number | undefined>);
+
 /** What a removal deleted, by kind of row. */
 export interface RemovedRows {
   /** Events, the other event of each removed event's attempt included (docs/api.md, "Attempts"). */
@@ -698,11 +701,12 @@ export interface RemovedRows {
  */
 export interface EventRemovalStore {
   /**
-   * Removes every tenant's events created before `before` (epoch ms) with their dependants. Of several
-   * processes running it at once, one removes a tenant's events at a time; the others pass over that
-   * tenant (they would only find the same rows locked, then gone).
+   * Removes every tenant's events created before `before` (epoch ms) with their dependants; `before`
+   * as a function gives each tenant's own cutoff (undefined: keep its events), asked once per tenant
+   * and pass. Of several processes running it at once, one removes a tenant's events at a time; the
+   * others pass over that tenant (they would only find the same rows locked, then gone).
    */
-  olderThan(before: number, signal?: AbortSignal): Promise<RemovedRows>;
+  olderThan(before: RetentionCutoff, signal?: AbortSignal): Promise<RemovedRows>;
   /**
    * Removes one tenant's events of `subject` with their dependants (an attempt's other event even when
    * it does not match the subject itself). On SQLite the freed space is overwritten (secure_delete).

@@ -23,8 +23,8 @@ const none: RemovedRows = {
 /**
  * Retention and erasure (EventRemovalStore), the same on every adapter: events go with everything on
  * them, in chunks, tenant by tenant; nothing on a removed event can be written afterwards; concurrent
- * writers on two handles (two processes' pools on PostgreSQL) leave nothing behind. Tenants "d1"–"d4";
- * each test uses its own, or its own events, since retention reads every tenant.
+ * writers on two handles (two processes' pools on PostgreSQL) leave nothing behind. Tenants "d1"–"d4",
+ * "p1" and "p2"; each test uses its own, or its own events, since retention reads every tenant.
  */
 export function removalContract(
   name: string,
@@ -37,7 +37,7 @@ export function removalContract(
     beforeAll(async () => {
       a = await open();
       b = openSecond ? await openSecond() : a;
-      for (const id of ["d1", "d2", "d3", "d4"])
+      for (const id of ["d1", "d2", "d3", "d4", "p1", "p2"])
         await a.tenants.create({ id, rawPii: false, logOnly: false, createdAt: 1 });
     });
     afterAll(async () => {
@@ -217,6 +217,30 @@ export function removalContract(
       expect(await traces("d2", "new2")).toEqual(whole);
       // Idempotent: nothing older is left.
       expect(await b.removal.olderThan(CUTOFF)).toEqual(none);
+    });
+
+    it("retention with a cutoff per tenant: each tenant's own, and none of a tenant whose cutoff is undefined", async () => {
+      await fullAttempt("old4", "p1", OLD);
+      await fullAttempt("new4", "p1", NEW);
+      await fullAttempt("old5", "p2", OLD);
+      await fullAttempt("new5", "p2", NEW);
+      const asked: string[] = [];
+      const removed = await a.removal.olderThan(async (tenantId) => {
+        asked.push(tenantId);
+        if (tenantId === "p1") return NEW + 1;
+        return undefined;
+      });
+      expect(asked).toContain("p1");
+      expect(asked).toContain("p2");
+      expect(removed).toMatchObject({ events: 4, challenges: 2, clears: 2, observations: 6 });
+      expect(await traces("p1", "old4")).toEqual(gone);
+      expect(await traces("p1", "new4")).toEqual(gone);
+      expect(await traces("p2", "old5")).toEqual(whole);
+      expect(await traces("p2", "new5")).toEqual(whole);
+      // p2's own turn, so that the tests after this one find none of its events older than CUTOFF.
+      expect(await b.removal.olderThan(async (id) => (id === "p2" ? LIVE : undefined))).toMatchObject({
+        events: 4,
+      });
     });
 
     it("after retention the ledger, the outcomes and calibration count only the events kept: no observation outlives its event", async () => {

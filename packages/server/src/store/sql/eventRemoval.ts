@@ -1,5 +1,5 @@
 import type { Expression, ExpressionBuilder, Kysely, SqlBool } from "kysely";
-import type { ErasureSubject, EventRemovalStore, RemovedRows } from "../interfaces.js";
+import type { ErasureSubject, EventRemovalStore, RemovedRows, RetentionCutoff } from "../interfaces.js";
 import type { Database } from "../schema.js";
 import { purgeInChunks } from "./purge.js";
 import { guard } from "./rows.js";
@@ -37,13 +37,16 @@ export function createEventRemovalStore(rt: SqlRuntime): EventRemovalStore {
       { ...rt.removalPace, transaction: true, signal },
     );
   return {
-    olderThan: (before, signal) =>
+    olderThan: (before: RetentionCutoff, signal) =>
       guard("removal.olderThan", async () => {
         const removed = noneRemoved();
         // Tenant by tenant: each chunk is then a range of the (tenant_id, created_at) index.
         const tenants = await db.selectFrom("tenants").select("id").orderBy("id").execute();
         for (const { id } of tenants) {
-          await removeWhere(id, (eb) => eb("created_at", "<", before), removed, signal, `retention\n${id}`);
+          if (signal?.aborted) break;
+          const cutoff = typeof before === "number" ? before : await before(id);
+          if (cutoff === undefined) continue;
+          await removeWhere(id, (eb) => eb("created_at", "<", cutoff), removed, signal, `retention\n${id}`);
         }
         return removed;
       }),
