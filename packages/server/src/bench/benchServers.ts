@@ -19,6 +19,7 @@ import { buildDeps } from "../deps.js";
 import { ALL_SCOPES } from "../domain.js";
 import { timeOrderedId } from "../lib/crypto.js";
 import { newSigningKey } from "../tokens/signingKeys.js";
+import { profileOnSignal } from "./cpuProfile.js";
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), "warden-bench-"));
 const mode = process.argv[2];
@@ -92,8 +93,11 @@ if (!started) {
   process.stderr.write("usage: benchServers.js verify|minimal\n");
   process.exit(2);
 }
+// BENCH_CPU_PROFILE=<file>: SIGUSR2 starts profiling the main thread; SIGTERM writes the profile.
+const profile = process.env.BENCH_CPU_PROFILE ? profileOnSignal(process.env.BENCH_CPU_PROFILE) : undefined;
 process.stdout.write(`${JSON.stringify(started)}\n`);
-process.on("SIGTERM", () => {
+process.on("SIGTERM", async () => {
+  await profile?.stop();
   fs.rmSync(dir, { recursive: true, force: true });
   process.exit(0);
 });

@@ -12,9 +12,13 @@ export interface BenchServer {
 }
 
 /** Starts one of benchServers.js's servers in its own process; resolves once it prints its address. */
-export function startBenchServer(mode: "verify" | "minimal"): Promise<BenchServer> {
+export function startBenchServer(
+  mode: "verify" | "minimal",
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<BenchServer> {
   const child = spawn(process.execPath, [path.join(here, "benchServers.js"), mode], {
     stdio: ["ignore", "pipe", "inherit"],
+    env,
   });
   return new Promise((resolve, reject) => {
     let out = "";
