@@ -66,6 +66,8 @@ const withoutQuery = (url: string): string => {
 
 /** A caller's X-Request-Id is kept only when it is short and printable; otherwise Warden makes one. */
 const CLIENT_REQUEST_ID = /^[\x21-\x7e]{1,128}$/;
+/** How long a page token request trusts this process's last store check of its key (docs/api.md). */
+export const PAGE_TOKEN_KEY_CHECK_MS = 10_000;
 function requestId(req: { headers: Record<string, string | string[] | undefined> }): string {
   const given = req.headers["x-request-id"];
   return typeof given === "string" && CLIENT_REQUEST_ID.test(given) ? given : randomUUID();
@@ -230,12 +232,15 @@ export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<Fa
     },
     { onRequest },
   );
-  // Page tokens cost an HMAC and no store write: authenticated like verify, from memory when the key
-  // was seen, and not counted against the key's rate limit (a page load is not an attempt).
+  // Page tokens cost an HMAC and no store write: authenticated from memory when the store checked the
+  // key within PAGE_TOKEN_KEY_CHECK_MS (they write nothing a revocation could refuse), and not counted
+  // against the key's rate limit (a page load is not an attempt).
   registerPageTokens(
     app,
     { keyring, clock, ttlMs: model.pageTokenTtlMs },
-    { onRequest: [authenticator(store, callers, { fromMemory: true })] },
+    {
+      onRequest: [authenticator(store, callers, { fromMemory: { forMs: PAGE_TOKEN_KEY_CHECK_MS }, clock })],
+    },
   );
   registerFeedback(app, { store, clock, idempotencyTtlMs: verifyDeps.idempotencyTtlMs }, { onRequest });
   registerInsights(

@@ -1,4 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { PAGE_TOKEN_KEY_CHECK_MS } from "../../app.js";
+import { StoreUnavailableError } from "../../store/interfaces.js";
 import { bearer, makeTestApp, type TestApp } from "../../testing/harness.js";
 import { keepPublishedMs, newSigningKey } from "../../tokens/signingKeys.js";
 
@@ -125,6 +127,69 @@ describe("POST /v1/page-tokens", () => {
     });
     expect(bad.statusCode).toBe(400);
     expect(bad.json().code).toBe("invalid_field");
+  });
+});
+
+describe("POST /v1/page-tokens and a revoked key", () => {
+  const ask = (key: string) =>
+    t.app.inject({
+      method: "POST",
+      url: "/v1/page-tokens",
+      headers: bearer(key),
+      payload: { subject: { userAgent: CHROME_UA, ipTrunc: NET } },
+    });
+
+  it("a revoked key gets no page token (401 invalid_api_key) once PAGE_TOKEN_KEY_CHECK_MS has passed since the process last checked it; until then that check stands", async () => {
+    const { keyId, apiKey: key } = await t.key("pages");
+    expect((await ask(key)).statusCode).toBe(200);
+    expect(await t.store.apiKeys.revoke(keyId, now)).toBe(true);
+    now += PAGE_TOKEN_KEY_CHECK_MS - 1000;
+    expect((await ask(key)).statusCode).toBe(200);
+    now += 2000;
+    const refused = await ask(key);
+    expect(refused.statusCode).toBe(401);
+    expect(refused.json().code).toBe("invalid_api_key");
+    // Forgotten, not only refused once: the next request asks the store again and is refused again.
+    expect((await ask(key)).statusCode).toBe(401);
+  });
+
+  it("while the store cannot be read, a key it checked before still gets page tokens; a key never seen gets 503 page_token_unavailable", async () => {
+    let down = false;
+    let at = Date.now();
+    const faulty = await makeTestApp({
+      clock: () => at,
+      wrapStore: (store) => ({
+        ...store,
+        apiKeys: {
+          ...store.apiKeys,
+          findByHash: (hash) =>
+            down
+              ? Promise.reject(new StoreUnavailableError("the test's store is down"))
+              : store.apiKeys.findByHash(hash),
+        },
+      }),
+    });
+    try {
+      await faulty.tenant("pages");
+      const { apiKey: seen } = await faulty.key("pages");
+      const { apiKey: unseen } = await faulty.key("pages");
+      const askFaulty = (key: string) =>
+        faulty.app.inject({
+          method: "POST",
+          url: "/v1/page-tokens",
+          headers: bearer(key),
+          payload: { subject: { userAgent: CHROME_UA, ipTrunc: NET } },
+        });
+      expect((await askFaulty(seen)).statusCode).toBe(200);
+      at += PAGE_TOKEN_KEY_CHECK_MS + 1000;
+      down = true;
+      expect((await askFaulty(seen)).statusCode).toBe(200);
+      const refused = await askFaulty(unseen);
+      expect(refused.statusCode).toBe(503);
+      expect(refused.json().code).toBe("page_token_unavailable");
+    } finally {
+      await faulty.close();
+    }
   });
 });
 
