@@ -177,7 +177,7 @@ export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<Fa
     clearsInFlight: new ClearsInFlight(),
     report: warn,
   };
-  const callers = new KnownCallers();
+  const callers = new KnownCallers(10_000, clock);
   // Routes whose settings say so (the read routes) also accept the console's session cookie on GET.
   // These routes are off verify's path: their key lookup and count may wait for a busy database.
   const onRequest = [
@@ -232,14 +232,14 @@ export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<Fa
     },
     { onRequest },
   );
-  // Page tokens cost an HMAC and no store write: authenticated from memory when the store checked the
-  // key within PAGE_TOKEN_KEY_CHECK_MS (they write nothing a revocation could refuse), and not counted
-  // against the key's rate limit (a page load is not an attempt).
+  // Page tokens cost an HMAC and no store write: authenticated from memory, the key checked again in
+  // the background once its last check is PAGE_TOKEN_KEY_CHECK_MS old (they write nothing a
+  // revocation could refuse), and not counted against the key's rate limit (a page load is not an attempt).
   registerPageTokens(
     app,
     { keyring, clock, ttlMs: model.pageTokenTtlMs },
     {
-      onRequest: [authenticator(store, callers, { fromMemory: { forMs: PAGE_TOKEN_KEY_CHECK_MS }, clock })],
+      onRequest: [authenticator(store, callers, { fromMemory: { forMs: PAGE_TOKEN_KEY_CHECK_MS } })],
     },
   );
   registerFeedback(app, { store, clock, idempotencyTtlMs: verifyDeps.idempotencyTtlMs }, { onRequest });

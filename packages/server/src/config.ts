@@ -126,8 +126,8 @@ export interface Config {
    */
   readonly workers: number;
   /**
-   * `--workers`: the wait before replacing a worker that died within 30 s of its start; it doubles
-   * with each such death, up to 30 s.
+   * With more than one worker: the wait before replacing a worker that died within 30 s of its
+   * start; it doubles with each such death, up to 30 s.
    */
   readonly workerRestartBackoffMs: number;
   /** OpenTelemetry traces sent over OTLP/HTTP; undefined (the default) creates no tracer at all. */
@@ -552,7 +552,7 @@ export function loadConfig(env: Env = process.env): Config {
     maxConnectionsPerAddress: integer(env, "WARDEN_MAX_CONNECTIONS_PER_ADDRESS", 1024, 1, 1_000_000),
     shutdownGraceMs: integer(env, "WARDEN_SHUTDOWN_GRACE_MS", 10_000, 0, 600_000),
     workers: env.WARDEN_WORKERS?.trim() ? parseWorkers(env.WARDEN_WORKERS, "WARDEN_WORKERS", database) : 1,
-    workerRestartBackoffMs: integer(env, "WARDEN_WORKER_RESTART_BACKOFF_MS", 500, 0, 30_000),
+    workerRestartBackoffMs: integer(env, "WARDEN_WORKER_RESTART_BACKOFF_MS", 500, 10, 30_000),
     tracing: tracing(env),
   });
 }

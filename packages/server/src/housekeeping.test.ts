@@ -148,6 +148,28 @@ describe("a tenant's own retention (policy retentionDays)", () => {
     expect(await days90.kept("acme", kept)).toBe(true);
   });
 
+  it("a tenant whose policy cannot be read is passed over, named; the other tenants' retention goes on", async () => {
+    const w = await twoTenants({ WARDEN_RETENTION_DAYS: "30" }, { retentionDays: 30 });
+    const acme = await w.verify("s-acme");
+    const globex = await w.verifyGlobex("s-globex");
+    w.advance(31 * DAY);
+    const current = w.deps.store.policies.current;
+    w.deps.store.policies.current = (tenantId) =>
+      tenantId === "acme" ? Promise.reject(new Error("the test's read fails")) : current(tenantId);
+    const passedOver: string[] = [];
+    try {
+      expect(await housekeep(w.deps, undefined, (id) => passedOver.push(id))).toMatchObject({ events: 1 });
+    } finally {
+      w.deps.store.policies.current = current;
+    }
+    expect(passedOver).toEqual(["acme"]);
+    expect(await w.kept("acme", acme)).toBe(true);
+    expect(await w.kept("globex", globex)).toBe(false);
+    // The next pass, with the policy readable again, removes what was passed over.
+    expect(await housekeep(w.deps)).toMatchObject({ events: 1 });
+    expect(await w.kept("acme", acme)).toBe(false);
+  });
+
   it("a tenant's retentionDays shorter than WARDEN_IDEMPOTENCY_TTL_HOURS is raised to it: a retry under a remembered key finds its event", async () => {
     const w = await twoTenants(
       { WARDEN_RETENTION_DAYS: "180", WARDEN_IDEMPOTENCY_TTL_HOURS: "480" },

@@ -11,17 +11,28 @@ export const HOUSEKEEPING_INTERVAL_MS = 60_000;
  * One pass: deletes expired counters, idempotency records and console sessions, then each tenant's
  * events older than its retention with everything on them: its policy's `retentionDays`, else
  * WARDEN_RETENTION_DAYS, and never shorter than WARDEN_IDEMPOTENCY_TTL_HOURS (a retry under a
- * remembered key must find its event). Every deletion goes in chunks, so verify interleaves.
- * Resolves what retention removed.
+ * remembered key must find its event). Every deletion goes in chunks, so verify interleaves. A tenant
+ * whose policy cannot be read is passed over until the next pass (`skipped` hears of it), the others
+ * go on. Resolves what retention removed.
  */
-export async function housekeep(deps: Deps, signal?: AbortSignal): Promise<RemovedRows> {
+export async function housekeep(
+  deps: Deps,
+  signal?: AbortSignal,
+  skipped: (tenantId: string, err: unknown) => void = () => {},
+): Promise<RemovedRows> {
   const now = deps.clock();
   await deps.store.counters.purgeExpired(now);
   await deps.store.idempotency.purgeExpired(now);
   await deps.store.consoleSessions.purgeExpired(now);
   const shortest = Math.ceil(deps.config.idempotencyTtlHours / 24);
   return deps.store.removal.olderThan(async (tenantId) => {
-    const record = await deps.store.policies.current(tenantId);
+    let record: Awaited<ReturnType<typeof deps.store.policies.current>>;
+    try {
+      record = await deps.store.policies.current(tenantId);
+    } catch (err) {
+      skipped(tenantId, err);
+      return undefined;
+    }
     const own = record ? storedRetentionDays(record.document) : undefined;
     const days = own === undefined ? deps.config.retentionDays : own === "forever" ? undefined : own;
     return days === undefined ? undefined : now - Math.max(days, shortest) * DAY_MS;
@@ -38,7 +49,9 @@ export function startHousekeeping(deps: Deps, log: FastifyBaseLogger): { stop():
   let running: Promise<void> | undefined;
   const pass = async () => {
     try {
-      const removed = await housekeep(deps, abort.signal);
+      const removed = await housekeep(deps, abort.signal, (tenantId, err) =>
+        log.warn({ err, tenantId }, "retention: tenant passed over (its policy could not be read)"),
+      );
       if (removed.events > 0) log.info({ removed }, "retention: old events removed");
     } catch (err) {
       log.warn({ err }, "housekeeping failed; will retry");

@@ -19,34 +19,76 @@ export function requireCaller(request: FastifyRequest): Caller {
   return request.caller;
 }
 
+/** After a re-check of a key that failed (the store could not answer), the next waits this long. */
+const RECHECK_RETRY_MS = 1000;
+
+type KeyLookup = () => Promise<{ key: { id: string; revokedAt: number | null } } | undefined>;
+
 /**
  * Callers last seen active, per key hash, in memory only (least recently used dropped past `max`),
- * each with when the store last said its key was active. Keys and tenants never change after
- * creation except for revocation, so a remembered caller is right until its key is revoked: verify
- * authenticates from here and has the store refuse its event if the key was revoked meanwhile (then
- * `forgetKey`); page tokens, which write nothing, take a caller checked within the last few seconds;
- * other routes read the store every time and use this only while the store cannot answer.
+ * each with when the store last said its key was active (on `clock`). Keys and tenants never change
+ * after creation except for revocation, so a remembered caller is right until its key is revoked:
+ * verify authenticates from here and has the store refuse its event if the key was revoked meanwhile
+ * (then `forgetKey`); page tokens, which write nothing, have a caller checked more than a few seconds
+ * ago checked again in the background (`recheck`); other routes read the store every time and use
+ * this only while the store cannot answer.
  */
 export class KnownCallers {
   private readonly entries = new Map<string, { caller: Caller; checkedAt: number }>();
-  constructor(private readonly max = 10_000) {}
-  /** `checkedAt`: when the store said the key was active (epoch ms; never, by default). */
-  remember(hash: string, caller: Caller, checkedAt = Number.NEGATIVE_INFINITY): void {
+  /** Re-checks in flight, and when a failed one may be tried again, per hash. */
+  private readonly rechecks = new Map<string, number>();
+  constructor(
+    private readonly max = 10_000,
+    readonly clock: () => number = Date.now,
+  ) {}
+  /** Remembers a caller whose key the store has just said is active. */
+  remember(hash: string, caller: Caller): void {
     // Shared by every later request with this key: nothing may change it.
     Object.freeze(caller.key.scopes);
     Object.freeze(caller.key);
     Object.freeze(caller.tenant);
     this.entries.delete(hash);
-    this.entries.set(hash, { caller, checkedAt });
+    this.entries.set(hash, { caller, checkedAt: this.clock() });
     if (this.entries.size > this.max) {
       const oldest = this.entries.keys().next().value;
-      if (oldest !== undefined) this.entries.delete(oldest);
+      if (oldest !== undefined) this.forget(oldest);
     }
   }
-  /** The remembered caller, if its key was checked at `checkedSince` or later (by default: ever). */
-  recall(hash: string, checkedSince = Number.NEGATIVE_INFINITY): Caller | undefined {
+  recall(hash: string): Caller | undefined {
+    return this.entries.get(hash)?.caller;
+  }
+  /** Whether the remembered key was checked within the last `ms`. */
+  checkedWithin(hash: string, ms: number): boolean {
     const entry = this.entries.get(hash);
-    return entry && entry.checkedAt >= checkedSince ? entry.caller : undefined;
+    return entry !== undefined && this.clock() - entry.checkedAt <= ms;
+  }
+  /**
+   * Asks the store about a remembered key again, in the background, once at a time per key (and not
+   * again within RECHECK_RETRY_MS of a failed try): active, it is checked now; revoked or gone, it is
+   * forgotten. The request that asked goes on with the caller as last checked.
+   */
+  recheck(hash: string, lookup: KeyLookup): void {
+    const waitUntil = this.rechecks.get(hash);
+    if (waitUntil !== undefined && (waitUntil === Number.POSITIVE_INFINITY || waitUntil > this.clock()))
+      return;
+    this.rechecks.set(hash, Number.POSITIVE_INFINITY);
+    lookup().then(
+      (found) => {
+        this.rechecks.delete(hash);
+        const entry = this.entries.get(hash);
+        if (!entry) return;
+        if (found && found.key.revokedAt === null) entry.checkedAt = this.clock();
+        else this.forget(hash);
+      },
+      () => {
+        if (this.entries.has(hash)) this.rechecks.set(hash, this.clock() + RECHECK_RETRY_MS);
+        else this.rechecks.delete(hash);
+      },
+    );
+  }
+  forget(hash: string): void {
+    this.entries.delete(hash);
+    this.rechecks.delete(hash);
   }
   forgetKey(keyId: string): void {
     for (const [hash, entry] of this.entries) if (entry.caller.key.id === keyId) this.entries.delete(hash);
@@ -58,17 +100,17 @@ export class KnownCallers {
  * at once in every process: by default every request looks its key up in the store; with `fromMemory`
  * (verify) a caller seen before is taken from `known`, and the route's one write is made on condition
  * that the key is still active (events.record with activeKey). With `fromMemory: { forMs }` (page
- * tokens, which write nothing) only a caller whose key the store checked within `forMs` is, so a
- * revocation stops it within that long; an older one is checked again, and used as it is only while
- * the store cannot answer. With `patient` (the routes off verify's path) the lookup may wait for a
- * busy database (Store.patient).
+ * tokens, which write nothing) a caller whose key the store checked longer than `forMs` ago is
+ * served as well, and its key is checked again in the background (KnownCallers.recheck), so a
+ * revocation stops it within `forMs` and one store read; while the store cannot answer, the last
+ * check stands. With `patient` (the routes off verify's path) the lookup may wait for a busy
+ * database (Store.patient).
  */
 export function authenticator(
   store: Store,
   known: KnownCallers,
   options: { fromMemory?: boolean | { forMs: number }; patient?: boolean; clock?: () => number } = {},
 ) {
-  const clock = options.clock ?? Date.now;
   const memoryMs = typeof options.fromMemory === "object" ? options.fromMemory.forMs : undefined;
   const keys = options.patient ? store.patient.apiKeys : store.apiKeys;
   return async function authenticate(request: FastifyRequest, reply: FastifyReply): Promise<void> {
@@ -92,34 +134,26 @@ export function authenticator(
     const hash = hashApiKey(apiKey);
     const remembered = known.recall(hash);
     let caller: Caller | undefined;
-    if (
-      options.fromMemory &&
-      remembered &&
-      (memoryMs === undefined || known.recall(hash, clock() - memoryMs) !== undefined)
-    ) {
+    if (options.fromMemory && remembered) {
       caller = remembered;
+      if (memoryMs !== undefined && !known.checkedWithin(hash, memoryMs)) {
+        known.recheck(hash, () => keys.findByHash(hash));
+      }
     } else {
       try {
         const found = await within(remainingBudget(settings, reply.elapsedTime), keys.findByHash(hash));
         if (found && found.key.revokedAt === null) {
           caller = { key: found.key, tenant: found.tenant };
-          known.remember(hash, caller, clock());
+          known.remember(hash, caller);
         } else if (found) {
-          known.forgetKey(found.key.id);
+          known.forget(hash);
         }
       } catch (err) {
-        if (!(err instanceof StoreUnavailableError)) throw err;
-        if (memoryMs !== undefined && remembered) {
-          // Checked longer ago than the route takes on trust: still the best answer while the store is down.
-          request.log.warn({ err }, "authentication could not reach the store; the key as last checked");
-          caller = remembered;
-        } else {
-          if (settings.onStoreFault !== "degrade") throw err;
-          request.log.warn({ err }, "authentication could not reach the store");
-          // The handler answers the degraded verdict, signed for the tenant last seen with this key if any.
-          request.storeFault = true;
-          caller = remembered;
-        }
+        if (!(err instanceof StoreUnavailableError) || settings.onStoreFault !== "degrade") throw err;
+        request.log.warn({ err }, "authentication could not reach the store");
+        // The handler answers the degraded verdict, signed for the tenant last seen with this key if any.
+        request.storeFault = true;
+        caller = remembered;
       }
     }
     if (!caller) {

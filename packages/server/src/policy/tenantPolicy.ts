@@ -362,8 +362,9 @@ export const DEFAULT_TENANT_POLICY: TenantPolicy = compiledDefault.policy;
 
 /**
  * A stored document's retentionDays, read without compiling the rest of it (retention reads every
- * tenant's once a minute). A value the schema would refuse counts as absent, as a stored document
- * that no longer compiles falls back to the default policy.
+ * tenant's once a minute). A value the schema would refuse counts as absent. A document whose other
+ * members no longer compile (verify then falls back to the default policy) keeps its retention: what
+ * a stricter release refuses there must not make events go sooner or later than the tenant set.
  */
 export function storedRetentionDays(document: string): TenantRetention {
   let value: unknown;
