@@ -1,6 +1,7 @@
 import fs from "node:fs";
 import { describe, expect, it } from "vitest";
 import { DEFAULT_COSTS } from "../operations/verify/decide.js";
+import { LOGIC_TEST_DEADLINE_MS } from "../testing/harness.js";
 import {
   expectedCost,
   goals,
@@ -22,7 +23,14 @@ import { generateTraffic, JA4, makeOperators, TRUTH } from "./trafficGenerator.j
  */
 describe("evaluation on generated traffic", () => {
   it("denies no person, attributes every valid agent signature and no forged one, stops the headless", async () => {
-    const rows = await runEvaluation({ size: 300, seed: 7, costs: DEFAULT_COSTS });
+    // On the logic tests' deadline: what is asserted is the decisions, and one verify past 45 ms on a
+    // busy shared machine answered the degraded challenge to a person once (a fresh-clone CI run).
+    const rows = await runEvaluation({
+      size: 300,
+      seed: 7,
+      costs: DEFAULT_COSTS,
+      verifyDeadlineMs: LOGIC_TEST_DEADLINE_MS,
+    });
     expect(rows.length).toBeGreaterThan(250);
     const byName = Object.fromEntries(goals(rows).map((g) => [g.name, g]));
     expect(byName["humans denied"]?.value).toBe(0);

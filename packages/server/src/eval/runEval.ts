@@ -54,6 +54,8 @@ export interface EvalOptions {
   size: number;
   seed: number;
   costs: DecisionCosts;
+  /** Verify's deadline (default 45 ms, production's): a test of the decisions sets one past any stall. */
+  verifyDeadlineMs?: number;
 }
 
 /**
@@ -73,8 +75,10 @@ export async function runEvaluation(o: EvalOptions): Promise<EvalRow[]> {
     WARDEN_STORE_TIMEOUT_MS: "40",
     PORT: "0",
   });
+  const timed =
+    o.verifyDeadlineMs === undefined ? config : { ...config, verifyDeadlineMs: o.verifyDeadlineMs };
   let nowMs = Date.now();
-  const deps = await buildDeps(config, undefined, () => nowMs);
+  const deps = await buildDeps(timed, undefined, () => nowMs);
   const app = await buildApp(deps, { logger: false });
   try {
     const now = nowMs;
