@@ -196,6 +196,10 @@ const POOLER_HINT =
   "a connection pooler between Warden and PostgreSQL refuses or drops them (PgBouncer refuses them, or drops " +
   "those in ignore_startup_parameters): set WARDEN_PG_POOLER=transaction (docs/deployment.md, PgBouncer)";
 
+/** SQLSTATE query_canceled: a statement timeout, or a cancel request. */
+const QUERY_CANCELED = "57014";
+const CHECK_ATTEMPTS = 3;
+
 /**
  * Before anything else, on one connection opened as a request connection opens (the counters', which
  * send the most): whether the statement timeouts will hold.
@@ -220,11 +224,21 @@ async function checkConnections(opts: PostgresOptions): Promise<void> {
   let received: { timeout: string; commit: string; role: string } | undefined;
   try {
     await client.connect();
-    const { rows } = await client.query<{ timeout: string; commit: string; role: string }>(
-      "select (select setting from pg_settings where name = 'statement_timeout') as timeout, " +
-        "current_setting('synchronous_commit') as commit, current_user as role",
-    );
-    received = rows[0];
+    // The check runs under the timeout it checks (a request's, tens of milliseconds): a first query
+    // on a new connection to a busy server can overrun it once (SQLSTATE 57014), which is no reason
+    // to refuse the start. A few more tries; a timeout that fires every time still fails the start.
+    for (let attempt = 1; ; attempt++) {
+      try {
+        const { rows } = await client.query<{ timeout: string; commit: string; role: string }>(
+          "select (select setting from pg_settings where name = 'statement_timeout') as timeout, " +
+            "current_setting('synchronous_commit') as commit, current_user as role",
+        );
+        received = rows[0];
+        break;
+      } catch (err) {
+        if ((err as { code?: string }).code !== QUERY_CANCELED || attempt >= CHECK_ATTEMPTS) throw err;
+      }
+    }
   } catch (err) {
     const message = (err as Error).message;
     throw new StoreUnavailableError(
