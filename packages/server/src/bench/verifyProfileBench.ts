@@ -16,6 +16,8 @@ import { body } from "./verifyLoad.js";
  *
  *   BENCH_PROFILE_RATE     requests/s to each server (default 800)
  *   BENCH_PROFILE_SECONDS  measured seconds (default 10), after 3 s of the same rate
+ *   BENCH_PROFILE_KEEP     set: the two .cpuprofile files are kept (their folder is printed) to open
+ *                          in Chrome's DevTools
  */
 const RATE = Number(process.env.BENCH_PROFILE_RATE ?? 800);
 const SECONDS = Number(process.env.BENCH_PROFILE_SECONDS ?? 10);

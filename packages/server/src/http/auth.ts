@@ -39,7 +39,7 @@ export class KnownCallers {
   private readonly rechecks = new Map<string, number>();
   constructor(
     private readonly max = 10_000,
-    readonly clock: () => number = Date.now,
+    private readonly clock: () => number = Date.now,
   ) {}
   /** Remembers a caller whose key the store has just said is active. */
   remember(hash: string, caller: Caller): void {
