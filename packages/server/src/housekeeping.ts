@@ -7,20 +7,37 @@ const DAY_MS = 86_400_000;
 /** How often a process runs its housekeeping. */
 export const HOUSEKEEPING_INTERVAL_MS = 60_000;
 
+/** What a pass tells its log besides what it removed. */
+export interface HousekeepingReport {
+  /** A tenant whose policy could not be read: passed over until the next pass. */
+  skipped?(tenantId: string, err: unknown): void;
+  /** The coming weeks' partitions (PostgreSQL): created, or not for `err` (retention goes on). */
+  partitions?(created: readonly string[], err?: unknown): void;
+}
+
 /**
- * One pass: deletes expired counters, idempotency records and console sessions, then each tenant's
+ * One pass: makes sure the coming weeks' events have partitions to go to (PostgreSQL), deletes
+ * expired counters, idempotency records and console sessions, then each tenant's
  * events older than its retention with everything on them: its policy's `retentionDays`, else
  * WARDEN_RETENTION_DAYS, and never shorter than WARDEN_IDEMPOTENCY_TTL_HOURS (a retry under a
- * remembered key must find its event). Every deletion goes in chunks, so verify interleaves. A tenant
- * whose policy cannot be read is passed over until the next pass (`skipped` hears of it), the others
- * go on. Resolves what retention removed.
+ * remembered key must find its event). Every deletion goes in chunks, so verify interleaves, and a
+ * week of events whose every tenant is past its retention is dropped at once (PostgreSQL). A tenant
+ * whose policy cannot be read is passed over until the next pass (`report.skipped` hears of it), the
+ * others go on. Resolves what retention removed.
  */
 export async function housekeep(
   deps: Deps,
   signal?: AbortSignal,
-  skipped: (tenantId: string, err: unknown) => void = () => {},
+  report: HousekeepingReport = {},
 ): Promise<RemovedRows> {
   const now = deps.clock();
+  try {
+    const created = await deps.store.removal.partitionsAhead(now);
+    if (created.length > 0) report.partitions?.(created);
+  } catch (err) {
+    // A runtime role may lack the right to create them: `warden migrate` creates them too.
+    report.partitions?.([], err);
+  }
   await deps.store.counters.purgeExpired(now);
   await deps.store.idempotency.purgeExpired(now);
   await deps.store.consoleSessions.purgeExpired(now);
@@ -30,7 +47,7 @@ export async function housekeep(
     try {
       record = await deps.store.policies.current(tenantId);
     } catch (err) {
-      skipped(tenantId, err);
+      report.skipped?.(tenantId, err);
       return undefined;
     }
     const own = record ? storedRetentionDays(record.document) : undefined;
@@ -49,9 +66,17 @@ export function startHousekeeping(deps: Deps, log: FastifyBaseLogger): { stop():
   let running: Promise<void> | undefined;
   const pass = async () => {
     try {
-      const removed = await housekeep(deps, abort.signal, (tenantId, err) =>
-        log.warn({ err, tenantId }, "retention: tenant passed over (its policy could not be read)"),
-      );
+      const removed = await housekeep(deps, abort.signal, {
+        skipped: (tenantId, err) =>
+          log.warn({ err, tenantId }, "retention: tenant passed over (its policy could not be read)"),
+        partitions: (created, err) =>
+          err === undefined
+            ? log.info({ created }, "partitions: the coming weeks' events partitions created")
+            : log.error(
+                { err },
+                "partitions: the coming weeks' events partitions could not be created; run `warden migrate` with the schema owner's role",
+              ),
+      });
       if (removed.events > 0) log.info({ removed }, "retention: old events removed");
     } catch (err) {
       log.warn({ err }, "housekeeping failed; will retry");

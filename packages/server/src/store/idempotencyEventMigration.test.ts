@@ -9,11 +9,14 @@ import type { Store } from "./interfaces.js";
 import { openPostgresStore } from "./postgres/postgresStore.js";
 import { openSqliteStore } from "./sqlite/sqliteStore.js";
 
-/** The statements that take a database back to before 0014_idempotency_event (its answers unlinked). */
+/**
+ * The statements that take a database back to before 0014_idempotency_event (its answers unlinked).
+ * The migrations after it run again and leave what they find as it is.
+ */
 const UNDO_0014 = [
   "drop index idempotency_event",
   "alter table idempotency drop column event_id",
-  "delete from kysely_migration where name = '0014_idempotency_event'",
+  "delete from kysely_migration where name >= '0014_idempotency_event'",
 ];
 
 const dir = tempDir();

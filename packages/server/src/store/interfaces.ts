@@ -694,7 +694,9 @@ export interface RemovedRows {
  *
  * Atomic per chunk: the work is done in chunks of events (SqlRuntime.removalPace), each one transaction that
  * removes its events and all their dependants together, so no state is ever visible (or left by a
- * failure) where an observation, a challenge or a stored answer outlives its event. Between chunks
+ * failure) where an observation, a challenge or a stored answer outlives its event. The exception is
+ * a whole week dropped on PostgreSQL (olderThan): its events leave at once, and what hangs off them
+ * follows in chunks, by the end of the pass (or of the next, if this one is stopped). Between chunks
  * other work runs (SQLite: the event loop turns, so verify interleaves). Idempotent: running it again
  * removes what is left, and nothing once nothing matches. With `signal` aborted it stops between
  * chunks, resolving what it removed so far.
@@ -712,6 +714,13 @@ export interface EventRemovalStore {
    * it does not match the subject itself). On SQLite the freed space is overwritten (secure_delete).
    */
   erase(tenantId: string, subject: ErasureSubject, signal?: AbortSignal): Promise<RemovedRows>;
+  /**
+   * Makes sure the coming weeks' events have somewhere to go: on PostgreSQL, creates the weekly
+   * partitions of events that are missing up to a few weeks past `now` (docs/deployment.md,
+   * "Partitions"; the table owner's right), resolving their names; SQLite has none to make. Of
+   * several processes, one creates at a time; the others resolve none.
+   */
+  partitionsAhead(now: number): Promise<string[]>;
 }
 
 /** What the routes off verify's path read and count besides their own areas (Store.patient). */

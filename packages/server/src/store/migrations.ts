@@ -1,4 +1,5 @@
 import { type Kysely, type Migration, type MigrationProvider, Migrator, sql } from "kysely";
+import { partitionEventsTable } from "./postgres/eventPartitions.js";
 
 export type Dialect = "sqlite" | "postgres";
 
@@ -388,6 +389,13 @@ const migrationsFor = (dialect: Dialect): Record<string, Migration> => ({
         .execute();
     },
   },
+  "0015_event_partitions": {
+    async up(db) {
+      // PostgreSQL: events in weekly partitions, so that retention drops a week at once
+      // (postgres/eventPartitions.ts). SQLite has no partitions; it keeps one table.
+      if (dialect === "postgres") await partitionEventsTable(db, Date.now());
+    },
+  },
 });
 
 /** Every migration this version knows, in order (the schema it needs is the last one's). */
@@ -423,6 +431,12 @@ export async function requireCurrentSchema(db: Kysely<unknown>, dialect: Dialect
       `the database schema lacks ${missing.length} migration(s) (${missing.join(", ")}): run \`warden migrate\` with a role that may change the schema, then start again`,
     );
   }
+}
+
+/** Runs the migrations up to and including `name` (a test of an upgrade starts from an older schema). */
+export async function migrateUpTo(db: Kysely<unknown>, dialect: Dialect, name: string): Promise<void> {
+  const { error } = await (await migratorFor(db, dialect)).migrateTo(name);
+  if (error) throw error;
 }
 
 /** Brings the schema up to date. Safe when several processes start at once (Kysely's migration lock). */

@@ -21,6 +21,177 @@ const none: RemovedRows = {
 };
 
 /**
+ * A challenged attempt's rows and what to read of them, for removal tests on stores `a` (writes) and
+ * `b` (reads: another process's pool on PostgreSQL), read when called.
+ */
+export function removalFixtures(stores: { a(): Store; b(): Store }) {
+  const event = (id: string, tenantId: string, createdAt: number, extra: Partial<EventRecord> = {}) =>
+    testEvent(id, { tenantId, createdAt, session: `s-${id}`, attempt: `att-${id}`, ...extra });
+  const challenge = (id: string, on: EventRecord): ChallengeRecord => ({
+    id,
+    tenantId: on.tenantId,
+    eventId: on.id,
+    session: on.session ?? "",
+    method: "proof_of_work",
+    difficulty: 4,
+    seed: "seed",
+    instructions: { type: "pow" },
+    issuedAt: on.createdAt + 1,
+    expiresAt: on.createdAt + DAY,
+    clearedAt: null,
+    redeemedAt: null,
+    proofRef: null,
+    completionKey: null,
+    attempt: on.attempt,
+    eventDegraded: false,
+  });
+  const observation = (id: string, on: EventRecord, outcome: string, value: number | null = null) => ({
+    feedbackId: id,
+    tenantId: on.tenantId,
+    eventId: on.id,
+    outcome,
+    value,
+    unit: value === null ? null : "usd",
+    source: null,
+    observedAt: on.createdAt + 2,
+    receivedAt: on.createdAt + 2,
+    identity: `identity-${id}`,
+  });
+  const verifyKey = (tenantId: string, key: string) => ({ tenantId, operation: "verify", key });
+  const feedbackKey = (tenantId: string, key: string) => ({ tenantId, operation: "feedback", key });
+  const answer = (body: unknown) => ({ fingerprint: "f", statusCode: 200, body });
+
+  /**
+   * A challenged attempt with everything that can hang off it: the first event (recorded under an
+   * idempotency key), a challenge cleared and redeemed by a re-verify, an effective and a quarantined
+   * observation (resolved) on the first event with a feedback key, an observation on the re-verify.
+   */
+  async function fullAttempt(tag: string, tenantId: string, at: number) {
+    const first = event(`evt_${tag}`, tenantId, at, {
+      decision: "challenge",
+      wouldBeDecision: "challenge",
+      emailHash: `hash-${tag}`,
+    });
+    expect(
+      await stores.a().events.record(first, {
+        ...verifyKey(tenantId, `k-${tag}`),
+        response: answer({ eventId: first.id }),
+        expiresAt: LIVE,
+      }),
+    ).toEqual({ kind: "recorded" });
+    const chl = challenge(`chl_${tag}`, first);
+    expect(await stores.a().challenges.insert(chl)).toBe(true);
+    expect((await stores.a().challenges.clear(tenantId, chl.id, chl.session, at + 10)).kind).toBe("cleared");
+    const reverify = event(`evt_${tag}_rev`, tenantId, at + 20, {
+      session: first.session,
+      attempt: first.attempt,
+      // As verify writes it: the clear stood in for scoring.
+      decidedBy: "clear",
+      risk: null,
+      emailHash: `hash-${tag}`,
+    });
+    const redeem = {
+      challengeId: chl.id,
+      eventId: first.id,
+      session: chl.session,
+      attempt: first.attempt ?? "",
+      clearedSince: at,
+    };
+    expect(await stores.a().events.record(reverify, undefined, undefined, { redeem })).toEqual({
+      kind: "recorded",
+    });
+    const conv = await stores
+      .a()
+      .feedback.append(observation(`fb_${tag}_conv`, first, "converted", 100), [], {
+        ...feedbackKey(tenantId, `fk-${tag}`),
+        response: answer({ ok: true, eventId: first.id }),
+        expiresAt: LIVE,
+      });
+    expect(conv.kind).toBe("appended");
+    const abuse = await stores
+      .a()
+      .feedback.append(observation(`fb_${tag}_abuse`, first, "abuse_confirmed"), ["converted"], undefined);
+    expect(abuse).toMatchObject({ kind: "appended", observation: { status: "quarantined" } });
+    const resolved = await stores.a().feedback.resolve(
+      {
+        tenantId,
+        feedbackId: `fb_${tag}_abuse`,
+        eventId: first.id,
+        resolution: "reject",
+        note: null,
+        keyId: "key_reviewer",
+        resolvedAt: at + 40,
+      },
+      [],
+    );
+    expect(resolved.kind).toBe("resolved");
+    const burn = await stores
+      .a()
+      .feedback.append(observation(`fb_${tag}_rev`, reverify, "credit_burn", 5), [], undefined);
+    expect(burn.kind).toBe("appended");
+    return { first, reverify, chl };
+  }
+
+  /** Whether anything of the attempt is still readable. */
+  async function traces(tenantId: string, tag: string) {
+    const first = `evt_${tag}`;
+    return {
+      events: [
+        await stores.b().events.get(tenantId, first),
+        await stores.b().events.get(tenantId, `${first}_rev`),
+      ].filter(Boolean).length,
+      challenge: (await stores.b().challenges.get(tenantId, `chl_${tag}`)) !== undefined,
+      clearUsed: await stores.b().challenges.eventClearUsed(tenantId, first),
+      observations:
+        (await stores.b().feedback.listForEvent(tenantId, first)).length +
+        (await stores.b().feedback.listForEvent(tenantId, `${first}_rev`)).length,
+      resolutions: (await stores.b().feedback.resolutionsForEvent(tenantId, first)).length,
+      answers:
+        Number((await stores.b().idempotency.find(verifyKey(tenantId, `k-${tag}`), 0)) !== undefined) +
+        Number((await stores.b().idempotency.find(feedbackKey(tenantId, `fk-${tag}`), 0)) !== undefined),
+    };
+  }
+  const whole = {
+    events: 2,
+    challenge: true,
+    clearUsed: true,
+    observations: 3,
+    resolutions: 1,
+    answers: 2,
+  };
+  const gone = {
+    events: 0,
+    challenge: false,
+    clearUsed: false,
+    observations: 0,
+    resolutions: 0,
+    answers: 0,
+  };
+  const oneAttempt: RemovedRows = {
+    events: 2,
+    challenges: 1,
+    clears: 1,
+    observations: 3,
+    resolutions: 1,
+    idempotentAnswers: 2,
+  };
+
+  return {
+    event,
+    challenge,
+    observation,
+    verifyKey,
+    feedbackKey,
+    answer,
+    fullAttempt,
+    traces,
+    whole,
+    gone,
+    oneAttempt,
+  };
+}
+
+/**
  * Retention and erasure (EventRemovalStore), the same on every adapter: events go with everything on
  * them, in chunks, tenant by tenant; nothing on a removed event can be written afterwards; concurrent
  * writers on two handles (two processes' pools on PostgreSQL) leave nothing behind. Tenants "d1"–"d4",
@@ -45,155 +216,18 @@ export function removalContract(
       if (b !== a) await b.close();
     });
 
-    const event = (id: string, tenantId: string, createdAt: number, extra: Partial<EventRecord> = {}) =>
-      testEvent(id, { tenantId, createdAt, session: `s-${id}`, attempt: `att-${id}`, ...extra });
-    const challenge = (id: string, on: EventRecord): ChallengeRecord => ({
-      id,
-      tenantId: on.tenantId,
-      eventId: on.id,
-      session: on.session ?? "",
-      method: "proof_of_work",
-      difficulty: 4,
-      seed: "seed",
-      instructions: { type: "pow" },
-      issuedAt: on.createdAt + 1,
-      expiresAt: on.createdAt + DAY,
-      clearedAt: null,
-      redeemedAt: null,
-      proofRef: null,
-      completionKey: null,
-      attempt: on.attempt,
-      eventDegraded: false,
-    });
-    const observation = (id: string, on: EventRecord, outcome: string, value: number | null = null) => ({
-      feedbackId: id,
-      tenantId: on.tenantId,
-      eventId: on.id,
-      outcome,
-      value,
-      unit: value === null ? null : "usd",
-      source: null,
-      observedAt: on.createdAt + 2,
-      receivedAt: on.createdAt + 2,
-      identity: `identity-${id}`,
-    });
-    const verifyKey = (tenantId: string, key: string) => ({ tenantId, operation: "verify", key });
-    const feedbackKey = (tenantId: string, key: string) => ({ tenantId, operation: "feedback", key });
-    const answer = (body: unknown) => ({ fingerprint: "f", statusCode: 200, body });
-
-    /**
-     * A challenged attempt with everything that can hang off it: the first event (recorded under an
-     * idempotency key), a challenge cleared and redeemed by a re-verify, an effective and a quarantined
-     * observation (resolved) on the first event with a feedback key, an observation on the re-verify.
-     */
-    async function fullAttempt(tag: string, tenantId: string, at: number) {
-      const first = event(`evt_${tag}`, tenantId, at, {
-        decision: "challenge",
-        wouldBeDecision: "challenge",
-        emailHash: `hash-${tag}`,
-      });
-      expect(
-        await a.events.record(first, {
-          ...verifyKey(tenantId, `k-${tag}`),
-          response: answer({ eventId: first.id }),
-          expiresAt: LIVE,
-        }),
-      ).toEqual({ kind: "recorded" });
-      const chl = challenge(`chl_${tag}`, first);
-      expect(await a.challenges.insert(chl)).toBe(true);
-      expect((await a.challenges.clear(tenantId, chl.id, chl.session, at + 10)).kind).toBe("cleared");
-      const reverify = event(`evt_${tag}_rev`, tenantId, at + 20, {
-        session: first.session,
-        attempt: first.attempt,
-        // As verify writes it: the clear stood in for scoring.
-        decidedBy: "clear",
-        risk: null,
-        emailHash: `hash-${tag}`,
-      });
-      const redeem = {
-        challengeId: chl.id,
-        eventId: first.id,
-        session: chl.session,
-        attempt: first.attempt ?? "",
-        clearedSince: at,
-      };
-      expect(await a.events.record(reverify, undefined, undefined, { redeem })).toEqual({ kind: "recorded" });
-      const conv = await a.feedback.append(observation(`fb_${tag}_conv`, first, "converted", 100), [], {
-        ...feedbackKey(tenantId, `fk-${tag}`),
-        response: answer({ ok: true, eventId: first.id }),
-        expiresAt: LIVE,
-      });
-      expect(conv.kind).toBe("appended");
-      const abuse = await a.feedback.append(
-        observation(`fb_${tag}_abuse`, first, "abuse_confirmed"),
-        ["converted"],
-        undefined,
-      );
-      expect(abuse).toMatchObject({ kind: "appended", observation: { status: "quarantined" } });
-      const resolved = await a.feedback.resolve(
-        {
-          tenantId,
-          feedbackId: `fb_${tag}_abuse`,
-          eventId: first.id,
-          resolution: "reject",
-          note: null,
-          keyId: "key_reviewer",
-          resolvedAt: at + 40,
-        },
-        [],
-      );
-      expect(resolved.kind).toBe("resolved");
-      const burn = await a.feedback.append(
-        observation(`fb_${tag}_rev`, reverify, "credit_burn", 5),
-        [],
-        undefined,
-      );
-      expect(burn.kind).toBe("appended");
-      return { first, reverify, chl };
-    }
-
-    /** Whether anything of the attempt is still readable. */
-    async function traces(tenantId: string, tag: string) {
-      const first = `evt_${tag}`;
-      return {
-        events: [await b.events.get(tenantId, first), await b.events.get(tenantId, `${first}_rev`)].filter(
-          Boolean,
-        ).length,
-        challenge: (await b.challenges.get(tenantId, `chl_${tag}`)) !== undefined,
-        clearUsed: await b.challenges.eventClearUsed(tenantId, first),
-        observations:
-          (await b.feedback.listForEvent(tenantId, first)).length +
-          (await b.feedback.listForEvent(tenantId, `${first}_rev`)).length,
-        resolutions: (await b.feedback.resolutionsForEvent(tenantId, first)).length,
-        answers:
-          Number((await b.idempotency.find(verifyKey(tenantId, `k-${tag}`), 0)) !== undefined) +
-          Number((await b.idempotency.find(feedbackKey(tenantId, `fk-${tag}`), 0)) !== undefined),
-      };
-    }
-    const whole = {
-      events: 2,
-      challenge: true,
-      clearUsed: true,
-      observations: 3,
-      resolutions: 1,
-      answers: 2,
-    };
-    const gone = {
-      events: 0,
-      challenge: false,
-      clearUsed: false,
-      observations: 0,
-      resolutions: 0,
-      answers: 0,
-    };
-    const oneAttempt: RemovedRows = {
-      events: 2,
-      challenges: 1,
-      clears: 1,
-      observations: 3,
-      resolutions: 1,
-      idempotentAnswers: 2,
-    };
+    const {
+      event,
+      challenge,
+      observation,
+      feedbackKey,
+      answer,
+      fullAttempt,
+      traces,
+      gone,
+      whole,
+      oneAttempt,
+    } = removalFixtures({ a: () => a, b: () => b });
 
     it("retention removes events created before the cutoff with their challenges, clear, observations, resolutions and stored answers; newer ones keep theirs", async () => {
       await fullAttempt("old1", "d1", OLD);

@@ -15,6 +15,7 @@ import { migrateToLatest, requireCurrentSchema, SchemaBehindError } from "../mig
 import type { Database } from "../schema.js";
 import { createSqlStore, type SqlRuntime } from "../sqlStore.js";
 import { abandonedWrites } from "./abandonedWrites.js";
+import { ensurePartitionsAhead, maintainPartitions } from "./eventPartitions.js";
 import { NamedStatements } from "./namedStatements.js";
 import { reuseGuard } from "./reuseGuard.js";
 
@@ -105,6 +106,11 @@ const SETTLE_PATIENCE_MS = 5_000;
  * at a time, never on the patient connections that other tenants' feedback and challenges need.
  */
 const PATIENT_COUNTER_POOL_SIZE = 1;
+/**
+ * Partition maintenance (eventPartitions.ts): one connection, opened by a housekeeping pass that has
+ * partitions to create or drop, closed when idle.
+ */
+const MAINTENANCE_POOL_SIZE = 1;
 
 /** Every connection one process may hold: the budget docs/deployment.md states. */
 export const connectionsPerProcess = (opts: PostgresOptions): number =>
@@ -113,12 +119,21 @@ export const connectionsPerProcess = (opts: PostgresOptions): number =>
   patientPoolSize(opts) +
   READ_POOL_SIZE +
   SETTLE_POOL_SIZE +
-  PATIENT_COUNTER_POOL_SIZE;
+  PATIENT_COUNTER_POOL_SIZE +
+  MAINTENANCE_POOL_SIZE;
 
-type PoolUse = "migrations" | "requests" | "counters" | "patient" | "patientCounters" | "reads" | "settle";
+type PoolUse =
+  | "migrations"
+  | "maintenance"
+  | "requests"
+  | "counters"
+  | "patient"
+  | "patientCounters"
+  | "reads"
+  | "settle";
 
 const poolSize = (opts: PostgresOptions, use: PoolUse): number =>
-  use === "migrations"
+  use === "migrations" || use === "maintenance"
     ? 1
     : use === "counters"
       ? counterPoolSize(opts)
@@ -171,7 +186,11 @@ function pool(
     ...startupParameters(opts, use, statementTimeoutMs),
     max: poolSize(opts, use),
     min:
-      use === "migrations" || use === "reads" || use === "settle" || use === "patientCounters"
+      use === "migrations" ||
+      use === "maintenance" ||
+      use === "reads" ||
+      use === "settle" ||
+      use === "patientCounters"
         ? 0
         : Math.min(keptConnections(opts), poolSize(opts, use)),
     // No unbounded waits: a request that cannot get a connection in time fails like a slow statement.
@@ -337,7 +356,11 @@ export async function openPostgresStore(opts: PostgresOptions): Promise<Store> {
   try {
     if (opts.migrate === false)
       await requireCurrentSchema(migrator as unknown as Kysely<unknown>, "postgres");
-    else await migrateToLatest(migrator as unknown as Kysely<unknown>, "postgres");
+    else {
+      await migrateToLatest(migrator as unknown as Kysely<unknown>, "postgres");
+      // With the role that may change the schema: the coming weeks' partitions (eventPartitions.ts).
+      await ensurePartitionsAhead(migrator as unknown as Kysely<unknown>, Date.now());
+    }
   } catch (err) {
     if (err instanceof SchemaBehindError) throw err;
     throw new StoreUnavailableError(`cannot migrate PostgreSQL: ${(err as Error).message}`, { cause: err });
@@ -378,6 +401,10 @@ export async function openPostgresStore(opts: PostgresOptions): Promise<Store> {
   });
   const settle = new Kysely<Database>({
     dialect: new PostgresDialect({ pool: reuseGuard(pool(opts, SETTLE_TIMEOUT_MS, "settle")) }),
+  });
+  // Partition maintenance: DDL without the request timeouts (each statement bounded on its own).
+  const maintenance = new Kysely<unknown>({
+    dialect: new PostgresDialect({ pool: reuseGuard(pool(opts, undefined, "maintenance")) }),
   });
   const runtime: SqlRuntime = {
     db,
@@ -428,6 +455,12 @@ export async function openPostgresStore(opts: PostgresOptions): Promise<Store> {
       patienceMs: SETTLE_PATIENCE_MS,
       pollMs: SETTLE_POLL_MS,
     }),
+    partitions: {
+      ensureAhead: (now) => ensurePartitionsAhead(maintenance, now),
+      // A session's advisory lock and DETACH … CONCURRENTLY need one server connection throughout,
+      // which a transaction pooler does not lend: there retention deletes row by row.
+      maintain: behindPooler ? async () => undefined : (fn) => maintainPartitions(maintenance, fn),
+    },
     warmConnections: keptConnections(opts),
     close: async () => {
       await Promise.all([
@@ -437,6 +470,7 @@ export async function openPostgresStore(opts: PostgresOptions): Promise<Store> {
         reads.destroy(),
         settle.destroy(),
         patientCounters.destroy(),
+        maintenance.destroy(),
       ]);
     },
   };

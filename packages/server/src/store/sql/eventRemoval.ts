@@ -1,9 +1,9 @@
-import type { Expression, ExpressionBuilder, Kysely, SqlBool } from "kysely";
+import { type Expression, type ExpressionBuilder, type Kysely, type SqlBool, sql } from "kysely";
 import type { ErasureSubject, EventRemovalStore, RemovedRows, RetentionCutoff } from "../interfaces.js";
 import type { Database } from "../schema.js";
 import { purgeInChunks } from "./purge.js";
 import { guard } from "./rows.js";
-import type { SqlRuntime } from "./runtime.js";
+import type { EventPartition, PartitionMaintenance, SqlRuntime } from "./runtime.js";
 
 type EventFilter = (eb: ExpressionBuilder<Database, "events">) => Expression<SqlBool>;
 
@@ -40,16 +40,22 @@ export function createEventRemovalStore(rt: SqlRuntime): EventRemovalStore {
     olderThan: (before: RetentionCutoff, signal) =>
       guard("removal.olderThan", async () => {
         const removed = noneRemoved();
-        // Tenant by tenant: each chunk is then a range of the (tenant_id, created_at) index.
         const tenants = await db.selectFrom("tenants").select("id").orderBy("id").execute();
-        for (const { id } of tenants) {
+        const cutoffs = new Map<string, number | undefined>();
+        for (const { id } of tenants) cutoffs.set(id, typeof before === "number" ? before : await before(id));
+        // Whole weeks first, where the store keeps them apart; then what is left, row by row.
+        if (rt.partitions)
+          await rt.partitions.maintain((m) => dropExpiredPartitions(rt, m, cutoffs, removed, signal));
+        // Tenant by tenant: each chunk is then a range of the (tenant_id, created_at) index.
+        for (const [id, cutoff] of cutoffs) {
           if (signal?.aborted) break;
-          const cutoff = typeof before === "number" ? before : await before(id);
           if (cutoff === undefined) continue;
           await removeWhere(id, (eb) => eb("created_at", "<", cutoff), removed, signal, `retention\n${id}`);
         }
         return removed;
       }),
+    partitionsAhead: (now) =>
+      guard("removal.partitionsAhead", async () => rt.partitions?.ensureAhead(now) ?? []),
     erase: (tenantId, subject, signal) =>
       guard("removal.erase", () =>
         rt.overwritingDeleted(async () => {
@@ -96,7 +102,26 @@ async function removeChunk(
     .returning("id")
     .execute();
   removed.events += matching.length;
-  const all = new Set(matching.map((r) => r.id));
+  await removeAround(
+    trx,
+    tenantId,
+    matching.map((r) => r.id),
+    removed,
+  );
+  return matching.length;
+}
+
+/**
+ * Inside a write transaction, after the tenant's events `gone` left the table: the other event of
+ * each one's attempt, and everything on all of them.
+ */
+async function removeAround(
+  trx: Kysely<Database>,
+  tenantId: string,
+  gone: readonly string[],
+  removed: RemovedRows,
+): Promise<void> {
+  const all = new Set(gone);
   let next = [...all];
   // An attempt is its first event and the re-verify that redeemed its clear: one goes, both go.
   while (next.length > 0) {
@@ -129,7 +154,7 @@ async function removeChunk(
       removed.events += count(await trx.deleteFrom("events").where("id", "in", next).executeTakeFirst());
     }
   }
-  if (all.size === 0) return 0;
+  if (all.size === 0) return;
   const ids = [...all];
   /** The rows of `table` that hang off the removed events. */
   const onEvents = async (table: "feedback" | "feedback_resolutions" | "idempotency") =>
@@ -143,7 +168,124 @@ async function removeChunk(
   removed.observations += await onEvents("feedback");
   removed.resolutions += await onEvents("feedback_resolutions");
   removed.idempotentAnswers += await onEvents("idempotency");
-  return matching.length;
+}
+
+/** Events of a detached partition handled per transaction: what hangs off them is found by join. */
+const DETACHED_CHUNK = 5000;
+
+/**
+ * Drops the partitions whose every event is past its tenant's retention: a tenant with events in one
+ * and no cutoff, or a cutoff before the partition's end, keeps it (its events then go row by row).
+ *
+ * A partition is detached first (DETACH … CONCURRENTLY: verify's inserts and reads go on), which
+ * takes all its events out at once; writers holding one of them (SqlRuntime.holdRows) have finished
+ * by then, and no new one can find them. Then what hangs off its events goes, a chunk of events a
+ * transaction (the attempts' other events with theirs, as removeChunk), and the table is dropped. A
+ * pass stopped between those steps leaves the table detached: the next pass finds it and goes on.
+ */
+async function dropExpiredPartitions(
+  rt: SqlRuntime,
+  m: PartitionMaintenance,
+  cutoffs: ReadonlyMap<string, number | undefined>,
+  removed: RemovedRows,
+  signal: AbortSignal | undefined,
+): Promise<void> {
+  for (const partition of await m.list()) {
+    if (signal?.aborted) return;
+    if (partition.state === "attached" && !(await expired(m, partition, cutoffs))) continue;
+    await m.detach(partition);
+    let after = "";
+    for (;;) {
+      if (signal?.aborted) return;
+      const end = await m.chunkEnd(partition.name, after, DETACHED_CHUNK);
+      if (end === undefined) break;
+      const started = performance.now();
+      // Not `removed.events += await …`: the chunk counts the attempts' other events into it meanwhile.
+      const held = await rt.writeTransaction((trx) =>
+        removeDetachedChunk(trx, partition.name, after, end, removed),
+      );
+      removed.events += held;
+      after = end;
+      const rest = (performance.now() - started) * rt.removalPace.rest;
+      await new Promise((resolve) => setTimeout(resolve, rest));
+    }
+    await m.drop(partition.name);
+  }
+}
+
+/**
+ * Whether the partition is past retention: it ends by the earliest cutoff of all (so no week still
+ * to come is dropped for being empty, whatever the tenants' cutoffs), and every tenant with events in
+ * it has a cutoff at or past its end.
+ */
+async function expired(
+  m: PartitionMaintenance,
+  partition: EventPartition,
+  cutoffs: ReadonlyMap<string, number | undefined>,
+): Promise<boolean> {
+  const end = partition.to;
+  const earliest = Math.min(...[...cutoffs.values()].filter((c): c is number => c !== undefined));
+  // No cutoff at all (every tenant keeps its events): Infinity, and nothing goes.
+  if (end === undefined || !Number.isFinite(earliest) || end > earliest) return false;
+  for (const tenantId of await m.tenantsIn(partition.name)) {
+    const cutoff = cutoffs.get(tenantId);
+    if (cutoff === undefined || cutoff < end) return false;
+  }
+  return true;
+}
+
+/** The tables whose rows hang off one event, with the column naming it. */
+const ON_EVENT = [
+  ["challenges", "event_id", "challenges"],
+  ["feedback", "event_id", "observations"],
+  ["feedback_resolutions", "event_id", "resolutions"],
+  ["idempotency", "event_id", "idempotentAnswers"],
+] as const;
+
+/**
+ * In one write transaction: everything on the detached table's events with ids in (after, end], and
+ * the other events of their attempts with what is on those. Resolves how many of the table's events
+ * the chunk held.
+ */
+async function removeDetachedChunk(
+  trx: Kysely<Database>,
+  table: string,
+  after: string,
+  end: string,
+  removed: RemovedRows,
+): Promise<number> {
+  const chunk = sql`(select id, tenant_id from ${sql.id(table)} where id > ${after} and id <= ${end})`;
+  const partners = new Map<string, string[]>();
+  for (const column of ["event_id", "reverify_event_id"] as const) {
+    const { rows } = await sql<{ tenant_id: string; event_id: string; reverify_event_id: string | null }>`
+      delete from event_clears c using ${chunk} d
+      where c.tenant_id = d.tenant_id and c.${sql.ref(column)} = d.id
+      returning c.tenant_id, c.event_id, c.reverify_event_id`.execute(trx);
+    removed.clears += rows.length;
+    for (const r of rows) {
+      const other = column === "event_id" ? r.reverify_event_id : r.event_id;
+      if (other !== null) partners.set(r.tenant_id, [...(partners.get(r.tenant_id) ?? []), other]);
+    }
+  }
+  for (const [table_, column, kind] of ON_EVENT) {
+    const { numAffectedRows } = await sql`
+      delete from ${sql.table(table_)} t using ${chunk} d
+      where t.tenant_id = d.tenant_id and t.${sql.ref(column)} = d.id`.execute(trx);
+    removed[kind] += Number(numAffectedRows ?? 0);
+  }
+  // The attempts' other events are in the table still (or in this detached one, then gone already).
+  for (const [tenantId, ids] of partners) {
+    removed.events += count(
+      await trx
+        .deleteFrom("events")
+        .where("tenant_id", "=", tenantId)
+        .where("id", "in", ids)
+        .executeTakeFirst(),
+    );
+    await removeAround(trx, tenantId, ids, removed);
+  }
+  const { rows } = await sql<{ n: string | number }>`select count(*) as n from ${chunk} d`.execute(trx);
+  return Number(rows[0]?.n ?? 0);
 }
 
 const count = (res: { numDeletedRows: bigint }): number => Number(res.numDeletedRows);

@@ -81,31 +81,27 @@ export function hotStatements(db: Kysely<Database>) {
       }
       return statement;
     },
-    // Event ids are random and unique, so a conflict is only ever a retry of the same event (the
-    // degraded-event queue re-sends a write whose answer was lost): it counts as written.
+    // Event ids are unique, so a conflict is only ever a retry of the same event (the degraded-event
+    // queue re-sends a write whose answer was lost): it counts as written. No conflict target: on
+    // PostgreSQL the key is (id, created_at) (postgres/eventPartitions.ts); firstOfItsId keeps a
+    // degraded event's keyed id, which carries no time, to one row.
     insertEvent: precompile(EVENT_COLUMNS, (p) =>
       db
         .insertInto("events")
-        .values(p)
-        .onConflict((oc) => oc.column("id").doNothing()),
+        .columns(EVENT_COLUMNS)
+        .expression(eventValues(db, p).where(firstOfItsId(p)))
+        .onConflict((oc) => oc.doNothing()),
     ),
     /**
      * The same insert, made only while the event's API key is not revoked: one statement, so the
-     * check and the write see the same moment. Values are cast to their column types because in
-     * INSERT … SELECT PostgreSQL cannot infer a parameter's type from the column it lands in.
+     * check and the write see the same moment.
      */
     insertEventIfKeyActive: precompile(EVENT_COLUMNS, (p) =>
       db
         .insertInto("events")
         .columns(EVENT_COLUMNS)
-        .expression(
-          db
-            .selectNoFrom((eb) =>
-              EVENT_COLUMNS.map((c) => eb.cast(eb.val(p[c] as never), EVENT_COLUMN_TYPES[c]).as(c)),
-            )
-            .where(keyIsUnrevoked(p.key_id)),
-        )
-        .onConflict((oc) => oc.column("id").doNothing()),
+        .expression(eventValues(db, p).where(keyIsUnrevoked(p.key_id)).where(firstOfItsId(p)))
+        .onConflict((oc) => oc.doNothing()),
     ),
     /**
      * PostgreSQL only (data-modifying CTE): claims an idempotency key and writes the event in one
@@ -152,13 +148,9 @@ export function hotStatements(db: Kysely<Database>) {
         .insertInto("events")
         .columns(EVENT_COLUMNS)
         .expression(
-          db
-            .selectNoFrom((e) =>
-              EVENT_COLUMNS.map((c) => e.cast(e.val(p[c] as never), EVENT_COLUMN_TYPES[c]).as(c)),
-            )
-            .where(sql<boolean>`exists (select 1 from claim)`),
+          eventValues(db, p).where(sql<boolean>`exists (select 1 from claim)`).where(firstOfItsId(p)),
         )
-        .onConflict((oc) => oc.column("id").doNothing()),
+        .onConflict((oc) => oc.doNothing()),
     ),
     /** One counter's buckets (start-up warm-up of the connections counters run on). */
     readCounter: precompile(["name"], (p) =>
@@ -180,6 +172,23 @@ const CLAIM_PARAMS = [
   "i_body",
   "i_expires_at",
 ] as const;
+
+/**
+ * An event's values as a one-row SELECT, each cast to its column's type: in INSERT … SELECT
+ * PostgreSQL cannot infer a parameter's type from the column it lands in.
+ */
+const eventValues = (db: Kysely<Database>, p: Record<(typeof EVENT_COLUMNS)[number], never>) =>
+  db.selectNoFrom((eb) =>
+    EVENT_COLUMNS.map((c) => eb.cast(eb.val(p[c] as never), EVENT_COLUMN_TYPES[c]).as(c)),
+  );
+
+/**
+ * A degraded event's id may be keyed (operations/verify/degraded.ts: the same for every copy of one
+ * attempt) and then carries no time: it is written only while no event has it. Its writes are
+ * serialized by the idempotency claim they follow, so the check cannot race; other events skip it.
+ */
+const firstOfItsId = (p: Record<(typeof EVENT_COLUMNS)[number], never>) =>
+  sql<boolean>`case when cast(${p.degraded} as integer) = 1 then not exists (select 1 from events e where e.id = cast(${p.id} as text)) else 1 = 1 end`;
 
 /** The condition that an API key exists and is not revoked, evaluated in the statement that writes. */
 const keyIsUnrevoked = (keyId: unknown) =>

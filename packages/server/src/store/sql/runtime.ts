@@ -99,7 +99,50 @@ export interface SqlRuntime {
    * abandons a statement: always false.
    */
   keptDespite(err: unknown, kept: CompiledQuery<unknown>): Promise<boolean>;
+  /**
+   * PostgreSQL: events are kept in weekly partitions of their time (postgres/eventPartitions.ts),
+   * which retention drops whole once every tenant's events in one are past their retention. SQLite
+   * keeps one table.
+   */
+  readonly partitions?: PartitionedEvents;
   /** How many connections `Store.warmUp` opens at once (PostgreSQL: the pool's minimum; SQLite: its one). */
   readonly warmConnections: number;
   close(): Promise<void>;
+}
+
+/** One partition of events, attached or left detached by an interrupted drop. */
+export interface EventPartition {
+  readonly name: string;
+  /** First time it holds (inclusive, epoch ms); undefined: from the lowest. */
+  readonly from: number | undefined;
+  /** First time past it (exclusive); undefined for a detached table, whose bound is gone. */
+  readonly to: number | undefined;
+  /**
+   * attached; detaching (a DETACH … CONCURRENTLY cut short, to be finalized); detached (out of
+   * `events`, to be emptied of dependants and dropped).
+   */
+  readonly state: "attached" | "detaching" | "detached";
+}
+
+/** What partition maintenance may do, alone across processes (PartitionedEvents.maintain). */
+export interface PartitionMaintenance {
+  /** The partitions, oldest first, and the tables a cut-short drop left detached. */
+  list(): Promise<EventPartition[]>;
+  /** The tenants with events in the partition. */
+  tenantsIn(name: string): Promise<string[]>;
+  /** Takes the partition out of `events` without locking its readers and writers (or finishes doing so). */
+  detach(partition: EventPartition): Promise<void>;
+  /** The id ending the next chunk of at most `size` events of a detached table after `after`; undefined when none is left. */
+  chunkEnd(name: string, after: string, size: number): Promise<string | undefined>;
+  drop(name: string): Promise<void>;
+}
+
+export interface PartitionedEvents {
+  /**
+   * Creates the weekly partitions that will take the coming weeks' events, if any is missing;
+   * resolves their names. Needs the table owner's rights.
+   */
+  ensureAhead(now: number): Promise<string[]>;
+  /** Runs `fn` alone across processes; resolves undefined (without running it) while another runs. */
+  maintain<T>(fn: (m: PartitionMaintenance) => Promise<T>): Promise<T | undefined>;
 }

@@ -162,7 +162,7 @@ const EVENT_BATCH = `insert into events (${columnList})
 select ${EVENT_COLUMNS.map((c) => `v."${c}"`).join(", ")}
 from unnest(${EVENT_COLUMNS.map((c, i) => `$${i + 1}::${EVENT_COLUMN_TYPES[c]}[]`).join(", ")}) as v(${columnList})
 where exists (select 1 from api_keys k where k.id = v.key_id and k.revoked_at is null)
-on conflict (id) do nothing
+on conflict do nothing
 returning id`;
 
 /** The batch's events in one insert, each only while its API key is unrevoked; the ids inserted. */

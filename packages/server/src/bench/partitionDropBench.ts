@@ -1,0 +1,219 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { fileURLToPath } from "node:url";
+import { Kysely, PostgresDialect, sql } from "kysely";
+import pg from "pg";
+import { issueApiKey } from "../admin/apiKeys.js";
+import { buildApp } from "../app.js";
+import { loadConfig } from "../config.js";
+import { buildDeps } from "../deps.js";
+import { ALL_SCOPES } from "../domain.js";
+import type { RemovedRows } from "../store/interfaces.js";
+import {
+  BEFORE_PARTITION,
+  createWeeklyPartitions,
+  WEEK_MS,
+  weeklyPartitionName,
+  weekStart,
+} from "../store/postgres/eventPartitions.js";
+import { openPostgresStore } from "../store/postgres/postgresStore.js";
+import { EVENT_COLUMNS } from "../store/sql/hotStatements.js";
+import { steadyLoad } from "./steadyLoad.js";
+import { body, SETTLE_SECONDS } from "./verifyLoad.js";
+
+/**
+ * Retention on PostgreSQL dropping a week of BENCH_PARTITION_EVENTS (1,000,000) events while verify
+ * runs at BENCH_PARTITION_RATE (300) a second (docs/benchmarks.md, "Dropping a week"). The week lies
+ * 30 weeks back; 2% of its events carry a challenge, 1% a feedback observation and 0.5% a clear
+ * whose re-verify is in the next week. Verify is measured alone for BENCH_PARTITION_SECONDS (15),
+ * then in windows of that length from the moment the pass starts until it has finished: each
+ * window's degraded share (a verify past its deadline answers degraded) and p99. The pass reports
+ * how long it took and what it removed.
+ */
+const EVENTS = Number(process.env.BENCH_PARTITION_EVENTS ?? 1_000_000);
+const RATE = Number(process.env.BENCH_PARTITION_RATE ?? 300);
+const SECONDS = Number(process.env.BENCH_PARTITION_SECONDS ?? 15);
+const PG_URL = process.env.WARDEN_BENCH_POSTGRES_URL ?? "postgres://postgres@127.0.0.1:5432/test";
+
+const serving = process.argv[2] === "--serve";
+
+/** The server in a process of its own, on the prepared database; it runs a retention pass when told. */
+async function serve(url: string): Promise<void> {
+  const config = loadConfig({
+    ...process.env,
+    WARDEN_DATABASE_URL: url,
+    WARDEN_RATE_LIMIT_MAX: "100000000",
+    WARDEN_LOG_LEVEL: "warn",
+    // Its own passes keep everything: the bench starts the one pass it measures.
+    WARDEN_RETENTION_DAYS: "forever",
+  });
+  const deps = await buildDeps(config);
+  const { apiKey } = await issueApiKey(deps.store, {
+    tenantId: "bench",
+    scopes: [...ALL_SCOPES],
+    logOnly: false,
+    now: Date.now(),
+  });
+  const app = await buildApp(deps);
+  const listening = await app.listen({ host: "127.0.0.1", port: 0 });
+  await app.warmUp();
+  process.on("message", (message: { remove?: number }) => {
+    if (message.remove === undefined) return;
+    const started = performance.now();
+    void deps.store.removal
+      .olderThan(message.remove)
+      .then((removed) => process.send?.({ removed, ms: Math.round(performance.now() - started) }));
+  });
+  process.stdout.write(`${JSON.stringify({ url: listening, apiKey })}\n`);
+  process.once("SIGTERM", () => {
+    void app
+      .close()
+      .then(() => deps.store.close())
+      .then(() => process.exit(0));
+  });
+}
+
+/**
+ * The database as a year of use leaves it: weekly partitions from 30 weeks back (events_before holds
+ * what is older), and the oldest week full. The week is filled as a table of its own and attached
+ * (ATTACH builds its indexes), which is much faster than inserting into an indexed partition.
+ */
+async function prepare(db: Kysely<unknown>, week: number): Promise<void> {
+  const nextWeek = weekStart(Date.now()) + WEEK_MS;
+  await sql`alter table events detach partition ${sql.id(BEFORE_PARTITION)}`.execute(db);
+  await sql`drop table ${sql.id(BEFORE_PARTITION)}`.execute(db);
+  await sql`create table ${sql.id(BEFORE_PARTITION)} (like events including all)`.execute(db);
+  await sql`alter table events attach partition ${sql.id(BEFORE_PARTITION)} for values from (minvalue) to (${sql.lit(week)})`.execute(
+    db,
+  );
+  await createWeeklyPartitions(db, week + WEEK_MS, nextWeek);
+  const name = weeklyPartitionName(week);
+  await sql`create table ${sql.id(name)} (like events including defaults)`.execute(db);
+  const started = performance.now();
+  // Rows the size verify writes (about 1.3 KB of signals, reasons and costs; storageBench).
+  const columns = sql.raw(EVENT_COLUMNS.join(", "));
+  await sql`insert into ${sql.id(name)} (${columns})
+    select 'evt_' || lpad(to_hex(i), 12, '0') || md5(i::text), 'bench', 'key_bench',
+      ${sql.lit(week)} + (i::bigint * ${sql.lit(WEEK_MS - 1)}) / ${sql.lit(EVENTS)},
+      'signup', 'example.com/signup', 's-' || md5(i::text), 'challenge', 'challenge', 'unknown', 0.5,
+      '["Estimated abuse risk 0.31 (range 0.22–0.41); challenge had the lowest expected cost."]', 0, 'enforce',
+      '{"falseAllow":1,"falseChallenge":1,"falseDeny":3}',
+      '{"ua":"' || repeat(md5((i * 7)::text), 24) || '","ipNetwork":"203.0.113.0/24"}',
+      'e1', 'p1', 'att-' || md5(i::text), 'model', 0.31, 0.22, 0.41, 0,
+      md5((i % 50000)::text), '203.0.' || (i % 250) || '.0/24', '["risk_estimate"]'
+    from generate_series(1, ${sql.lit(EVENTS)}) as i`.execute(db);
+  const inserted = performance.now();
+  await sql`alter table events attach partition ${sql.id(name)} for values from (${sql.lit(week)}) to (${sql.lit(week + WEEK_MS)})`.execute(
+    db,
+  );
+  const attached = performance.now();
+  await sql`insert into challenges (id, tenant_id, event_id, session, method, difficulty, seed, instructions, issued_at, expires_at, attempt)
+    select 'chl_' || e.id, e.tenant_id, e.id, e.session, 'proof_of_work', 4, 'seed', '{"type":"pow"}', e.created_at + 1, e.created_at + 600000, e.attempt
+    from ${sql.id(name)} e where abs(hashtext(e.id)) % 100 < 2`.execute(db);
+  await sql`insert into feedback (feedback_id, tenant_id, event_id, identity, outcome, value, unit, source, observed_at, received_at, status, seq)
+    select 'fb_' || e.id, e.tenant_id, e.id, md5(e.id), 'credit_burn', 5, 'usd', null, e.created_at + 2, e.created_at + 2, 'effective', 1
+    from ${sql.id(name)} e where abs(hashtext(e.id)) % 100 = 50`.execute(db);
+  // An attempt whose re-verify lies in the next week goes with it.
+  await sql`insert into events (${columns}) select e.id || '_rev', e.tenant_id, e.key_id, e.created_at + ${sql.lit(WEEK_MS)}, e.action, e.surface,
+      e.session, 'allow', 'allow', e.actor_type, e.confidence, e.reasons, e.degraded, e.enforcement_mode, e.costs, e.signals,
+      e.engine_version, e.policy_version, e.attempt, 'clear', null, null, null, null, e.email_hash, e.network, e.reason_codes
+    from ${sql.id(name)} e where abs(hashtext(e.id)) % 200 = 7`.execute(db);
+  await sql`insert into event_clears (tenant_id, event_id, challenge_id, redeemed_at, reverify_event_id)
+    select e.tenant_id, e.id, 'chl_' || e.id, e.created_at + ${sql.lit(WEEK_MS)}, e.id || '_rev'
+    from ${sql.id(name)} e where abs(hashtext(e.id)) % 200 = 7`.execute(db);
+  await sql`analyze`.execute(db);
+  await sql`checkpoint`.execute(db).catch(() => undefined);
+  const { rows } = await sql<{ bytes: string }>`select pg_total_relation_size(${name}) as bytes`.execute(db);
+  process.stdout.write(
+    `seeded ${EVENTS} events into ${name} (${(Number(rows[0]?.bytes) / 1e9).toFixed(2)} GB with indexes): ` +
+      `rows ${((inserted - started) / 1000).toFixed(0)} s, attach (indexes) ${((attached - inserted) / 1000).toFixed(0)} s\n`,
+  );
+}
+
+function startServer(url: string): Promise<{ child: ChildProcess; url: string; apiKey: string }> {
+  const child = spawn(process.execPath, [fileURLToPath(import.meta.url), "--serve", url], {
+    stdio: ["ignore", "pipe", "inherit", "ipc"],
+  });
+  return new Promise((resolve, reject) => {
+    let out = "";
+    child.stdout?.on("data", (d) => {
+      out += d;
+      const line = out.split("\n")[0];
+      if (out.includes("\n") && line)
+        resolve({ child, ...(JSON.parse(line) as { url: string; apiKey: string }) });
+    });
+    child.once("exit", (code) => reject(new Error(`server exited with ${code}`)));
+  });
+}
+
+async function main(): Promise<void> {
+  const admin = new pg.Client({ connectionString: PG_URL });
+  await admin.connect();
+  const database = `warden_bench_${randomBytes(5).toString("hex")}`;
+  await admin.query(`create database ${database}`);
+  const url = new URL(PG_URL);
+  url.pathname = `/${database}`;
+  const week = weekStart(Date.now()) - 30 * WEEK_MS;
+  let child: ChildProcess | undefined;
+  try {
+    // Migrations and the bench's tenant, then the history.
+    const store = await openPostgresStore({ url: url.toString(), statementTimeoutMs: 5000, poolSize: 2 });
+    await store.tenants.create({ id: "bench", rawPii: false, logOnly: false, createdAt: week });
+    await store.close();
+    const db = new Kysely<unknown>({
+      dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: url.toString(), max: 1 }) }),
+    });
+    try {
+      await prepare(db, week);
+    } finally {
+      await db.destroy();
+    }
+    const server = await startServer(url.toString());
+    child = server.child;
+    const endpoint = {
+      origin: server.url,
+      path: "/v1/verify",
+      headers: { authorization: `Bearer ${server.apiKey}`, "content-type": "application/json" },
+      body,
+    };
+    const row = (label: string, run: Awaited<ReturnType<typeof steadyLoad>>) => {
+      const sent = Math.round(RATE * SECONDS);
+      const share = (((run.degraded ?? 0) + run.non2xx + run.errors) / sent) * 100;
+      process.stdout.write(`| ${label} | ${share.toFixed(2)}% | ${run.p50} | ${run.p99} |\n`);
+    };
+    process.stdout.write(
+      `\nverify at ${RATE} req/s (open loop, windows of ${SECONDS} s after ${SETTLE_SECONDS} s not counted)\n\n` +
+        "| window | degraded share | p50 ms | p99 ms |\n| --- | ---: | ---: | ---: |\n",
+    );
+    await steadyLoad([endpoint], SETTLE_SECONDS, RATE);
+    row("alone", await steadyLoad([endpoint], SECONDS, RATE));
+    let done: { removed: RemovedRows; ms: number } | undefined;
+    const removal = new Promise<{ removed: RemovedRows; ms: number }>((resolve) =>
+      server.child.once("message", (m) => resolve(m as { removed: RemovedRows; ms: number })),
+    ).then((d) => {
+      done = d;
+    });
+    server.child.send({ remove: week + WEEK_MS });
+    for (let n = 1; done === undefined; n++) {
+      row(
+        `during the pass, ${(n - 1) * SECONDS}–${n * SECONDS} s`,
+        await steadyLoad([endpoint], SECONDS, RATE),
+      );
+    }
+    await removal;
+    row("after", await steadyLoad([endpoint], SECONDS, RATE));
+    process.stdout.write(
+      `\nthe pass: ${JSON.stringify(done?.removed)} in ${((done?.ms ?? 0) / 1000).toFixed(1)} s\n`,
+    );
+  } finally {
+    if (child) {
+      child.kill("SIGTERM");
+      await new Promise((resolve) => child?.once("exit", resolve));
+    }
+    await admin.query(`drop database if exists ${database} with (force)`);
+    await admin.end();
+  }
+}
+
+if (serving) await serve(process.argv[3] as string);
+else await main();

@@ -1,0 +1,256 @@
+import { Kysely, PostgresDialect, sql } from "kysely";
+import pg from "pg";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { testEvent } from "../../testing/harness.js";
+import { postgresSchemaOrSkip, TEST_POSTGRES_URL } from "../../testing/postgres.js";
+import { removalFixtures } from "../../testing/removalContract.js";
+import type { Store } from "../interfaces.js";
+import { migrateToLatest, migrateUpTo } from "../migrations.js";
+import type { Database } from "../schema.js";
+import { eventToRow } from "../sql/rows.js";
+import {
+  listEventPartitions,
+  PARTITIONS_AHEAD,
+  WEEK_MS,
+  weeklyPartitionName,
+  weekStart,
+} from "./eventPartitions.js";
+import { openPostgresStore } from "./postgresStore.js";
+
+/**
+ * Events on PostgreSQL live in weekly partitions (docs/deployment.md, "Partitions"): the coming weeks'
+ * exist ahead of time, and retention drops a week whose every tenant is past its retention, with
+ * everything that hangs off its events.
+ */
+const SUITE = "event partitions: postgres";
+const schema = await postgresSchemaOrSkip(SUITE, "the PostgreSQL partition tests");
+
+if (schema) {
+  const open = () =>
+    openPostgresStore({ url: TEST_POSTGRES_URL, statementTimeoutMs: 5000, poolSize: 4, poolMin: 1, schema });
+  const admin = new pg.Client({ connectionString: TEST_POSTGRES_URL });
+  let a: Store;
+  let b: Store;
+  beforeAll(async () => {
+    await admin.connect();
+    a = await open();
+    b = await open();
+    for (const id of ["w1", "w2", "w3"])
+      await a.tenants.create({ id, rawPii: false, logOnly: false, createdAt: 1 });
+  });
+  afterAll(async () => {
+    await a.close();
+    await b.close();
+    await admin.end();
+  });
+
+  /** The partitions attached to events, by name. */
+  const attached = async (): Promise<string[]> =>
+    (
+      await admin.query<{ name: string }>(
+        `select c.relname as name from pg_inherits i join pg_class c on c.oid = i.inhrelid
+         where i.inhparent = $1::regclass order by 1`,
+        [`${schema}.events`],
+      )
+    ).rows.map((r) => r.name);
+  const tableExists = async (name: string): Promise<boolean> =>
+    (await admin.query("select to_regclass($1) as t", [`${schema}.${name}`])).rows[0].t !== null;
+
+  const f = removalFixtures({ a: () => a, b: () => b });
+  const now = Date.now();
+  const thisWeek = weekStart(now);
+  /** Weeks ahead of now that exist from the start: each test takes its own. */
+  const week = (n: number) => thisWeek + n * WEEK_MS;
+  const cutoffsOf =
+    (cutoffs: Record<string, number | undefined>) =>
+    async (tenantId: string): Promise<number | undefined> =>
+      cutoffs[tenantId];
+
+  describe(SUITE, () => {
+    it("a new database has a partition for the weeks before it and the coming weeks'; partitionsAhead makes what is missing once, across processes", async () => {
+      const names = await attached();
+      expect(names).toContain("events_before");
+      // events_before takes this week's events: the weekly partitions start with the next.
+      for (let n = 1; n <= PARTITIONS_AHEAD; n++) expect(names).toContain(weeklyPartitionName(week(n)));
+      expect(await a.removal.partitionsAhead(now)).toEqual([]);
+
+      const later = now + 3 * WEEK_MS;
+      const [first, second] = await Promise.all([
+        a.removal.partitionsAhead(later),
+        b.removal.partitionsAhead(later),
+      ]);
+      const expected = [1, 2, 3].map((n) => weeklyPartitionName(week(PARTITIONS_AHEAD + n)));
+      expect([...first, ...second].sort()).toEqual(expected);
+      expect(await attached()).toEqual(expect.arrayContaining(expected));
+      // A week's partition takes events (and keeps one row per id).
+      const e = testEvent("evt_far", { tenantId: "w3", createdAt: week(PARTITIONS_AHEAD + 3) + 5 });
+      expect(await a.events.record(e, undefined)).toEqual({ kind: "recorded" });
+      expect(await a.events.record(e, undefined)).toEqual({ kind: "recorded" });
+      expect(await b.events.get("w3", "evt_far")).toEqual(e);
+      expect(
+        (await admin.query(`select count(*)::int as n from ${schema}.events where id = 'evt_far'`)).rows[0].n,
+      ).toBe(1);
+    });
+
+    it("a degraded event's keyed id is one event, even when its expired idempotency key is claimed again a week later", async () => {
+      await a.removal.partitionsAhead(week(8) - (PARTITIONS_AHEAD - 1) * WEEK_MS);
+      const first = testEvent("evt_keyed", { tenantId: "w3", degraded: true, createdAt: week(7) + 10 });
+      const key = { tenantId: "w3", operation: "verify", key: "k-keyed" };
+      const answer = { fingerprint: "f", statusCode: 200, body: { eventId: first.id } };
+      expect(await a.events.record(first, { ...key, response: answer, expiresAt: week(7) + 20 })).toEqual({
+        kind: "recorded",
+      });
+      const again = { ...first, createdAt: week(8) + 10 };
+      for (const activeKey of [true, false]) {
+        await b.events.record(again, { ...key, response: answer, expiresAt: week(8) + 20 }, undefined, {
+          activeKey,
+        });
+      }
+      expect(
+        (await admin.query(`select created_at from ${schema}.events where id = 'evt_keyed'`)).rows.map((r) =>
+          Number(r.created_at),
+        ),
+      ).toEqual([first.createdAt]);
+    });
+    it("retention drops a week whose every tenant is past its retention, with what hangs off its events and the attempts' other events in the next week", async () => {
+      const w = week(2);
+      await f.fullAttempt("wk1", "w1", w + 1_000);
+      await f.fullAttempt("wk2", "w2", w + 2_000);
+      // The re-verify lands in the next week.
+      const { reverify } = await f.fullAttempt("edge", "w1", w + WEEK_MS - 10);
+      expect(reverify.createdAt).toBeGreaterThanOrEqual(w + WEEK_MS);
+      const keep = f.event("evt_wk_keep", "w1", w + WEEK_MS + 100);
+      await a.events.record(keep, undefined);
+      expect(await f.traces("w1", "wk1")).toEqual(f.whole);
+
+      const removed = await a.removal.olderThan(
+        cutoffsOf({ w1: w + WEEK_MS, w2: w + WEEK_MS + 1, w3: undefined }),
+      );
+      expect(removed).toEqual({
+        events: 6,
+        challenges: 3,
+        clears: 3,
+        observations: 9,
+        resolutions: 3,
+        idempotentAnswers: 6,
+      });
+      expect(await attached()).not.toContain(weeklyPartitionName(w));
+      expect(await tableExists(weeklyPartitionName(w))).toBe(false);
+      for (const [tenant, tag] of [
+        ["w1", "wk1"],
+        ["w2", "wk2"],
+        ["w1", "edge"],
+      ] as const)
+        expect(await f.traces(tenant, tag)).toEqual(f.gone);
+      expect(await b.events.get("w1", keep.id)).toEqual(keep);
+      // The ledger counts what is kept only: no observation outlives its event.
+      expect(await b.feedback.aggregate("w1", {})).toEqual([]);
+      // w3's events (weeks ahead) keep theirs; the pass made none missing that it needs.
+      expect(await b.events.get("w3", "evt_far")).toBeDefined();
+    });
+
+    it("a tenant whose retention keeps one of a week's events keeps the week; the other tenants' events in it go row by row", async () => {
+      const w = week(4);
+      await f.fullAttempt("kp1", "w1", w + 1_000);
+      await f.fullAttempt("kp2", "w2", w + 2_000);
+      const removed = await a.removal.olderThan(cutoffsOf({ w1: w + WEEK_MS, w2: w + 1_000, w3: undefined }));
+      // w1's attempt, and evt_wk_keep (week 3, dropped whole: w1 is its only tenant).
+      expect(removed).toMatchObject({ events: 3, challenges: 1, clears: 1, observations: 3 });
+      expect(await attached()).not.toContain(weeklyPartitionName(week(3)));
+      expect(await attached()).toContain(weeklyPartitionName(w));
+      expect(await f.traces("w1", "kp1")).toEqual(f.gone);
+      expect(await f.traces("w2", "kp2")).toEqual(f.whole);
+    });
+
+    it("no week is dropped while no tenant has a cutoff, nor one that ends past the earliest cutoff, even empty", async () => {
+      const before = await attached();
+      expect(await a.removal.olderThan(cutoffsOf({}))).toMatchObject({ events: 0 });
+      expect(await a.removal.olderThan(cutoffsOf({ w1: week(7), w2: week(1) }))).toMatchObject({
+        events: 0,
+      });
+      expect(await attached()).toEqual(before);
+    });
+
+    it("a drop cut short after its detach is finished by the next pass: what hangs off the detached events goes, then the table", async () => {
+      const w = week(5);
+      const name = weeklyPartitionName(w);
+      await f.fullAttempt("cut", "w2", w + 3_000);
+      await admin.query(`alter table ${schema}.events detach partition ${schema}.${name}`);
+      expect(await b.events.get("w2", "evt_cut")).toBeUndefined();
+      // Every tenant keeps its events: only the detached table is finished.
+      const removed = await a.removal.olderThan(cutoffsOf({}));
+      expect(removed).toEqual({
+        events: 2,
+        challenges: 1,
+        clears: 1,
+        observations: 3,
+        resolutions: 1,
+        idempotentAnswers: 2,
+      });
+      expect(await tableExists(name)).toBe(false);
+      expect(await f.traces("w2", "cut")).toEqual(f.gone);
+      // The week is made again by the next pass that looks ahead.
+      expect(await a.removal.partitionsAhead(now)).toContain(name);
+    });
+  });
+}
+
+const upgradeSchema = await postgresSchemaOrSkip(
+  "event partitions: upgrading a database with events",
+  "the PostgreSQL partition upgrade test",
+);
+if (upgradeSchema) {
+  describe("event partitions: upgrading a database with events", () => {
+    it("migration 0015 keeps every event the table held, reads and writes them as before, and makes the weeks after the newest one", async () => {
+      const pool = new pg.Pool({
+        connectionString: TEST_POSTGRES_URL,
+        options: `-c search_path=${upgradeSchema}`,
+      });
+      const db = new Kysely<unknown>({ dialect: new PostgresDialect({ pool }) });
+      try {
+        await migrateUpTo(db, "postgres", "0014_idempotency_event");
+        const now = Date.now();
+        // One from long ago, one now, one a week and a half ahead (a fast clock).
+        const times = [86_400_000, now, now + 10 * 86_400_000];
+        const rows = times.map((createdAt, i) =>
+          eventToRow(testEvent(`evt_up_${i}`, { tenantId: "u1", createdAt })),
+        );
+        await (db as unknown as Kysely<Database>).insertInto("events").values(rows).execute();
+        await migrateToLatest(db, "postgres");
+
+        const store = await openPostgresStore({
+          url: TEST_POSTGRES_URL,
+          statementTimeoutMs: 5000,
+          poolSize: 2,
+          schema: upgradeSchema,
+        });
+        try {
+          await store.tenants.create({ id: "u1", rawPii: false, logOnly: false, createdAt: 1 });
+          for (const [i, createdAt] of times.entries())
+            expect(await store.events.get("u1", `evt_up_${i}`)).toMatchObject({ createdAt });
+          const { rows: held } = await sql<{ id: string }>`select id from events_before order by id`.execute(
+            db,
+          );
+          expect(held.map((r) => r.id)).toEqual(["evt_up_0", "evt_up_1", "evt_up_2"]);
+          // The weekly partitions start after the newest event's week.
+          const next = weekStart(times[2] ?? 0) + WEEK_MS;
+          const partitions = (await listEventPartitions(db)).map((p) => p.name);
+          expect(partitions[0]).toBe("events_before");
+          expect(partitions[1]).toBe(weeklyPartitionName(next));
+          const later = testEvent("evt_up_next", { tenantId: "u1", createdAt: next + 1 });
+          expect(await store.events.record(later, undefined)).toEqual({ kind: "recorded" });
+          expect(await store.events.get("u1", later.id)).toEqual(later);
+          // A retry of an event already held is still a write that counts, and no second row.
+          const again = testEvent("evt_up_1", { tenantId: "u1", createdAt: now });
+          expect(await store.events.record(again, undefined)).toEqual({ kind: "recorded" });
+          const { rows: count } = await sql<{ n: number }>`select count(*)::int as n from events`.execute(db);
+          expect(count[0]?.n).toBe(4);
+        } finally {
+          await store.close();
+        }
+      } finally {
+        await db.destroy();
+      }
+    });
+  });
+}

@@ -1,0 +1,268 @@
+import { type Kysely, sql } from "kysely";
+import type { EventPartition, PartitionMaintenance } from "../sql/runtime.js";
+
+/**
+ * PostgreSQL keeps events in weekly partitions of `created_at` (epoch ms), so that retention can drop
+ * a week of events at once instead of deleting them row by row (docs/deployment.md, "Partitions").
+ *
+ * - `events_before`: from the lowest time up to the first weekly partition. It holds what the table
+ *   held when it was partitioned (migration 0015), and anything written with an older time.
+ * - `events_w<yyyymmdd>`: one week from 00:00 UTC of the date, weeks counted from the epoch (so they
+ *   start on Thursdays). PARTITIONS_AHEAD of them past the current week exist at all times: the
+ *   migration creates them, and so does every `warden migrate` and every housekeeping pass that may.
+ *
+ * There is no default partition: it would forbid DETACH … CONCURRENTLY, the one way to take a week
+ * out without locking verify's inserts. An event whose time has no partition (a clock months off) is
+ * refused by the database, and verify answers it with the degraded challenge.
+ */
+export const WEEK_MS = 7 * 86_400_000;
+/** Weekly partitions kept ready past the current week. */
+export const PARTITIONS_AHEAD = 6;
+export const BEFORE_PARTITION = "events_before";
+const WEEKLY_PREFIX = "events_w";
+
+/** The start of the week `at` falls in (epoch ms). */
+export const weekStart = (at: number): number => Math.floor(at / WEEK_MS) * WEEK_MS;
+
+/** The weekly partition that starts at `start`. */
+export const weeklyPartitionName = (start: number): string =>
+  `${WEEKLY_PREFIX}${new Date(start).toISOString().slice(0, 10).replaceAll("-", "")}`;
+
+/**
+ * Migration 0015 on PostgreSQL, inside the migration's transaction: the events table becomes the
+ * partition `events_before` of a new partitioned `events`, with the same columns and indexes, and the
+ * weekly partitions from the week after its newest event (or after `now`) on are created.
+ *
+ * Every unique index of a partitioned table includes the partition key, so the primary key is (id,
+ * created_at). Event ids stay unique: a time-ordered id carries its created_at (lib/crypto.ts,
+ * timeOrderedId), and a degraded event's keyed id is written only once (hotStatements.ts,
+ * firstOfItsId). The old table's indexes are attached to the new table's, not built again; the one
+ * index built over the existing events is the (id, created_at) key.
+ */
+export async function partitionEventsTable(db: Kysely<unknown>, now: number): Promise<void> {
+  const { rows: kind } = await sql<{ kind: string }>`
+    select relkind as kind from pg_class where relname = 'events' and relnamespace = current_schema()::regnamespace`.execute(
+    db,
+  );
+  // Partitioned already (a migration record removed by hand and run again): nothing to do.
+  if (kind[0]?.kind === "p") return;
+  const { rows: indexes } = await sql<{ name: string; definition: string; primary: boolean }>`
+    select i.relname as name, pg_get_indexdef(i.oid) as definition, x.indisprimary as primary
+    from pg_index x
+    join pg_class i on i.oid = x.indexrelid
+    join pg_class t on t.oid = x.indrelid
+    where t.relname = 'events' and t.relnamespace = current_schema()::regnamespace`.execute(db);
+  const { rows: newest } = await sql<{
+    at: string | number | null;
+  }>`select max(created_at) as at from events`.execute(db);
+  const boundary = weekStart(Math.max(now, Number(newest[0]?.at ?? 0) + 1)) + WEEK_MS;
+
+  await sql`alter table events rename to ${sql.id(BEFORE_PARTITION)}`.execute(db);
+  for (const index of indexes) {
+    // The old key (id) goes: a partition's key is its parent's, (id, created_at), made below.
+    if (index.primary)
+      await sql`alter table ${sql.id(BEFORE_PARTITION)} drop constraint ${sql.id(index.name)}`.execute(db);
+    else await sql`alter index ${sql.id(index.name)} rename to ${sql.id(`${index.name}_before`)}`.execute(db);
+  }
+  await sql`create table events (like ${sql.id(BEFORE_PARTITION)} including defaults including constraints including storage)
+    partition by range (created_at)`.execute(db);
+  await sql`alter table events add constraint events_pkey primary key (id, created_at)`.execute(db);
+  // As a key of its own, which ATTACH adopts as its part of the parent's (a plain unique index it
+  // would not: it would build the key again).
+  await sql`alter table ${sql.id(BEFORE_PARTITION)} add constraint ${sql.id(`${BEFORE_PARTITION}_pkey`)} primary key (id, created_at)`.execute(
+    db,
+  );
+  await sql`alter table events attach partition ${sql.id(BEFORE_PARTITION)}
+    for values from (minvalue) to (${sql.lit(boundary)})`.execute(db);
+  // The same definitions on the partitioned table: PostgreSQL attaches the old table's matching
+  // indexes instead of building them again.
+  for (const index of indexes) {
+    if (index.primary) continue;
+    await sql.raw(onPartitionedTable(index.definition)).execute(db);
+  }
+  await createWeeklyPartitions(db, boundary, weekStart(now) + (PARTITIONS_AHEAD + 1) * WEEK_MS);
+}
+
+/** An index definition of the old table (pg_get_indexdef), for the new partitioned `events`. */
+function onPartitionedTable(definition: string): string {
+  const rewritten = definition.replace(/ ON (?:ONLY )?(?:[^\s.]+\.)?events USING /, " ON events USING ");
+  if (rewritten === definition) throw new Error(`unexpected index definition: ${definition}`);
+  return rewritten;
+}
+
+/**
+ * Creates the missing weekly partitions from `from` up to `until` (exclusive). Each is made as a table
+ * of its own, then attached: ATTACH takes only a SHARE UPDATE EXCLUSIVE lock on `events`, which
+ * verify's inserts and reads never wait for (CREATE TABLE … PARTITION OF would take an ACCESS
+ * EXCLUSIVE one). Resolves the partitions it created.
+ */
+export async function createWeeklyPartitions(
+  db: Kysely<unknown>,
+  from: number,
+  until: number,
+): Promise<string[]> {
+  const existing = new Set((await listEventPartitions(db)).map((p) => p.name));
+  const created: string[] = [];
+  for (let start = weekStart(from); start < until; start += WEEK_MS) {
+    if (start < from) continue;
+    const name = weeklyPartitionName(start);
+    if (existing.has(name)) continue;
+    await sql`create table ${sql.id(name)} (like events including defaults including constraints including storage including indexes)`.execute(
+      db,
+    );
+    // A constraint that implies the bound spares ATTACH its scan (the table is empty anyway).
+    await sql`alter table ${sql.id(name)} add constraint ${sql.id(`${name}_range`)}
+      check (created_at >= ${sql.lit(start)} and created_at < ${sql.lit(start + WEEK_MS)})`.execute(db);
+    await sql`alter table events attach partition ${sql.id(name)}
+      for values from (${sql.lit(start)}) to (${sql.lit(start + WEEK_MS)})`.execute(db);
+    await sql`alter table ${sql.id(name)} drop constraint ${sql.id(`${name}_range`)}`.execute(db);
+    created.push(name);
+  }
+  return created;
+}
+
+/**
+ * Makes sure the weekly partitions up to PARTITIONS_AHEAD weeks past the current one exist, creating
+ * what is missing (the table's owner's right: a runtime role without it gets insufficient_privilege,
+ * and `warden migrate` must then run at least every PARTITIONS_AHEAD weeks). Of several processes,
+ * one creates at a time (an advisory lock held by this session); the others pass. Resolves the
+ * partitions created.
+ */
+export async function ensurePartitionsAhead(db: Kysely<unknown>, now: number): Promise<string[]> {
+  const first = weekStart(now);
+  const until = first + (PARTITIONS_AHEAD + 1) * WEEK_MS;
+  const missing = (partitions: readonly EventPartition[]) => {
+    const names = new Set(partitions.map((p) => p.name));
+    for (let start = first; start < until; start += WEEK_MS) {
+      if (!names.has(weeklyPartitionName(start)) && !coveredByBefore(partitions, start)) return true;
+    }
+    return false;
+  };
+  if (!missing(await listEventPartitions(db))) return [];
+  // In a transaction, with its advisory lock: ATTACH may run in one, and so this works behind a
+  // transaction pooler too.
+  return db.transaction().execute(async (trx) => {
+    const { rows } = await sql<{
+      held: boolean;
+    }>`select pg_try_advisory_xact_lock(hashtextextended(${MAINTENANCE_LOCK}, 0)) as held`.execute(trx);
+    if (rows[0]?.held !== true) return [];
+    const partitions = await listEventPartitions(trx);
+    if (!missing(partitions)) return [];
+    const before = partitions.find((p) => p.name === BEFORE_PARTITION);
+    return createWeeklyPartitions(trx, Math.max(first, before?.to ?? first), until);
+  });
+}
+
+/** The advisory lock of partition maintenance: one process creates or drops partitions at a time. */
+const MAINTENANCE_LOCK = "event-partitions";
+
+const coveredByBefore = (partitions: readonly EventPartition[], start: number): boolean =>
+  partitions.some((p) => p.name === BEFORE_PARTITION && p.state === "attached" && (p.to ?? 0) > start);
+
+/**
+ * Runs `fn` on one connection while it holds a session-level advisory lock on `key`; resolves
+ * undefined without running it when another session holds the lock. DDL such as DETACH …
+ * CONCURRENTLY cannot run inside a transaction, so the lock is the session's, released before the
+ * connection goes back.
+ */
+async function withSessionLock<T>(
+  db: Kysely<unknown>,
+  key: string,
+  fn: (conn: Kysely<unknown>) => Promise<T>,
+): Promise<T | undefined> {
+  return db.connection().execute(async (conn) => {
+    const { rows } = await sql<{
+      held: boolean;
+    }>`select pg_try_advisory_lock(hashtextextended(${key}, 0)) as held`.execute(conn);
+    if (rows[0]?.held !== true) return undefined;
+    try {
+      return await fn(conn);
+    } finally {
+      await sql`select pg_advisory_unlock(hashtextextended(${key}, 0))`.execute(conn);
+    }
+  });
+}
+
+const BOUND = /FOR VALUES FROM \((MINVALUE|'?(-?\d+)'?)\) TO \((MAXVALUE|'?(-?\d+)'?)\)/;
+
+/**
+ * The partitions of events in this schema, oldest first, and the tables an interrupted drop left
+ * detached (named as partitions, no longer attached).
+ */
+export async function listEventPartitions(db: Kysely<unknown>): Promise<EventPartition[]> {
+  const { rows } = await sql<{ name: string; bound: string | null; pending: boolean | null }>`
+    select c.relname as name, pg_get_expr(c.relpartbound, c.oid) as bound, i.inhdetachpending as pending
+    from pg_class c
+    left join pg_inherits i on i.inhrelid = c.oid
+    where c.relnamespace = current_schema()::regnamespace and c.relkind = 'r'
+      and (c.relname = ${BEFORE_PARTITION} or c.relname like ${`${WEEKLY_PREFIX.replaceAll("_", "\\_")}%`})`.execute(
+    db,
+  );
+  const partitions = rows.map((r): EventPartition => {
+    const bound = r.bound === null ? null : BOUND.exec(r.bound);
+    const number = (s: string | undefined) => (s === undefined ? undefined : Number(s));
+    return {
+      name: r.name,
+      from: number(bound?.[2]),
+      to: number(bound?.[4]),
+      state: r.pending === null ? "detached" : r.pending ? "detaching" : "attached",
+    };
+  });
+  const order = (p: EventPartition) => (p.name === BEFORE_PARTITION ? "" : p.name);
+  return partitions.sort((a, b) => (order(a) < order(b) ? -1 : order(a) > order(b) ? 1 : 0));
+}
+
+/**
+ * Partition maintenance alone across processes (the advisory lock above), on `db`'s connections,
+ * which must have no statement timeout of their own: DETACH … CONCURRENTLY waits for every
+ * transaction that could still see the partition. Each DDL statement is bounded by DDL_TIMEOUT_MS;
+ * one cut short leaves the partition "detaching", finalized by the next pass. Resolves undefined
+ * when another process is maintaining.
+ */
+export function maintainPartitions<T>(
+  db: Kysely<unknown>,
+  fn: (m: PartitionMaintenance) => Promise<T>,
+): Promise<T | undefined> {
+  return withSessionLock(db, MAINTENANCE_LOCK, async (conn) => {
+    await sql`set statement_timeout = ${sql.lit(DDL_TIMEOUT_MS)}`.execute(conn);
+    try {
+      return await fn({
+        list: () => listEventPartitions(conn),
+        // One index probe a tenant (events_tenant_time leads with tenant_id): a loose index scan.
+        tenantsIn: async (name) => {
+          const { rows } = await sql<{ id: string }>`
+            with recursive t(id) as (
+              select min(tenant_id) from ${sql.id(name)}
+              union all
+              select (select min(tenant_id) from ${sql.id(name)} where tenant_id > t.id) from t where t.id is not null
+            )
+            select id from t where id is not null`.execute(conn);
+          return rows.map((r) => r.id);
+        },
+        detach: async (partition) => {
+          if (partition.state === "attached")
+            await sql`alter table events detach partition ${sql.id(partition.name)} concurrently`.execute(
+              conn,
+            );
+          else if (partition.state === "detaching")
+            await sql`alter table events detach partition ${sql.id(partition.name)} finalize`.execute(conn);
+        },
+        chunkEnd: async (name, after, size) => {
+          const { rows } = await sql<{ id: string }>`
+            select max(id) as id from (select id from ${sql.id(name)} where id > ${after} order by id limit ${size}) ids`.execute(
+            conn,
+          );
+          return rows[0]?.id ?? undefined;
+        },
+        drop: async (name) => {
+          await sql`drop table ${sql.id(name)}`.execute(conn);
+        },
+      });
+    } finally {
+      await sql`reset statement_timeout`.execute(conn);
+    }
+  });
+}
+
+/** The bound of one DDL statement of partition maintenance. */
+const DDL_TIMEOUT_MS = 60_000;
