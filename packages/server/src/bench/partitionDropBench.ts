@@ -116,7 +116,7 @@ async function prepare(db: Kysely<unknown>, week: number): Promise<void> {
   // An attempt whose re-verify lies in the next week goes with it.
   await sql`insert into events (${columns}) select e.id || '_rev', e.tenant_id, e.key_id, e.created_at + ${sql.lit(WEEK_MS)}, e.action, e.surface,
       e.session, 'allow', 'allow', e.actor_type, e.confidence, e.reasons, e.degraded, e.enforcement_mode, e.costs, e.signals,
-      e.engine_version, e.policy_version, e.attempt, 'clear', null, null, null, null, e.email_hash, e.network, e.reason_codes
+      e.engine_version, e.policy_version, e.attempt, 'clear', null, null, null, 0, e.email_hash, e.network, e.reason_codes
     from ${sql.id(name)} e where abs(hashtext(e.id)) % 200 = 7`.execute(db);
   await sql`insert into event_clears (tenant_id, event_id, challenge_id, redeemed_at, reverify_event_id)
     select e.tenant_id, e.id, 'chl_' || e.id, e.created_at + ${sql.lit(WEEK_MS)}, e.id || '_rev'

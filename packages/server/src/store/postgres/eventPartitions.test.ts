@@ -254,3 +254,71 @@ if (upgradeSchema) {
     });
   });
 }
+
+const roleSchema = await postgresSchemaOrSkip(
+  "event partitions: a runtime role",
+  "the PostgreSQL partition tests with a runtime role",
+);
+if (roleSchema) {
+  describe("event partitions: a runtime role", () => {
+    it("a role that does not own events removes them row by row and makes no partition; it says so once the next weeks lack theirs", async () => {
+      const admin = new pg.Client({ connectionString: TEST_POSTGRES_URL });
+      await admin.connect();
+      const role = `warden_rt_${roleSchema.slice(-8)}`;
+      const options = { statementTimeoutMs: 5000, poolSize: 2, schema: roleSchema };
+      const owner = await openPostgresStore({ url: TEST_POSTGRES_URL, ...options });
+      let runtime: Store | undefined;
+      try {
+        await owner.tenants.create({ id: "t1", rawPii: false, logOnly: false, createdAt: 1 });
+        await admin.query(`create role ${role} login`);
+        await admin.query(`grant usage on schema ${roleSchema} to ${role}`);
+        await admin.query(
+          `grant select, insert, update, delete on all tables in schema ${roleSchema} to ${role}`,
+        );
+        const url = new URL(TEST_POSTGRES_URL);
+        url.username = role;
+        const opened = await openPostgresStore({ url: url.toString(), migrate: false, ...options });
+        runtime = opened;
+        const f = removalFixtures({ a: () => opened, b: () => opened });
+        const now = Date.now();
+        const week = (n: number) => weekStart(now) + n * WEEK_MS;
+        await f.fullAttempt("rt", "t1", week(2) + 1_000);
+
+        expect(await runtime.removal.olderThan(week(3))).toMatchObject({
+          events: 2,
+          challenges: 1,
+          observations: 3,
+        });
+        expect(await f.traces("t1", "rt")).toEqual(f.gone);
+        const attached = async () =>
+          (
+            await admin.query(
+              `select c.relname from pg_inherits i join pg_class c on c.oid = i.inhrelid where i.inhparent = $1::regclass`,
+              [`${roleSchema}.events`],
+            )
+          ).rows.map((r) => r.relname);
+        expect(await attached()).toContain(weeklyPartitionName(week(2)));
+        expect(await runtime.removal.partitionsAhead(now)).toEqual([]);
+
+        // The far weeks gone: quiet while the next three weeks have theirs, then an error naming the fix.
+        const drop = async (n: number) => {
+          const name = `${roleSchema}.${weeklyPartitionName(week(n))}`;
+          await admin.query(`alter table ${roleSchema}.events detach partition ${name}`);
+          await admin.query(`drop table ${name}`);
+        };
+        for (const n of [4, 5, 6]) await drop(n);
+        expect(await runtime.removal.partitionsAhead(now)).toEqual([]);
+        await drop(2);
+        await expect(runtime.removal.partitionsAhead(now)).rejects.toThrow(/warden migrate/);
+        // The owner makes them.
+        expect((await owner.removal.partitionsAhead(now)).length).toBeGreaterThanOrEqual(4);
+      } finally {
+        await runtime?.close();
+        await owner.close();
+        await admin.query(`drop owned by ${role}`).catch(() => undefined);
+        await admin.query(`drop role if exists ${role}`);
+        await admin.end();
+      }
+    });
+  });
+}

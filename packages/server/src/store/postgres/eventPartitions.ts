@@ -20,6 +20,8 @@ export const WEEK_MS = 7 * 86_400_000;
 export const PARTITIONS_AHEAD = 6;
 export const BEFORE_PARTITION = "events_before";
 const WEEKLY_PREFIX = "events_w";
+/** The advisory lock of partition maintenance: one process creates or drops partitions at a time. */
+const MAINTENANCE_LOCK = "event-partitions";
 
 /** The start of the week `at` falls in (epoch ms). */
 export const weekStart = (at: number): number => Math.floor(at / WEEK_MS) * WEEK_MS;
@@ -132,13 +134,26 @@ export async function ensurePartitionsAhead(db: Kysely<unknown>, now: number): P
   const first = weekStart(now);
   const until = first + (PARTITIONS_AHEAD + 1) * WEEK_MS;
   const missing = (partitions: readonly EventPartition[]) => {
-    const names = new Set(partitions.map((p) => p.name));
+    const names = new Set(partitions.filter((p) => p.state === "attached").map((p) => p.name));
     for (let start = first; start < until; start += WEEK_MS) {
       if (!names.has(weeklyPartitionName(start)) && !coveredByBefore(partitions, start)) return true;
     }
     return false;
   };
   if (!missing(await listEventPartitions(db))) return [];
+  if (!(await ownsEvents(db))) {
+    // A runtime role (`warden serve --no-migrate`): `warden migrate` makes them. Quiet while the next
+    // weeks have theirs; then it says so at every pass, weeks before the first event is refused.
+    const soon = (await listEventPartitions(db)).filter((p) => p.state === "attached");
+    const covered = (start: number) =>
+      soon.some(
+        (p) => (p.from ?? Number.NEGATIVE_INFINITY) <= start && start < (p.to ?? Number.POSITIVE_INFINITY),
+      );
+    if (covered(first) && covered(first + WEEK_MS) && covered(first + 2 * WEEK_MS)) return [];
+    throw new Error(
+      `the events partitions of the coming weeks are missing and ${await currentUser(db)} may not create them: run \`warden migrate\` with the schema owner's role (docs/deployment.md, "Partitions")`,
+    );
+  }
   // In a transaction, with its advisory lock: ATTACH may run in one, and so this works behind a
   // transaction pooler too.
   return db.transaction().execute(async (trx) => {
@@ -153,8 +168,18 @@ export async function ensurePartitionsAhead(db: Kysely<unknown>, now: number): P
   });
 }
 
-/** The advisory lock of partition maintenance: one process creates or drops partitions at a time. */
-const MAINTENANCE_LOCK = "event-partitions";
+/** Whether this connection's role owns `events` (or is a member of the role that does): DDL on it is the owner's. */
+async function ownsEvents(db: Kysely<unknown>): Promise<boolean> {
+  const { rows } = await sql<{ owns: boolean }>`
+    select pg_has_role(c.relowner, 'USAGE') as owns from pg_class c
+    where c.relname = 'events' and c.relnamespace = current_schema()::regnamespace`.execute(db);
+  return rows[0]?.owns === true;
+}
+
+async function currentUser(db: Kysely<unknown>): Promise<string> {
+  const { rows } = await sql<{ name: string }>`select current_user as name`.execute(db);
+  return `role ${rows[0]?.name ?? "?"}`;
+}
 
 const coveredByBefore = (partitions: readonly EventPartition[], start: number): boolean =>
   partitions.some((p) => p.name === BEFORE_PARTITION && p.state === "attached" && (p.to ?? 0) > start);
@@ -224,6 +249,8 @@ export function maintainPartitions<T>(
   fn: (m: PartitionMaintenance) => Promise<T>,
 ): Promise<T | undefined> {
   return withSessionLock(db, MAINTENANCE_LOCK, async (conn) => {
+    // A runtime role may not detach or drop: its passes remove events row by row instead.
+    if (!(await ownsEvents(conn))) return undefined;
     await sql`set statement_timeout = ${sql.lit(DDL_TIMEOUT_MS)}`.execute(conn);
     try {
       return await fn({
