@@ -6,8 +6,11 @@
 #      are (/usr/local: node, npm, corepack, the headers node-gyp builds against, user `node`), with
 #      this machine's CA certificates and npm's nodedir, as a site's own base image would carry them;
 #   2. builds the Dockerfile with buildah (chroot isolation: no daemon, no cgroups needed);
-#   3. runs the image's entrypoint as its user on a free port: /healthz, then a verify with a key the
-#      first start created, then the image's HEALTHCHECK command, then SIGTERM and its exit code.
+#   3. runs the image as its user: `id`, `warden --help`, no root devDependency (typescript, vitest…)
+#      in /opt/warden/node_modules, a tenant and a key made with the warden CLI on the default SQLite
+#      store, then `warden serve` on a free port (WARDEN_IMAGE_PORT, default 18089): /healthz, the
+#      server process's uid, a verify with that key, the image's HEALTHCHECK command, then SIGTERM to
+#      that process and its exit code. A failed build prints the end of its log.
 # Needs root and Debian's buildah and mmdebstrap (apt-get install -y buildah mmdebstrap).
 # Usage: deploy/build-image-offline.sh [image name, default localhost/warden:offline]
 set -euo pipefail
@@ -57,17 +60,51 @@ base docker.io/library/node:20-bookworm-slim ""
 base docker.io/library/node:20-bookworm "python3,make,g++"
 
 # Docker's image format: OCI's has no HEALTHCHECK.
-buildah bud --format docker --pull=never --layers --quiet -t "$image" . >/dev/null
-echo "image $image: $(buildah images --format '{{.Size}}' "$image")"
+started=$SECONDS
+if ! buildah bud --format docker --pull=never --layers -t "$image" . >"$work/build.log" 2>&1; then
+  tail -n 40 "$work/build.log"
+  echo "build: failed"
+  exit 1
+fi
+echo "build: $((SECONDS - started)) s; image $image: $(buildah images --format '{{.Size}}' "$image")"
 echo "user: $(buildah inspect --format '{{.OCIv1.Config.User}}' "$image"), entrypoint: $(buildah inspect --format '{{.OCIv1.Config.Entrypoint}} {{.OCIv1.Config.Cmd}}' "$image")"
 
 ctr=$(buildah from "$image")
+as_node() { buildah run --user node --env PORT="$port" --env HOST=127.0.0.1 "$ctr" -- "$@"; }
+echo "id: $(as_node id)"
+as_node warden --help >/dev/null && echo "warden --help: exit 0"
+# No development tool among the production dependencies (the root's devDependencies).
+mnt=$(buildah mount "$ctr")
+present=$(node -e '
+  const fs = require("fs");
+  const dev = Object.keys(require("./package.json").devDependencies ?? {});
+  console.log(dev.filter((d) => fs.existsSync(process.argv[1] + "/opt/warden/node_modules/" + d)).join(" "));
+' "$mnt")
+buildah unmount "$ctr" >/dev/null
+echo "devDependencies in /opt/warden/node_modules: ${present:-none}"
+case " $present " in *" typescript "* | *" vitest "*) exit 1 ;; esac
+# A tenant and a key made with the CLI on the image's default store (SQLite under /var/lib/warden).
+as_node warden tenant create smoke >/dev/null
+key=$(as_node warden key create --tenant smoke --scopes verify:write --json |
+  node -e 'let s="";process.stdin.on("data",d=>s+=d).on("end",()=>console.log(JSON.parse(s).apiKey))')
+echo "tenant smoke and a key: made with the warden CLI"
+
 log="$work/serve.log"
-buildah run --user node --env PORT="$port" --env HOST=127.0.0.1 "$ctr" -- warden serve --demo >"$log" 2>&1 &
+as_node warden serve >"$log" 2>&1 &
 served=$!
+started=$SECONDS
 for _ in $(seq 1 60); do curl -fsS "http://127.0.0.1:$port/healthz" >/dev/null 2>&1 && break; sleep 1; done
-echo "healthz: $(curl -sS -o /dev/null -w '%{http_code}' "http://127.0.0.1:$port/healthz")"
-key=$(grep -o 'wdn_[A-Za-z0-9_-]*' "$log" | head -n 1)
+echo "healthz: $(curl -sS -o /dev/null -w '%{http_code}' "http://127.0.0.1:$port/healthz") after $((SECONDS - started)) s"
+# The server itself, a descendant of buildah's process (chroot isolation: the host sees it).
+descendants() { local p; for p in $(pgrep -P "$1"); do echo "$p"; descendants "$p"; done; }
+server=""
+for p in $(descendants "$served"); do
+  if tr '\0' ' ' <"/proc/$p/cmdline" 2>/dev/null | grep -q '^node /usr/local/bin/warden serve'; then server=$p; fi
+done
+if [ -z "$server" ]; then
+  echo "server process: not found"; tail -n 20 "$log"; kill -TERM "$served"; exit 1
+fi
+echo "server process $server: uid $(awk '/^Uid:/ {print $2}' "/proc/$server/status")"
 echo "verify: $(curl -sS "http://127.0.0.1:$port/v1/verify" -H "Authorization: Bearer $key" \
   -H 'Content-Type: application/json' -d '{"action":"signup","subject":{"userAgent":"curl/8.5.0"}}' |
   node -e 'let s="";process.stdin.on("data",d=>s+=d).on("end",()=>{const v=JSON.parse(s);console.log(v.decision,v.actorType,"degraded:",v.degraded,"token:",String(v.verdictToken).split(".").length,"parts")})')"
@@ -80,12 +117,11 @@ script=$(buildah inspect --type image "$image" | node -e '
     console.log(test[3]);
   });')
 echo "HEALTHCHECK: $script"
-if buildah run --user node --env PORT="$port" "$ctr" -- node -e "$script"; then
+if as_node node -e "$script"; then
   echo "HEALTHCHECK command: exit 0"
 else
   echo "HEALTHCHECK command: failed"
 fi
-# The server itself, not buildah's process around it.
-pkill -TERM -f "^node /usr/local/bin/warden serve" || true
+kill -TERM "$server"
 if wait "$served"; then echo "SIGTERM: exit 0"; else echo "SIGTERM: exit $?"; fi
 buildah rm "$ctr" >/dev/null

@@ -1,4 +1,4 @@
-import { type ChildProcess, spawn } from "node:child_process";
+import { type ChildProcess, execFileSync, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { fileURLToPath } from "node:url";
 import { Kysely, PostgresDialect, sql } from "kysely";
@@ -25,10 +25,11 @@ import { body, SETTLE_SECONDS } from "./verifyLoad.js";
  * Retention on PostgreSQL dropping a week of BENCH_PARTITION_EVENTS (1,000,000) events while verify
  * runs at BENCH_PARTITION_RATE (300) a second (docs/benchmarks.md, "Dropping a week"). The week lies
  * 30 weeks back; 2% of its events carry a challenge, 1% a feedback observation and 0.5% a clear
- * whose re-verify is in the next week. Verify is measured alone for BENCH_PARTITION_SECONDS (15),
- * then in windows of that length from the moment the pass starts until it has finished: each
- * window's degraded share (a verify past its deadline answers degraded) and p99. The pass reports
- * how long it took and what it removed.
+ * whose re-verify is in the next week. Verify is measured alone in windows of BENCH_PARTITION_SECONDS
+ * (15) until one is quiet (the seed's writes settled), then in windows from the moment the pass
+ * starts until it has finished, then three windows after: each window's degraded share (a verify
+ * past its deadline answers degraded) and p99. The pass reports how long it took and what it
+ * removed.
  */
 const EVENTS = Number(process.env.BENCH_PARTITION_EVENTS ?? 1_000_000);
 const RATE = Number(process.env.BENCH_PARTITION_RATE ?? 300);
@@ -121,7 +122,9 @@ async function prepare(db: Kysely<unknown>, week: number): Promise<void> {
   await sql`insert into event_clears (tenant_id, event_id, challenge_id, redeemed_at, reverify_event_id)
     select e.tenant_id, e.id, 'chl_' || e.id, e.created_at + ${sql.lit(WEEK_MS)}, e.id || '_rev'
     from ${sql.id(name)} e where abs(hashtext(e.id)) % 200 = 7`.execute(db);
-  await sql`analyze`.execute(db);
+  // As autovacuum leaves a week past its inserts (its visibility map set): the drop reads the week
+  // through its key's index only.
+  await sql`vacuum (analyze)`.execute(db);
   await sql`checkpoint`.execute(db).catch(() => undefined);
   const { rows } = await sql<{ bytes: string }>`select pg_total_relation_size(${name}) as bytes`.execute(db);
   process.stdout.write(
@@ -185,8 +188,15 @@ async function main(): Promise<void> {
       `\nverify at ${RATE} req/s (open loop, windows of ${SECONDS} s after ${SETTLE_SECONDS} s not counted)\n\n` +
         "| window | degraded share | p50 ms | p99 ms |\n| --- | ---: | ---: | ---: |\n",
     );
+    // The seed leaves gigabytes for the disk to write back: the pass is measured from a settled
+    // machine, once a window alone answers no more than 0.5% degraded (at most 12 windows).
+    execFileSync("sync");
     await steadyLoad([endpoint], SETTLE_SECONDS, RATE);
-    row("alone", await steadyLoad([endpoint], SECONDS, RATE));
+    for (let n = 1; n <= 12; n++) {
+      const alone = await steadyLoad([endpoint], SECONDS, RATE);
+      row(`alone (${n})`, alone);
+      if ((alone.degraded ?? 0) + alone.non2xx + alone.errors <= RATE * SECONDS * 0.005) break;
+    }
     let done: { removed: RemovedRows; ms: number } | undefined;
     const removal = new Promise<{ removed: RemovedRows; ms: number }>((resolve) =>
       server.child.once("message", (m) => resolve(m as { removed: RemovedRows; ms: number })),
@@ -201,7 +211,7 @@ async function main(): Promise<void> {
       );
     }
     await removal;
-    row("after", await steadyLoad([endpoint], SECONDS, RATE));
+    for (let n = 1; n <= 3; n++) row(`after (${n})`, await steadyLoad([endpoint], SECONDS, RATE));
     process.stdout.write(
       `\nthe pass: ${JSON.stringify(done?.removed)} in ${((done?.ms ?? 0) / 1000).toFixed(1)} s\n`,
     );

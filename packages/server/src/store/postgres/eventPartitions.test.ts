@@ -9,6 +9,7 @@ import { migrateToLatest, migrateUpTo } from "../migrations.js";
 import type { Database } from "../schema.js";
 import { eventToRow } from "../sql/rows.js";
 import {
+  DROPPING_COMMENT,
   listEventPartitions,
   PARTITIONS_AHEAD,
   WEEK_MS,
@@ -35,7 +36,7 @@ if (schema) {
     await admin.connect();
     a = await open();
     b = await open();
-    for (const id of ["w1", "w2", "w3"])
+    for (const id of ["w1", "w2", "w3", "w4", "w5"])
       await a.tenants.create({ id, rawPii: false, logOnly: false, createdAt: 1 });
   });
   afterAll(async () => {
@@ -111,6 +112,19 @@ if (schema) {
           Number(r.created_at),
         ),
       ).toEqual([first.createdAt]);
+      // Copies written at once by two processes, with no claim (a spool restored, a superseded answer).
+      for (let i = 0; i < 20; i++) {
+        const copy = (at: number) => ({ ...first, id: `evt_keyed_race_${i}`, createdAt: at });
+        await Promise.all([
+          a.events.record(copy(week(7) + 100 + i), undefined),
+          b.events.record(copy(week(8) + 100 + i), undefined),
+        ]);
+      }
+      const { rows: copies } = await admin.query(
+        `select id, count(*)::int as n from ${schema}.events where id like 'evt_keyed_race_%' group by id`,
+      );
+      expect(copies).toHaveLength(20);
+      expect(copies.every((r) => r.n === 1)).toBe(true);
     });
     it("retention drops a week whose every tenant is past its retention, with what hangs off its events and the attempts' other events in the next week", async () => {
       const w = week(2);
@@ -175,6 +189,8 @@ if (schema) {
       const w = week(5);
       const name = weeklyPartitionName(w);
       await f.fullAttempt("cut", "w2", w + 3_000);
+      // As a drop leaves it: marked, then detached.
+      await admin.query(`comment on table ${schema}.${name} is '${DROPPING_COMMENT}'`);
       await admin.query(`alter table ${schema}.events detach partition ${schema}.${name}`);
       expect(await b.events.get("w2", "evt_cut")).toBeUndefined();
       // Every tenant keeps its events: only the detached table is finished.
@@ -191,6 +207,101 @@ if (schema) {
       expect(await f.traces("w2", "cut")).toEqual(f.gone);
       // The week is made again by the next pass that looks ahead.
       expect(await a.removal.partitionsAhead(now)).toContain(name);
+    });
+
+    it("a week's drop waits for a reader of that week without holding verify's writes, and a DETACH cut short is finalized by the next pass", async () => {
+      const w = week(6);
+      const name = weeklyPartitionName(w);
+      await f.fullAttempt("wait", "w4", w + 1_000);
+      const cutoffs = cutoffsOf({
+        w1: w + WEEK_MS,
+        w2: w + WEEK_MS,
+        w3: w + WEEK_MS,
+        w4: w + WEEK_MS,
+        w5: w + WEEK_MS,
+      });
+      // A transaction that has read the week: DETACH … CONCURRENTLY waits for it to end.
+      const reader = new pg.Client({ connectionString: TEST_POSTGRES_URL });
+      await reader.connect();
+      try {
+        await reader.query("begin");
+        await reader.query(`select count(*) from ${schema}.${name}`);
+        const pass = a.removal.olderThan(cutoffs);
+        await new Promise((resolve) => setTimeout(resolve, 300));
+        // A plain DETACH would queue every insert into events behind its lock until the reader ends.
+        const during = f.event("evt_during_drop", "w5", week(8) + 7);
+        const recorded = await Promise.race([
+          b.events.record(during, undefined).then((r) => r.kind),
+          new Promise((resolve) => setTimeout(() => resolve("still waiting"), 5_000)),
+        ]);
+        expect(recorded).toBe("recorded");
+        expect(await attached()).toContain(name);
+        await reader.query("commit");
+        expect((await pass).events).toBeGreaterThanOrEqual(2);
+        expect(await tableExists(name)).toBe(false);
+        expect(await f.traces("w4", "wait")).toEqual(f.gone);
+
+        // The same wait cut short by a timeout leaves the week detaching; the next pass finalizes it.
+        const v = week(9);
+        const cut = weeklyPartitionName(v);
+        await f.fullAttempt("fin", "w4", v + 1_000);
+        await reader.query("begin");
+        await reader.query(`select count(*) from ${schema}.${cut}`);
+        const ddl = new pg.Client({ connectionString: TEST_POSTGRES_URL });
+        await ddl.connect();
+        await ddl.query(`comment on table ${schema}.${cut} is '${DROPPING_COMMENT}'`);
+        await ddl.query("set statement_timeout = 500");
+        await expect(
+          ddl.query(`alter table ${schema}.events detach partition ${schema}.${cut} concurrently`),
+        ).rejects.toThrow();
+        await ddl.end();
+        await reader.query("commit");
+        const { rows } = await admin.query(
+          "select inhdetachpending as pending from pg_inherits where inhrelid = $1::regclass",
+          [`${schema}.${cut}`],
+        );
+        expect(rows[0]?.pending).toBe(true);
+        expect((await a.removal.olderThan(cutoffsOf({}))).events).toBeGreaterThanOrEqual(2);
+        expect(await tableExists(cut)).toBe(false);
+        expect(await f.traces("w4", "fin")).toEqual(f.gone);
+      } finally {
+        await reader.end();
+      }
+    });
+
+    it("a table out of events that no drop of Warden's marked is left alone, whatever its name", async () => {
+      const other = weeklyPartitionName(week(40));
+      await admin.query(`create table ${schema}.${other} (like ${schema}.events including all)`);
+      await admin.query(`create table ${schema}.${other}_copy (like ${schema}.events including all)`);
+      await admin.query(
+        `insert into ${schema}.${other} select * from ${schema}.events where tenant_id = 'w5'`,
+      );
+      expect(await a.removal.olderThan(cutoffsOf({}))).toMatchObject({ events: 0 });
+      expect(await tableExists(other)).toBe(true);
+      expect(await tableExists(`${other}_copy`)).toBe(true);
+      expect(await b.events.get("w5", "evt_during_drop")).toBeDefined();
+    });
+
+    it("a week that cannot be dropped leaves its events to the row-by-row removal, and the pass says why", async () => {
+      const w = week(PARTITIONS_AHEAD + 2);
+      await f.fullAttempt("nodrop", "w5", w + 1_000);
+      // With a default partition, PostgreSQL refuses DETACH … CONCURRENTLY.
+      await admin.query(`create table ${schema}.events_default partition of ${schema}.events default`);
+      try {
+        const cutoffs = cutoffsOf({
+          w1: w + WEEK_MS,
+          w2: w + WEEK_MS,
+          w3: w + WEEK_MS,
+          w4: w + WEEK_MS,
+          w5: w + WEEK_MS,
+        });
+        await expect(a.removal.olderThan(cutoffs)).rejects.toThrow(
+          /dropping a week of events failed.*removed row by row/,
+        );
+        expect(await f.traces("w5", "nodrop")).toEqual(f.gone);
+      } finally {
+        await admin.query(`drop table ${schema}.events_default`);
+      }
     });
   });
 }

@@ -15,7 +15,7 @@ import { migrateToLatest, requireCurrentSchema, SchemaBehindError } from "../mig
 import type { Database } from "../schema.js";
 import { createSqlStore, type SqlRuntime } from "../sqlStore.js";
 import { abandonedWrites } from "./abandonedWrites.js";
-import { ensurePartitionsAhead, maintainPartitions } from "./eventPartitions.js";
+import { ensurePartitionsAhead, listEventPartitions, maintainPartitions } from "./eventPartitions.js";
 import { NamedStatements } from "./namedStatements.js";
 import { reuseGuard } from "./reuseGuard.js";
 
@@ -68,6 +68,9 @@ export interface PostgresOptions {
    */
   preparedStatements?: boolean;
 }
+
+/** How long `warden migrate` waits for another process making the coming weeks' partitions. */
+const PARTITIONS_WAIT_MS = 30_000;
 
 /** Connecting for migrations at start-up may wait this long (several processes start at once). */
 const MIGRATION_CONNECT_TIMEOUT_MS = 10_000;
@@ -359,7 +362,8 @@ export async function openPostgresStore(opts: PostgresOptions): Promise<Store> {
     else {
       await migrateToLatest(migrator as unknown as Kysely<unknown>, "postgres");
       // With the role that may change the schema: the coming weeks' partitions (eventPartitions.ts).
-      await ensurePartitionsAhead(migrator as unknown as Kysely<unknown>, Date.now());
+      const db = migrator as unknown as Kysely<unknown>;
+      await ensurePartitionsAhead(db, Date.now(), db, PARTITIONS_WAIT_MS);
     }
   } catch (err) {
     if (err instanceof SchemaBehindError) throw err;
@@ -455,8 +459,10 @@ export async function openPostgresStore(opts: PostgresOptions): Promise<Store> {
       patienceMs: SETTLE_PATIENCE_MS,
       pollMs: SETTLE_POLL_MS,
     }),
+    // Each pass looks on a pool that is open anyway; the maintenance connection opens only for DDL.
     partitions: {
-      ensureAhead: (now) => ensurePartitionsAhead(maintenance, now),
+      ensureAhead: (now) => ensurePartitionsAhead(maintenance, now, patient as unknown as Kysely<unknown>),
+      list: () => listEventPartitions(patient as unknown as Kysely<unknown>),
       // A session's advisory lock and DETACH … CONCURRENTLY need one server connection throughout,
       // which a transaction pooler does not lend: there retention deletes row by row.
       maintain: behindPooler ? async () => undefined : (fn) => maintainPartitions(maintenance, fn),

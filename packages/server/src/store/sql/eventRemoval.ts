@@ -1,9 +1,9 @@
-import { type Expression, type ExpressionBuilder, type Kysely, type SqlBool, sql } from "kysely";
+import type { Expression, ExpressionBuilder, Kysely, SqlBool } from "kysely";
 import type { ErasureSubject, EventRemovalStore, RemovedRows, RetentionCutoff } from "../interfaces.js";
 import type { Database } from "../schema.js";
 import { purgeInChunks } from "./purge.js";
 import { guard } from "./rows.js";
-import type { EventPartition, PartitionMaintenance, SqlRuntime } from "./runtime.js";
+import type { EventPartition, HangingTable, PartitionMaintenance, SqlRuntime } from "./runtime.js";
 
 type EventFilter = (eb: ExpressionBuilder<Database, "events">) => Expression<SqlBool>;
 
@@ -44,13 +44,27 @@ export function createEventRemovalStore(rt: SqlRuntime): EventRemovalStore {
         const cutoffs = new Map<string, number | undefined>();
         for (const { id } of tenants) cutoffs.set(id, typeof before === "number" ? before : await before(id));
         // Whole weeks first, where the store keeps them apart; then what is left, row by row.
-        if (rt.partitions)
-          await rt.partitions.maintain((m) => dropExpiredPartitions(rt, m, cutoffs, removed, signal));
+        // A week that cannot be dropped (a DETACH cut short by an old snapshot, say) leaves its
+        // events to the row-by-row removal below; the failure is thrown once that is done.
+        let dropFailed: unknown;
+        const { partitions } = rt;
+        try {
+          if (partitions && (await partitions.list()).some((p) => candidate(p, cutoffs)))
+            await partitions.maintain((m) => dropExpiredPartitions(rt, m, cutoffs, removed, signal));
+        } catch (err) {
+          dropFailed = err;
+        }
         // Tenant by tenant: each chunk is then a range of the (tenant_id, created_at) index.
         for (const [id, cutoff] of cutoffs) {
           if (signal?.aborted) break;
           if (cutoff === undefined) continue;
           await removeWhere(id, (eb) => eb("created_at", "<", cutoff), removed, signal, `retention\n${id}`);
+        }
+        if (dropFailed !== undefined) {
+          throw new Error(
+            `dropping a week of events failed (${(dropFailed as Error).message}); ${removed.events} event(s) removed row by row meanwhile`,
+            { cause: dropFailed },
+          );
         }
         return removed;
       }),
@@ -170,18 +184,15 @@ async function removeAround(
   removed.idempotentAnswers += await onEvents("idempotency");
 }
 
-/** Events of a detached partition handled per transaction: what hangs off them is found by join. */
-const DETACHED_CHUNK = 5000;
-
 /**
  * Drops the partitions whose every event is past its tenant's retention: a tenant with events in one
  * and no cutoff, or a cutoff before the partition's end, keeps it (its events then go row by row).
  *
  * A partition is detached first (DETACH … CONCURRENTLY: verify's inserts and reads go on), which
  * takes all its events out at once; writers holding one of them (SqlRuntime.holdRows) have finished
- * by then, and no new one can find them. Then what hangs off its events goes, a chunk of events a
- * transaction (the attempts' other events with theirs, as removeChunk), and the table is dropped. A
- * pass stopped between those steps leaves the table detached: the next pass finds it and goes on.
+ * by then, and no new one can find them. Then what hangs off its events goes (removeHangingOff), and
+ * the table is dropped. A pass stopped between those steps leaves the table detached: the next pass
+ * finds it and goes on.
  */
 async function dropExpiredPartitions(
   rt: SqlRuntime,
@@ -192,41 +203,36 @@ async function dropExpiredPartitions(
 ): Promise<void> {
   for (const partition of await m.list()) {
     if (signal?.aborted) return;
+    if (!candidate(partition, cutoffs)) continue;
     if (partition.state === "attached" && !(await expired(m, partition, cutoffs))) continue;
     await m.detach(partition);
-    let after = "";
-    for (;;) {
-      if (signal?.aborted) return;
-      const end = await m.chunkEnd(partition.name, after, DETACHED_CHUNK);
-      if (end === undefined) break;
-      const started = performance.now();
-      // Not `removed.events += await …`: the chunk counts the attempts' other events into it meanwhile.
-      const held = await rt.writeTransaction((trx) =>
-        removeDetachedChunk(trx, partition.name, after, end, removed),
-      );
-      removed.events += held;
-      after = end;
-      const rest = (performance.now() - started) * rt.removalPace.rest;
-      await new Promise((resolve) => setTimeout(resolve, rest));
-    }
+    const held = await m.count(partition.name);
+    if (!(await removeHangingOff(rt, m, partition.name, removed, signal))) return;
+    removed.events += held;
     await m.drop(partition.name);
   }
 }
 
 /**
- * Whether the partition is past retention: it ends by the earliest cutoff of all (so no week still
- * to come is dropped for being empty, whatever the tenants' cutoffs), and every tenant with events in
- * it has a cutoff at or past its end.
+ * Whether a pass has anything to do with the partition: finish it (left detached by a pass cut
+ * short), or see whether it is past retention, which needs it to end by the earliest cutoff of all
+ * (so no week still to come is dropped for being empty, whatever the tenants' cutoffs).
  */
+function candidate(partition: EventPartition, cutoffs: ReadonlyMap<string, number | undefined>): boolean {
+  if (partition.state !== "attached") return true;
+  const earliest = Math.min(...[...cutoffs.values()].filter((c): c is number => c !== undefined));
+  // No cutoff at all (every tenant keeps its events): Infinity, and nothing goes.
+  return partition.to !== undefined && Number.isFinite(earliest) && partition.to <= earliest;
+}
+
+/** Whether every tenant with events in the partition has a cutoff at or past its end. */
 async function expired(
   m: PartitionMaintenance,
   partition: EventPartition,
   cutoffs: ReadonlyMap<string, number | undefined>,
 ): Promise<boolean> {
   const end = partition.to;
-  const earliest = Math.min(...[...cutoffs.values()].filter((c): c is number => c !== undefined));
-  // No cutoff at all (every tenant keeps its events): Infinity, and nothing goes.
-  if (end === undefined || !Number.isFinite(earliest) || end > earliest) return false;
+  if (end === undefined) return false;
   for (const tenantId of await m.tenantsIn(partition.name)) {
     const cutoff = cutoffs.get(tenantId);
     if (cutoff === undefined || cutoff < end) return false;
@@ -234,58 +240,69 @@ async function expired(
   return true;
 }
 
-/** The tables whose rows hang off one event, with the column naming it. */
-const ON_EVENT = [
-  ["challenges", "event_id", "challenges"],
-  ["feedback", "event_id", "observations"],
-  ["feedback_resolutions", "event_id", "resolutions"],
-  ["idempotency", "event_id", "idempotentAnswers"],
-] as const;
+/** The rows that hang off an event: the table, the column naming the event, and what they count as. */
+const HANGING: readonly {
+  table: HangingTable;
+  column: string;
+  kind: Exclude<keyof RemovedRows, "events">;
+}[] = [
+  { table: "event_clears", column: "event_id", kind: "clears" },
+  { table: "event_clears", column: "reverify_event_id", kind: "clears" },
+  { table: "challenges", column: "event_id", kind: "challenges" },
+  { table: "feedback", column: "event_id", kind: "observations" },
+  { table: "feedback_resolutions", column: "event_id", kind: "resolutions" },
+  { table: "idempotency", column: "event_id", kind: "idempotentAnswers" },
+];
+
+/** Pages of a table read per transaction when removing what hangs off a detached week (16 MB). */
+const PAGES_PER_CHUNK = 2000;
 
 /**
- * In one write transaction: everything on the detached table's events with ids in (after, end], and
- * the other events of their attempts with what is on those. Resolves how many of the table's events
- * the chunk held.
+ * What hangs off the events of a detached partition, table by table, read in page order (their
+ * heaps sequentially, the partition only through its key's index, never its own rows), a range of
+ * pages a transaction, resting as the row-by-row removal rests. Rows added to a table meanwhile
+ * cannot hang off those events (no writer can find them any more), so each table is read up to the
+ * pages it had. With an attempt's clear goes its other event, still in `events`, with what hangs off
+ * it. Resolves false when `signal` stopped it.
  */
-async function removeDetachedChunk(
-  trx: Kysely<Database>,
-  table: string,
-  after: string,
-  end: string,
+async function removeHangingOff(
+  rt: SqlRuntime,
+  m: PartitionMaintenance,
+  partition: string,
   removed: RemovedRows,
-): Promise<number> {
-  const chunk = sql`(select id, tenant_id from ${sql.id(table)} where id > ${after} and id <= ${end})`;
-  const partners = new Map<string, string[]>();
-  for (const column of ["event_id", "reverify_event_id"] as const) {
-    const { rows } = await sql<{ tenant_id: string; event_id: string; reverify_event_id: string | null }>`
-      delete from event_clears c using ${chunk} d
-      where c.tenant_id = d.tenant_id and c.${sql.ref(column)} = d.id
-      returning c.tenant_id, c.event_id, c.reverify_event_id`.execute(trx);
-    removed.clears += rows.length;
-    for (const r of rows) {
-      const other = column === "event_id" ? r.reverify_event_id : r.event_id;
-      if (other !== null) partners.set(r.tenant_id, [...(partners.get(r.tenant_id) ?? []), other]);
+  signal: AbortSignal | undefined,
+): Promise<boolean> {
+  for (const { table, column, kind } of HANGING) {
+    const pages = await m.pages(table);
+    for (let from = 0; from < pages; from += PAGES_PER_CHUNK) {
+      if (signal?.aborted) return false;
+      const started = performance.now();
+      await rt.writeTransaction(async (trx) => {
+        const rows = await m.deleteHangingOff(trx, partition, table, column, [from, from + PAGES_PER_CHUNK]);
+        removed[kind] += rows.length;
+        const partners = new Map<string, string[]>();
+        for (const r of rows) {
+          const other = column === "event_id" ? r.reverify_event_id : r.event_id;
+          if (table === "event_clears" && other)
+            partners.set(r.tenant_id, [...(partners.get(r.tenant_id) ?? []), other]);
+        }
+        for (const [tenantId, ids] of partners) {
+          removed.events += count(
+            await trx
+              .deleteFrom("events")
+              .where("tenant_id", "=", tenantId)
+              .where("id", "in", ids)
+              .executeTakeFirst(),
+          );
+          await removeAround(trx, tenantId, ids, removed);
+        }
+      });
+      await new Promise((resolve) =>
+        setTimeout(resolve, (performance.now() - started) * rt.removalPace.rest),
+      );
     }
   }
-  for (const [table_, column, kind] of ON_EVENT) {
-    const { numAffectedRows } = await sql`
-      delete from ${sql.table(table_)} t using ${chunk} d
-      where t.tenant_id = d.tenant_id and t.${sql.ref(column)} = d.id`.execute(trx);
-    removed[kind] += Number(numAffectedRows ?? 0);
-  }
-  // The attempts' other events are in the table still (or in this detached one, then gone already).
-  for (const [tenantId, ids] of partners) {
-    removed.events += count(
-      await trx
-        .deleteFrom("events")
-        .where("tenant_id", "=", tenantId)
-        .where("id", "in", ids)
-        .executeTakeFirst(),
-    );
-    await removeAround(trx, tenantId, ids, removed);
-  }
-  const { rows } = await sql<{ n: string | number }>`select count(*) as n from ${chunk} d`.execute(trx);
-  return Number(rows[0]?.n ?? 0);
+  return true;
 }
 
 const count = (res: { numDeletedRows: bigint }): number => Number(res.numDeletedRows);

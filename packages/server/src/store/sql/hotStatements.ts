@@ -84,7 +84,8 @@ export function hotStatements(db: Kysely<Database>) {
     // Event ids are unique, so a conflict is only ever a retry of the same event (the degraded-event
     // queue re-sends a write whose answer was lost): it counts as written. No conflict target: on
     // PostgreSQL the key is (id, created_at) (postgres/eventPartitions.ts); firstOfItsId keeps a
-    // degraded event's keyed id, which carries no time, to one row.
+    // degraded event's keyed id, which carries no time, to one row (degraded events are written only
+    // by this statement, never by the two below).
     insertEvent: precompile(EVENT_COLUMNS, (p) =>
       db
         .insertInto("events")
@@ -100,7 +101,7 @@ export function hotStatements(db: Kysely<Database>) {
       db
         .insertInto("events")
         .columns(EVENT_COLUMNS)
-        .expression(eventValues(db, p).where(keyIsUnrevoked(p.key_id)).where(firstOfItsId(p)))
+        .expression(eventValues(db, p).where(keyIsUnrevoked(p.key_id)))
         .onConflict((oc) => oc.doNothing()),
     ),
     /**
@@ -147,9 +148,7 @@ export function hotStatements(db: Kysely<Database>) {
         )
         .insertInto("events")
         .columns(EVENT_COLUMNS)
-        .expression(
-          eventValues(db, p).where(sql<boolean>`exists (select 1 from claim)`).where(firstOfItsId(p)),
-        )
+        .expression(eventValues(db, p).where(sql<boolean>`exists (select 1 from claim)`))
         .onConflict((oc) => oc.doNothing()),
     ),
     /** One counter's buckets (start-up warm-up of the connections counters run on). */
@@ -184,8 +183,10 @@ const eventValues = (db: Kysely<Database>, p: Record<(typeof EVENT_COLUMNS)[numb
 
 /**
  * A degraded event's id may be keyed (operations/verify/degraded.ts: the same for every copy of one
- * attempt) and then carries no time: it is written only while no event has it. Its writes are
- * serialized by the idempotency claim they follow, so the check cannot race; other events skip it.
+ * attempt) and then carries no time, so on PostgreSQL (key (id, created_at)) copies written at
+ * different times would not conflict: it is written only while no event has it. Every write of a
+ * degraded event first takes a lock on its id in its transaction (verifyWriteStores.ts, record), so
+ * this statement's snapshot sees any copy committed before it; other events skip the check.
  */
 const firstOfItsId = (p: Record<(typeof EVENT_COLUMNS)[number], never>) =>
   sql<boolean>`case when cast(${p.degraded} as integer) = 1 then not exists (select 1 from events e where e.id = cast(${p.id} as text)) else 1 = 1 end`;

@@ -124,6 +124,14 @@ export interface EventPartition {
   readonly state: "attached" | "detaching" | "detached";
 }
 
+/** The tables whose rows hang off an event. */
+export type HangingTable =
+  | "event_clears"
+  | "challenges"
+  | "feedback"
+  | "feedback_resolutions"
+  | "idempotency";
+
 /** What partition maintenance may do, alone across processes (PartitionedEvents.maintain). */
 export interface PartitionMaintenance {
   /** The partitions, oldest first, and the tables a cut-short drop left detached. */
@@ -132,8 +140,22 @@ export interface PartitionMaintenance {
   tenantsIn(name: string): Promise<string[]>;
   /** Takes the partition out of `events` without locking its readers and writers (or finishes doing so). */
   detach(partition: EventPartition): Promise<void>;
-  /** The id ending the next chunk of at most `size` events of a detached table after `after`; undefined when none is left. */
-  chunkEnd(name: string, after: string, size: number): Promise<string | undefined>;
+  /** How many events a detached table holds. */
+  count(name: string): Promise<number>;
+  /** How many pages `table` has now. */
+  pages(table: HangingTable): Promise<number>;
+  /**
+   * Inside the write transaction `trx`: deletes the rows of `table` in its pages [from, to) whose
+   * `column` names an event of the detached table `partition`; resolves their tenant and event
+   * columns.
+   */
+  deleteHangingOff(
+    trx: Kysely<Database>,
+    partition: string,
+    table: HangingTable,
+    column: string,
+    pages: readonly [number, number],
+  ): Promise<{ tenant_id: string; event_id: string | null; reverify_event_id?: string | null }[]>;
   drop(name: string): Promise<void>;
 }
 
@@ -143,6 +165,8 @@ export interface PartitionedEvents {
    * resolves their names. Needs the table owner's rights.
    */
   ensureAhead(now: number): Promise<string[]>;
+  /** The partitions, oldest first, and the tables a cut-short drop left detached (a cheap catalog read). */
+  list(): Promise<EventPartition[]>;
   /** Runs `fn` alone across processes; resolves undefined (without running it) while another runs. */
   maintain<T>(fn: (m: PartitionMaintenance) => Promise<T>): Promise<T | undefined>;
 }
