@@ -23,7 +23,8 @@ import { body, SETTLE_SECONDS } from "./verifyLoad.js";
 
 /**
  * Retention on PostgreSQL dropping a week of BENCH_PARTITION_EVENTS (1,000,000) events while verify
- * runs at BENCH_PARTITION_RATE (300) a second (docs/benchmarks.md, "Dropping a week"). The week lies
+ * runs at BENCH_PARTITION_RATE (300) a second (docs/benchmarks.md, "Dropping a week"), after removing
+ * the same week's events row by row for BENCH_PARTITION_ROWS_SECONDS (60), side by side. The week lies
  * 30 weeks back; 2% of its events carry a challenge, 1% a feedback observation and 0.5% a clear
  * whose re-verify is in the next week. Verify is measured alone in windows of BENCH_PARTITION_SECONDS
  * (15) until one is quiet (the seed's writes settled), then in windows from the moment the pass
@@ -34,6 +35,8 @@ import { body, SETTLE_SECONDS } from "./verifyLoad.js";
 const EVENTS = Number(process.env.BENCH_PARTITION_EVENTS ?? 1_000_000);
 const RATE = Number(process.env.BENCH_PARTITION_RATE ?? 300);
 const SECONDS = Number(process.env.BENCH_PARTITION_SECONDS ?? 15);
+/** How long the same week is removed row by row first, side by side (BENCH_PARTITION_ROWS_SECONDS). */
+const ROW_BY_ROW_SECONDS = Number(process.env.BENCH_PARTITION_ROWS_SECONDS ?? 60);
 const PG_URL = process.env.WARDEN_BENCH_POSTGRES_URL ?? "postgres://postgres@127.0.0.1:5432/test";
 
 const serving = process.argv[2] === "--serve";
@@ -58,11 +61,17 @@ async function serve(url: string): Promise<void> {
   const app = await buildApp(deps);
   const listening = await app.listen({ host: "127.0.0.1", port: 0 });
   await app.warmUp();
-  process.on("message", (message: { remove?: number }) => {
-    if (message.remove === undefined) return;
+  process.on("message", (message: { remove?: number; keep?: string; forMs?: number }) => {
+    const { remove, keep, forMs } = message;
+    if (remove === undefined) return;
     const started = performance.now();
+    // With `keep`, that tenant keeps its events: the week is not dropped, the others' events in it
+    // go row by row, for `forMs` at most.
     void deps.store.removal
-      .olderThan(message.remove)
+      .olderThan(
+        async (tenantId) => (tenantId === keep ? undefined : remove),
+        forMs === undefined ? undefined : AbortSignal.timeout(forMs),
+      )
       .then((removed) => process.send?.({ removed, ms: Math.round(performance.now() - started) }));
   });
   process.stdout.write(`${JSON.stringify({ url: listening, apiKey })}\n`);
@@ -103,6 +112,10 @@ async function prepare(db: Kysely<unknown>, week: number): Promise<void> {
       'e1', 'p1', 'att-' || md5(i::text), 'model', 0.31, 0.22, 0.41, 0,
       md5((i % 50000)::text), '203.0.' || (i % 250) || '.0/24', '["risk_estimate"]'
     from generate_series(1, ${sql.lit(EVENTS)}) as i`.execute(db);
+  await sql`insert into ${sql.id(name)} (${columns}) select 'evt_keeper', 'keeper', key_id, created_at, action, surface, session,
+      decision, would_be_decision, actor_type, confidence, reasons, degraded, enforcement_mode, costs, signals, engine_version,
+      policy_version, attempt, decided_by, risk_estimate, risk_low, risk_high, risk_raised, email_hash, network, reason_codes
+    from ${sql.id(name)} limit 1`.execute(db);
   const inserted = performance.now();
   await sql`alter table events attach partition ${sql.id(name)} for values from (${sql.lit(week)}) to (${sql.lit(week + WEEK_MS)})`.execute(
     db,
@@ -161,7 +174,8 @@ async function main(): Promise<void> {
   try {
     // Migrations and the bench's tenant, then the history.
     const store = await openPostgresStore({ url: url.toString(), statementTimeoutMs: 5000, poolSize: 2 });
-    await store.tenants.create({ id: "bench", rawPii: false, logOnly: false, createdAt: week });
+    for (const id of ["bench", "keeper"])
+      await store.tenants.create({ id, rawPii: false, logOnly: false, createdAt: week });
     await store.close();
     const db = new Kysely<unknown>({
       dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: url.toString(), max: 1 }) }),
@@ -197,23 +211,35 @@ async function main(): Promise<void> {
       row(`alone (${n})`, alone);
       if ((alone.degraded ?? 0) + alone.non2xx + alone.errors <= RATE * SECONDS * 0.005) break;
     }
-    let done: { removed: RemovedRows; ms: number } | undefined;
-    const removal = new Promise<{ removed: RemovedRows; ms: number }>((resolve) =>
-      server.child.once("message", (m) => resolve(m as { removed: RemovedRows; ms: number })),
-    ).then((d) => {
-      done = d;
+    /** A retention pass in the server, verify measured in windows until it ends, then three more. */
+    const pass = async (label: string, message: { remove: number; keep?: string; forMs?: number }) => {
+      let done: { removed: RemovedRows; ms: number } | undefined;
+      const removal = new Promise<{ removed: RemovedRows; ms: number }>((resolve) =>
+        server.child.once("message", (m) => resolve(m as { removed: RemovedRows; ms: number })),
+      ).then((d) => {
+        done = d;
+      });
+      server.child.send(message);
+      for (let n = 1; done === undefined; n++) {
+        row(`${label}, ${(n - 1) * SECONDS}–${n * SECONDS} s`, await steadyLoad([endpoint], SECONDS, RATE));
+      }
+      await removal;
+      for (let n = 1; n <= 3; n++) row(`after it (${n})`, await steadyLoad([endpoint], SECONDS, RATE));
+      return done as { removed: RemovedRows; ms: number };
+    };
+    // Side by side: first the same week row by row (tenant "keeper" holds one of its events, so it is
+    // not dropped) for ROW_BY_ROW_SECONDS, then the week dropped.
+    const rows = await pass("row by row", {
+      remove: week + WEEK_MS,
+      keep: "keeper",
+      forMs: ROW_BY_ROW_SECONDS * 1000,
     });
-    server.child.send({ remove: week + WEEK_MS });
-    for (let n = 1; done === undefined; n++) {
-      row(
-        `during the pass, ${(n - 1) * SECONDS}–${n * SECONDS} s`,
-        await steadyLoad([endpoint], SECONDS, RATE),
-      );
-    }
-    await removal;
-    for (let n = 1; n <= 3; n++) row(`after (${n})`, await steadyLoad([endpoint], SECONDS, RATE));
+    const drop = await pass("dropping the week", { remove: week + WEEK_MS });
+    const rate = rows.removed.events / (rows.ms / 1000);
     process.stdout.write(
-      `\nthe pass: ${JSON.stringify(done?.removed)} in ${((done?.ms ?? 0) / 1000).toFixed(1)} s\n`,
+      `\nrow by row: ${JSON.stringify(rows.removed)} in ${(rows.ms / 1000).toFixed(1)} s (${Math.round(rate)} events a second: ` +
+        `the week's ${EVENTS} in about ${Math.round(EVENTS / rate / 60)} min)\n` +
+        `dropping the week: ${JSON.stringify(drop.removed)} in ${(drop.ms / 1000).toFixed(1)} s\n`,
     );
   } finally {
     if (child) {

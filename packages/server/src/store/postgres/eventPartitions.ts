@@ -302,11 +302,13 @@ export function maintainPartitions<T>(
           else if (partition.state === "detaching")
             await sql`alter table events detach partition ${sql.id(partition.name)} finalize`.execute(conn);
         },
-        count: async (name) => {
-          const { rows } = await sql<{
-            n: string | number;
-          }>`select count(*) as n from ${sql.id(name)}`.execute(conn);
-          return Number(rows[0]?.n ?? 0);
+        readKeys: async (name, after, size) => {
+          const { rows } = await sql<{ last: string | null; read: string | number }>`
+            select max(id) as last, count(*) as read
+            from (select id from ${sql.id(name)} where id > ${after} order by id limit ${size}) keys`.execute(
+            conn,
+          );
+          return { last: rows[0]?.last ?? undefined, read: Number(rows[0]?.read ?? 0) };
         },
         pages: async (table) => {
           const { rows } = await sql<{

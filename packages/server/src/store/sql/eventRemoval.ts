@@ -206,7 +206,18 @@ async function dropExpiredPartitions(
     if (!candidate(partition, cutoffs)) continue;
     if (partition.state === "attached" && !(await expired(m, partition, cutoffs))) continue;
     await m.detach(partition);
-    const held = await m.count(partition.name);
+    // The week's key read once in order, paced (its leaves sequentially): what follows probes it
+    // once for every row that may hang off an event, and cold, each probe was a random read.
+    let held = 0;
+    for (let after = ""; ; ) {
+      if (signal?.aborted) return;
+      const started = performance.now();
+      const { last, read } = await m.readKeys(partition.name, after, KEYS_PER_READ);
+      held += read;
+      if (last === undefined || read < KEYS_PER_READ) break;
+      after = last;
+      await rest(rt, started);
+    }
     if (!(await removeHangingOff(rt, m, partition.name, removed, signal))) return;
     removed.events += held;
     await m.drop(partition.name);
@@ -254,8 +265,14 @@ const HANGING: readonly {
   { table: "idempotency", column: "event_id", kind: "idempotentAnswers" },
 ];
 
-/** Pages of a table read per transaction when removing what hangs off a detached week (16 MB). */
-const PAGES_PER_CHUNK = 2000;
+/** Pages of a table read per transaction when removing what hangs off a detached week (2 MB). */
+const PAGES_PER_CHUNK = 250;
+/** Keys of a detached week read at a time before its rows are probed (about 15 MB of its index). */
+const KEYS_PER_READ = 200_000;
+
+/** After a step that began at `started`, rests as the row-by-row removal rests (SqlRuntime.removalPace). */
+const rest = (rt: SqlRuntime, started: number) =>
+  new Promise((resolve) => setTimeout(resolve, (performance.now() - started) * rt.removalPace.rest));
 
 /**
  * What hangs off the events of a detached partition, table by table, read in page order (their
@@ -297,9 +314,7 @@ async function removeHangingOff(
           await removeAround(trx, tenantId, ids, removed);
         }
       });
-      await new Promise((resolve) =>
-        setTimeout(resolve, (performance.now() - started) * rt.removalPace.rest),
-      );
+      await rest(rt, started);
     }
   }
   return true;

@@ -140,8 +140,12 @@ export interface PartitionMaintenance {
   tenantsIn(name: string): Promise<string[]>;
   /** Takes the partition out of `events` without locking its readers and writers (or finishes doing so). */
   detach(partition: EventPartition): Promise<void>;
-  /** How many events a detached table holds. */
-  count(name: string): Promise<number>;
+  /**
+   * Reads the keys of a detached table in order, up to `size` of them after `after` (its key's index
+   * alone: the pages the deletes below will probe are then in memory); resolves the last key read
+   * and how many.
+   */
+  readKeys(name: string, after: string, size: number): Promise<{ last: string | undefined; read: number }>;
   /** How many pages `table` has now. */
   pages(table: HangingTable): Promise<number>;
   /**
