@@ -1,4 +1,4 @@
-import { type ChildProcess, execFileSync, spawn } from "node:child_process";
+import { type ChildProcess, execFileSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { fileURLToPath } from "node:url";
 import { Kysely, PostgresDialect, sql } from "kysely";
@@ -18,6 +18,7 @@ import {
 } from "../store/postgres/eventPartitions.js";
 import { openPostgresStore } from "../store/postgres/postgresStore.js";
 import { EVENT_COLUMNS } from "../store/sql/hotStatements.js";
+import { startServerProcess } from "./startBenchServer.js";
 import { steadyLoad } from "./steadyLoad.js";
 import { body, SETTLE_SECONDS } from "./verifyLoad.js";
 
@@ -146,22 +147,6 @@ async function prepare(db: Kysely<unknown>, week: number): Promise<void> {
   );
 }
 
-function startServer(url: string): Promise<{ child: ChildProcess; url: string; apiKey: string }> {
-  const child = spawn(process.execPath, [fileURLToPath(import.meta.url), "--serve", url], {
-    stdio: ["ignore", "pipe", "inherit", "ipc"],
-  });
-  return new Promise((resolve, reject) => {
-    let out = "";
-    child.stdout?.on("data", (d) => {
-      out += d;
-      const line = out.split("\n")[0];
-      if (out.includes("\n") && line)
-        resolve({ child, ...(JSON.parse(line) as { url: string; apiKey: string }) });
-    });
-    child.once("exit", (code) => reject(new Error(`server exited with ${code}`)));
-  });
-}
-
 async function main(): Promise<void> {
   const admin = new pg.Client({ connectionString: PG_URL });
   await admin.connect();
@@ -185,7 +170,14 @@ async function main(): Promise<void> {
     } finally {
       await db.destroy();
     }
-    const server = await startServer(url.toString());
+    const server = await startServerProcess(
+      "retention",
+      fileURLToPath(import.meta.url),
+      ["--serve", url.toString()],
+      {
+        ipc: true,
+      },
+    );
     child = server.child;
     const endpoint = {
       origin: server.url,

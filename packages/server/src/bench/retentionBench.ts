@@ -1,4 +1,4 @@
-import { type ChildProcess, spawn } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -12,6 +12,7 @@ import type { RemovedRows } from "../store/interfaces.js";
 import { openSqliteStore } from "../store/sqlite/sqliteStore.js";
 import { seedConsoleData } from "./consoleSeed.js";
 import { loopWatch } from "./loopWatch.js";
+import { startServerProcess } from "./startBenchServer.js";
 import { steadyLoad } from "./steadyLoad.js";
 import { body, SETTLE_SECONDS } from "./verifyLoad.js";
 
@@ -81,22 +82,6 @@ async function serve(): Promise<void> {
   });
 }
 
-function startServer(): Promise<{ child: ChildProcess; url: string; apiKey: string }> {
-  const child = spawn(process.execPath, [fileURLToPath(import.meta.url), "--serve", file], {
-    stdio: ["ignore", "pipe", "inherit", "ipc"],
-  });
-  return new Promise((resolve, reject) => {
-    let out = "";
-    child.stdout?.on("data", (d) => {
-      out += d;
-      const line = out.split("\n")[0];
-      if (out.includes("\n") && line)
-        resolve({ child, ...(JSON.parse(line) as { url: string; apiKey: string }) });
-    });
-    child.once("exit", (code) => reject(new Error(`server exited with ${code}`)));
-  });
-}
-
 /** The server's next message that has `key` (a removal's outcome and the loop watch answer cross). */
 const reply = <T>(child: ChildProcess, key: string): Promise<T> =>
   new Promise((resolve) => {
@@ -115,7 +100,9 @@ async function main(): Promise<void> {
   seedConsoleData(file, now - 200 * DAY, EVENTS, Math.round(EVENTS / 5));
   /** The time before which the first `n` seeded events lie (the seed spreads them evenly). */
   const cutoffAfter = (n: number) => oldest + Math.ceil((n * 30 * DAY) / EVENTS);
-  const server = await startServer();
+  const server = await startServerProcess("retention", fileURLToPath(import.meta.url), ["--serve", file], {
+    ipc: true,
+  });
   const { child } = server;
   try {
     const endpoint = {
