@@ -40,5 +40,40 @@ if (first) {
       );
       expect(rows.map((r) => r.table_schema).sort()).toEqual([first, second].sort());
     });
+
+    it("a schema another client drops while Warden looks for its migration tables does not fail the start", async () => {
+      // Kysely's look asks has_schema_privilege(name) of every schema it read: one dropped between the
+      // two was 3F000 "schema … does not exist" (twice in three runs of the whole suite).
+      const churn = new pg.Client({ connectionString: TEST_POSTGRES_URL });
+      await churn.connect();
+      let churning = true;
+      const churned = (async () => {
+        for (let i = 0; churning; i++) {
+          await churn.query(`create schema ${second}_churn_${i}`);
+          await churn.query(`drop schema ${second}_churn_${i}`);
+        }
+      })();
+      try {
+        for (let i = 0; i < 8; i++) {
+          const schema = `${second}_open_${i}`;
+          await admin.query(`create schema ${schema}`);
+          try {
+            const store = await openPostgresStore({
+              url: TEST_POSTGRES_URL,
+              statementTimeoutMs: 2000,
+              poolSize: 2,
+              schema,
+            });
+            await store.close();
+          } finally {
+            await admin.query(`drop schema ${schema} cascade`);
+          }
+        }
+      } finally {
+        churning = false;
+        await churned;
+        await churn.end();
+      }
+    });
   });
 }

@@ -1,12 +1,16 @@
 import {
   CompiledQuery,
+  type DatabaseIntrospector,
+  type DatabaseMetadata,
   type DialectAdapter,
   Kysely,
   PostgresAdapter,
   PostgresDialect,
   type PostgresPool,
   type PostgresPoolClient,
+  type SchemaMetadata,
   sql,
+  type TableMetadata,
 } from "kysely";
 import pg from "pg";
 import type { Store } from "../interfaces.js";
@@ -306,7 +310,44 @@ class PooledMigrationsAdapter extends PostgresAdapter {
   override async releaseMigrationLock(): Promise<void> {}
 }
 
-class PooledMigrationsDialect extends PostgresDialect {
+/**
+ * Kysely's look for its migration tables (Migrator) read every schema of the database and asked
+ * has_schema_privilege(name) of each: a schema that another client dropped meanwhile (another
+ * Warden's, a test's) failed the look with 3F000 "schema … does not exist", and the start with it.
+ * The migrations' connection looks at its own schema only; the Migrator reads tables' names alone.
+ */
+class CurrentSchemaIntrospector implements DatabaseIntrospector {
+  // biome-ignore lint/suspicious/noExplicitAny: Kysely's own signature (Dialect.createIntrospector).
+  constructor(private readonly db: Kysely<any>) {}
+  async getSchemas(): Promise<SchemaMetadata[]> {
+    const { rows } = await sql<SchemaMetadata>`select current_schema() as name`.execute(this.db);
+    return rows;
+  }
+  async getMetadata(): Promise<DatabaseMetadata> {
+    return { tables: await this.getTables() };
+  }
+  async getTables(): Promise<TableMetadata[]> {
+    const { rows } = await sql<{ name: string; schema: string; kind: string }>`
+      select c.relname as name, ns.nspname as schema, c.relkind as kind
+      from pg_catalog.pg_class c join pg_catalog.pg_namespace ns on ns.oid = c.relnamespace
+      where ns.nspname = current_schema() and c.relkind in ('r', 'p', 'v', 'm', 'f')`.execute(this.db);
+    return rows.map((r) => ({
+      name: r.name,
+      schema: r.schema,
+      isView: r.kind === "v" || r.kind === "m",
+      columns: [],
+    }));
+  }
+}
+
+class MigrationsDialect extends PostgresDialect {
+  // biome-ignore lint/suspicious/noExplicitAny: Kysely's own signature (Dialect.createIntrospector).
+  override createIntrospector(db: Kysely<any>): DatabaseIntrospector {
+    return new CurrentSchemaIntrospector(db);
+  }
+}
+
+class PooledMigrationsDialect extends MigrationsDialect {
   override createAdapter(): DialectAdapter {
     return new PooledMigrationsAdapter();
   }
@@ -354,7 +395,7 @@ export async function openPostgresStore(opts: PostgresOptions): Promise<Store> {
   const migrator = new Kysely<Database>({
     dialect: behindPooler
       ? new PooledMigrationsDialect({ pool: pooledMigrations(migrations) })
-      : new PostgresDialect({ pool: migrations }),
+      : new MigrationsDialect({ pool: migrations }),
   });
   try {
     if (opts.migrate === false)
