@@ -135,10 +135,10 @@ export async function createWeeklyPartitions(
 
 /**
  * Makes sure the weekly partitions up to PARTITIONS_AHEAD weeks past the current one exist, creating
- * what is missing (the table's owner's right: a runtime role without it gets insufficient_privilege,
- * and `warden migrate` must then run at least every PARTITIONS_AHEAD weeks). Of several processes,
- * one creates at a time (an advisory lock held by this session); the others pass. Resolves the
- * partitions created.
+ * what is missing. That is the table owner's right: a role without it creates none, and throws once
+ * the next three weeks lack a partition (`warden migrate` must then run at least every few weeks).
+ * Of several processes, one creates at a time (a transaction's advisory lock); the others pass, or
+ * wait up to `waitMs` when given. Resolves the partitions created.
  */
 export async function ensurePartitionsAhead(
   db: Kysely<unknown>,
@@ -153,23 +153,17 @@ export async function ensurePartitionsAhead(
 ): Promise<string[]> {
   const first = weekStart(now);
   const until = first + (PARTITIONS_AHEAD + 1) * WEEK_MS;
-  const missing = (partitions: readonly EventPartition[]) => {
-    const names = new Set(partitions.filter((p) => p.state === "attached").map((p) => p.name));
-    for (let start = first; start < until; start += WEEK_MS) {
-      if (!names.has(weeklyPartitionName(start)) && !coveredByBefore(partitions, start)) return true;
-    }
+  /** Whether any week from `first` up to `end` has no attached partition to take its events. */
+  const missing = (partitions: readonly EventPartition[], end = until) => {
+    for (let start = first; start < end; start += WEEK_MS) if (!takes(partitions, start)) return true;
     return false;
   };
-  if (!missing(await listEventPartitions(lookup))) return [];
+  const partitions = await listEventPartitions(lookup);
+  if (!missing(partitions)) return [];
   if (!(await ownsEvents(db))) {
     // A runtime role (`warden serve --no-migrate`): `warden migrate` makes them. Quiet while the next
     // weeks have theirs; then it says so at every pass, weeks before the first event is refused.
-    const soon = (await listEventPartitions(db)).filter((p) => p.state === "attached");
-    const covered = (start: number) =>
-      soon.some(
-        (p) => (p.from ?? Number.NEGATIVE_INFINITY) <= start && start < (p.to ?? Number.POSITIVE_INFINITY),
-      );
-    if (covered(first) && covered(first + WEEK_MS) && covered(first + 2 * WEEK_MS)) return [];
+    if (!missing(partitions, first + 3 * WEEK_MS)) return [];
     throw new Error(
       `the events partitions of the coming weeks are missing and ${await currentUser(db)} may not create them: run \`warden migrate\` with the schema owner's role (docs/deployment.md, "Partitions")`,
     );
@@ -206,8 +200,14 @@ async function currentUser(db: Kysely<unknown>): Promise<string> {
   return `role ${rows[0]?.name ?? "?"}`;
 }
 
-const coveredByBefore = (partitions: readonly EventPartition[], start: number): boolean =>
-  partitions.some((p) => p.name === BEFORE_PARTITION && p.state === "attached" && (p.to ?? 0) > start);
+/** Whether an attached partition takes events from the time `at`. */
+const takes = (partitions: readonly EventPartition[], at: number): boolean =>
+  partitions.some(
+    (p) =>
+      p.state === "attached" &&
+      (p.from ?? Number.NEGATIVE_INFINITY) <= at &&
+      at < (p.to ?? Number.POSITIVE_INFINITY),
+  );
 
 /**
  * Runs `fn` on one connection while it holds a session-level advisory lock on `key`; resolves

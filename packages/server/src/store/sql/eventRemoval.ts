@@ -1,7 +1,7 @@
 import type { Expression, ExpressionBuilder, Kysely, SqlBool } from "kysely";
 import type { ErasureSubject, EventRemovalStore, RemovedRows, RetentionCutoff } from "../interfaces.js";
 import type { Database } from "../schema.js";
-import { purgeInChunks } from "./purge.js";
+import { purgeInChunks, restAfter } from "./purge.js";
 import { guard } from "./rows.js";
 import type { EventPartition, HangingTable, PartitionMaintenance, SqlRuntime } from "./runtime.js";
 
@@ -216,7 +216,7 @@ async function dropExpiredPartitions(
       held += read;
       if (last === undefined || read < KEYS_PER_READ) break;
       after = last;
-      await rest(rt, started);
+      await restAfter(started, rt.removalPace.rest);
     }
     if (!(await removeHangingOff(rt, m, partition.name, removed, signal))) return;
     removed.events += held;
@@ -270,10 +270,6 @@ const PAGES_PER_CHUNK = 250;
 /** Keys of a detached week read at a time before its rows are probed (about 15 MB of its index). */
 const KEYS_PER_READ = 200_000;
 
-/** After a step that began at `started`, rests as the row-by-row removal rests (SqlRuntime.removalPace). */
-const rest = (rt: SqlRuntime, started: number) =>
-  new Promise((resolve) => setTimeout(resolve, (performance.now() - started) * rt.removalPace.rest));
-
 /**
  * What hangs off the events of a detached partition, table by table, read in page order (their
  * heaps sequentially, the partition only through its key's index, never its own rows), a range of
@@ -314,7 +310,7 @@ async function removeHangingOff(
           await removeAround(trx, tenantId, ids, removed);
         }
       });
-      await rest(rt, started);
+      await restAfter(started, rt.removalPace.rest);
     }
   }
   return true;

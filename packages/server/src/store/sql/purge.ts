@@ -31,9 +31,18 @@ export async function purgeInChunks(
     const deleted = await (options.transaction ? rt.writeTransaction(run) : rt.write(run));
     total += deleted;
     if (deleted < chunk) return total;
-    const rest = options.rest ? (performance.now() - started) * options.rest : 0;
-    await new Promise((resolve) => (rest > 0 ? setTimeout(resolve, rest) : setImmediate(resolve)));
+    await restAfter(started, options.rest ?? 0);
   }
+}
+
+/**
+ * After a step of housekeeping that began at `started` (performance.now()), rests `rest` times as
+ * long as it took, so that the work takes at most 1 / (1 + rest) of the time; at least a turn of the
+ * event loop.
+ */
+export function restAfter(started: number, rest: number): Promise<void> {
+  const ms = rest > 0 ? (performance.now() - started) * rest : 0;
+  return new Promise((resolve) => (ms > 0 ? setTimeout(resolve, ms) : setImmediate(resolve)));
 }
 
 export function deleteExpiredCounters(conn: Kysely<Database>, now: number, limit: number): Promise<number> {
