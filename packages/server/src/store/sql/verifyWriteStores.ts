@@ -78,15 +78,15 @@ export function createEventStore(
     guard("events.record", async (): Promise<RecordOutcome> => {
       const activeKey = options?.activeKey === true;
       const redeem = options?.redeem;
-      // A degraded event's id may carry no time (hotStatements.ts, firstOfItsId): its write takes the
-      // transaction below, which first waits for any other write of the same id.
-      const keyed = event.degraded;
-      if (!idem && !redeem && activeKey && batches && !keyed) {
+      // A degraded event's id may be keyed and carry no time (hotStatements.ts, firstOfItsId): its
+      // write takes the transaction below, which first waits for any other write of the same id.
+      const degraded = event.degraded;
+      if (!idem && !redeem && activeKey && batches && !degraded) {
         if (await batches.insertEventIfKeyActive(eventToRow(event), signal)) return { kind: "recorded" };
         // Nothing written: a retry of an event already stored, or a revoked key.
         return (await keyActive(db, event.keyId)) ? { kind: "recorded" } : { kind: "key_revoked" };
       }
-      if (!idem && !redeem && !keyed) {
+      if (!idem && !redeem && !degraded) {
         // One statement is atomic on its own; no transaction needed.
         return rt.write(async (conn): Promise<RecordOutcome> => {
           // The statement commits on its own (PostgreSQL) or with the batch it joins (SQLite).
@@ -102,7 +102,7 @@ export function createEventStore(
           return (await keyActive(conn, event.keyId)) ? { kind: "recorded" } : { kind: "key_revoked" };
         });
       }
-      if (idem && activeKey && !redeem && rt.claimsInOneStatement && !keyed) {
+      if (idem && activeKey && !redeem && rt.claimsInOneStatement && !degraded) {
         // One round trip instead of a five-statement transaction (hotStatements.ts).
         return rt.write(async (conn): Promise<RecordOutcome> => {
           if (signal && !signal.commit()) throw abortError();
@@ -128,7 +128,7 @@ export function createEventStore(
       }
       try {
         return await rt.writeTransaction(async (trx): Promise<RecordOutcome> => {
-          if (keyed) await rt.serialize(trx, `event-id\n${event.id}`);
+          if (degraded) await rt.serialize(trx, `event-id\n${event.id}`);
           if (activeKey && !(await keyActive(trx, event.keyId))) return { kind: "key_revoked" };
           if (idem) {
             const claim = await claimIdempotencyKey(trx, idem, event.createdAt, event.id);
