@@ -1,6 +1,6 @@
 import os from "node:os";
 import { describe, expect, it } from "vitest";
-import { ConfigError, defaultDatabaseUrl, loadConfig } from "./config.js";
+import { ConfigError, defaultDatabaseUrl, inRetentionHours, loadConfig } from "./config.js";
 
 describe("configuration", () => {
   it("has documented defaults", () => {
@@ -60,6 +60,10 @@ describe("configuration", () => {
     ],
     ["WARDEN_RETENTION_DAYS", "half a year", /WARDEN_RETENTION_DAYS: must be a whole number of days/],
     ["WARDEN_RETENTION_DAYS", "36501", /WARDEN_RETENTION_DAYS: must be/],
+    ["WARDEN_RETENTION_HOURS", "2", /WARDEN_RETENTION_HOURS: must be a window of UTC hours "from-to"/],
+    ["WARDEN_RETENTION_HOURS", "3-3", /WARDEN_RETENTION_HOURS: must be a window/],
+    ["WARDEN_RETENTION_HOURS", "0-24x", /WARDEN_RETENTION_HOURS: must be a window/],
+    ["WARDEN_RETENTION_HOURS", "24-2", /WARDEN_RETENTION_HOURS: must be a window/],
   ])("rejects %s=%j naming the variable", (name, value, message) => {
     expect(() => loadConfig({ [name]: value })).toThrow(ConfigError);
     expect(() => loadConfig({ [name]: value })).toThrow(message);
@@ -85,6 +89,26 @@ describe("configuration", () => {
     expect(
       loadConfig({ WARDEN_RETENTION_DAYS: "30", WARDEN_IDEMPOTENCY_TTL_HOURS: "700" }).retentionDays,
     ).toBe(30);
+  });
+
+  it("removes events at every hour by default, or within WARDEN_RETENTION_HOURS (UTC, across midnight too), until the window's end", () => {
+    expect(loadConfig({}).retentionHours).toBeUndefined();
+    expect(inRetentionHours(undefined, Date.parse("2027-01-01T13:00:00Z"))).toEqual({
+      until: Number.POSITIVE_INFINITY,
+    });
+    const night = loadConfig({ WARDEN_RETENTION_HOURS: "22-4" }).retentionHours;
+    expect(night).toEqual({ from: 22, to: 4 });
+    const at = (iso: string) => inRetentionHours(night, Date.parse(iso));
+    expect(at("2027-01-01T21:59:59Z")).toBeUndefined();
+    expect(at("2027-01-01T22:00:00Z")).toEqual({ until: Date.parse("2027-01-02T04:00:00Z") });
+    expect(at("2027-01-02T03:30:00Z")).toEqual({ until: Date.parse("2027-01-02T04:00:00Z") });
+    expect(at("2027-01-02T04:00:00Z")).toBeUndefined();
+    const early = loadConfig({ WARDEN_RETENTION_HOURS: " 2 - 24 " }).retentionHours;
+    expect(early).toEqual({ from: 2, to: 0 });
+    expect(inRetentionHours(early, Date.parse("2027-01-01T23:10:00Z"))).toEqual({
+      until: Date.parse("2027-01-02T00:00:00Z"),
+    });
+    expect(inRetentionHours(early, Date.parse("2027-01-01T01:10:00Z"))).toBeUndefined();
   });
 
   it("keeps two PostgreSQL connections open by default, never more than the pool", () => {

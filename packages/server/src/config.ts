@@ -37,6 +37,11 @@ export interface Config {
    * feedback, resolutions, stored answers) by every process's housekeeping; undefined keeps them forever.
    */
   readonly retentionDays: number | undefined;
+  /**
+   * The UTC hours in which housekeeping removes events (row by row, and the drop of a whole week on
+   * PostgreSQL): [from, to), wrapping past midnight when from > to; undefined is every hour.
+   */
+  readonly retentionHours: RetentionHours | undefined;
   /** Connections per process to PostgreSQL (ignored for SQLite). */
   readonly pgPoolSize: number;
   /** Connections of that pool opened at start-up and kept open while idle. */
@@ -241,6 +246,42 @@ function retentionDays(env: Env, idempotencyTtlHours: number): number | undefine
       `must be a whole number of days from ${min} (a week, and no shorter than WARDEN_IDEMPOTENCY_TTL_HOURS) to ${RETENTION_DAYS_RANGE.max}, or "forever", got "${env.WARDEN_RETENTION_DAYS}"`,
     );
   return days;
+}
+
+/** A daily window of whole UTC hours: from `from`:00 up to `to`:00, past midnight when from > to. */
+export interface RetentionHours {
+  readonly from: number;
+  readonly to: number;
+}
+
+/** WARDEN_RETENTION_HOURS: "H-H" in UTC (e.g. "2-5", or "22-4" across midnight); empty is every hour. */
+function retentionHours(env: Env): RetentionHours | undefined {
+  const raw = env.WARDEN_RETENTION_HOURS?.trim();
+  if (raw === undefined || raw === "") return undefined;
+  const m = /^(\d{1,2})\s*-\s*(\d{1,2})$/.exec(raw);
+  const [from, to] = m ? [Number(m[1]), Number(m[2])] : [Number.NaN, Number.NaN];
+  if (!(from >= 0 && from <= 23 && to >= 0 && to <= 24 && from !== to % 24))
+    throw new ConfigError(
+      "WARDEN_RETENTION_HOURS",
+      `must be a window of UTC hours "from-to" (0–23, then 1–24, not the same hour; "22-4" runs across midnight), got "${env.WARDEN_RETENTION_HOURS}"`,
+    );
+  return { from, to: to % 24 };
+}
+
+/** Whether `at` (epoch ms) falls in the window, and if it does, when the window ends. */
+export function inRetentionHours(
+  hours: RetentionHours | undefined,
+  at: number,
+): { until: number } | undefined {
+  if (hours === undefined) return { until: Number.POSITIVE_INFINITY };
+  const hour = new Date(at).getUTCHours();
+  const inside =
+    hours.from < hours.to ? hour >= hours.from && hour < hours.to : hour >= hours.from || hour < hours.to;
+  if (!inside) return undefined;
+  const end = new Date(at);
+  end.setUTCHours(hours.to, 0, 0, 0);
+  const until = end.getTime() <= at ? end.getTime() + 86_400_000 : end.getTime();
+  return { until };
 }
 
 function flag(env: Env, name: string, fallback: boolean): boolean {
@@ -510,6 +551,7 @@ export function loadConfig(env: Env = process.env): Config {
     storeTimeoutMs,
     idempotencyTtlHours,
     retentionDays: retentionDays(env, idempotencyTtlHours),
+    retentionHours: retentionHours(env),
     pgPoolSize,
     pgPoolMin,
     pgPooler: pooler,

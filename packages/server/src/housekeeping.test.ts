@@ -49,6 +49,32 @@ async function appAt(start: number, env: Record<string, string>) {
   };
 }
 
+describe("retention hours (WARDEN_RETENTION_HOURS)", () => {
+  it("outside the window a pass removes no event (expired counters and keys still go); inside it, the events past retention go", async () => {
+    const w = await appAt(Date.parse("2027-01-01T12:00:00Z"), {
+      WARDEN_RETENTION_DAYS: "30",
+      WARDEN_RETENTION_HOURS: "2-4",
+    });
+    const old = await w.verify("s-old");
+    w.advance(31 * DAY);
+    // 2027-02-01T12:00Z: outside 02:00–04:00 UTC.
+    let outside = 0;
+    expect(await housekeep(w.deps, undefined, { outsideHours: () => outside++ })).toMatchObject({
+      events: 0,
+    });
+    expect(outside).toBe(1);
+    expect((await w.feedback(old)).statusCode).toBe(200);
+    // 2027-02-02T03:00Z: inside.
+    w.advance(15 * 3_600_000);
+    expect(await housekeep(w.deps, undefined, { outsideHours: () => outside++ })).toMatchObject({
+      events: 1,
+      observations: 1,
+    });
+    expect(outside).toBe(1);
+    expectError(await w.feedback(old), 404, "unknown_event_id");
+  });
+});
+
 describe("retention (WARDEN_RETENTION_DAYS)", () => {
   it("an event past the retention goes with its feedback; feedback for it then gets 404 unknown_event_id, as for an event never recorded, a retry under its key included", async () => {
     const w = await appAt(Date.parse("2027-01-01T00:00:00Z"), {

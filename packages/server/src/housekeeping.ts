@@ -1,7 +1,8 @@
 import type { FastifyBaseLogger } from "fastify";
+import { inRetentionHours } from "./config.js";
 import type { Deps } from "./deps.js";
 import { storedRetentionDays } from "./policy/tenantPolicy.js";
-import type { RemovedRows } from "./store/interfaces.js";
+import { noneRemoved, type RemovedRows } from "./store/interfaces.js";
 
 const DAY_MS = 86_400_000;
 /** How often a process runs its housekeeping. */
@@ -13,6 +14,8 @@ export interface HousekeepingReport {
   skipped?(tenantId: string, err: unknown): void;
   /** The coming weeks' partitions (PostgreSQL): created, or not for `err` (retention goes on). */
   partitions?(created: readonly string[], err?: unknown): void;
+  /** The pass fell outside WARDEN_RETENTION_HOURS: no event was removed. */
+  outsideHours?(): void;
 }
 
 /**
@@ -41,6 +44,16 @@ export async function housekeep(
   await deps.store.counters.purgeExpired(now);
   await deps.store.idempotency.purgeExpired(now);
   await deps.store.consoleSessions.purgeExpired(now);
+  // Events go only within WARDEN_RETENTION_HOURS, and a pass still removing at its end stops there.
+  const window = inRetentionHours(deps.config.retentionHours, now);
+  if (window === undefined) {
+    report.outsideHours?.();
+    return noneRemoved();
+  }
+  if (Number.isFinite(window.until)) {
+    const closes = AbortSignal.timeout(Math.max(0, window.until - now));
+    signal = signal ? AbortSignal.any([signal, closes]) : closes;
+  }
   const shortest = Math.ceil(deps.config.idempotencyTtlHours / 24);
   return deps.store.removal.olderThan(async (tenantId) => {
     let record: Awaited<ReturnType<typeof deps.store.policies.current>>;

@@ -188,11 +188,11 @@ async function main(): Promise<void> {
     const row = (label: string, run: Awaited<ReturnType<typeof steadyLoad>>) => {
       const sent = Math.round(RATE * SECONDS);
       const share = (((run.degraded ?? 0) + run.non2xx + run.errors) / sent) * 100;
-      process.stdout.write(`| ${label} | ${share.toFixed(2)}% | ${run.p50} | ${run.p99} |\n`);
+      process.stdout.write(`| ${label} | ${share.toFixed(2)}% | ${run.p50} | ${run.p99} | |\n`);
     };
     process.stdout.write(
       `\nverify at ${RATE} req/s (open loop, windows of ${SECONDS} s after ${SETTLE_SECONDS} s not counted)\n\n` +
-        "| window | degraded share | p50 ms | p99 ms |\n| --- | ---: | ---: | ---: |\n",
+        "| window | degraded share | p50 ms | p99 ms | the pass's steps; what verify's backends waited on (samples every 50 ms) |\n| --- | ---: | ---: | ---: | --- |\n",
     );
     // The seed leaves gigabytes for the disk to write back: the pass is measured from a settled
     // machine, once a window alone answers no more than 0.5% degraded (at most 12 windows).
@@ -205,6 +205,14 @@ async function main(): Promise<void> {
     }
     /** A retention pass in the server, verify measured in windows until it ends, then three more. */
     const pass = async (label: string, message: { remove: number; keep?: string; forMs?: number }) => {
+      const sampler = await sampleBackends(url.toString());
+      const row = (label: string, run: Awaited<ReturnType<typeof steadyLoad>>) => {
+        const sent = Math.round(RATE * SECONDS);
+        const share = (((run.degraded ?? 0) + run.non2xx + run.errors) / sent) * 100;
+        process.stdout.write(
+          `| ${label} | ${share.toFixed(2)}% | ${run.p50} | ${run.p99} | ${sampler.window()} |\n`,
+        );
+      };
       let done: { removed: RemovedRows; ms: number } | undefined;
       const removal = new Promise<{ removed: RemovedRows; ms: number }>((resolve) =>
         server.child.once("message", (m) => resolve(m as { removed: RemovedRows; ms: number })),
@@ -217,6 +225,7 @@ async function main(): Promise<void> {
       }
       await removal;
       for (let n = 1; n <= 3; n++) row(`after it (${n})`, await steadyLoad([endpoint], SECONDS, RATE));
+      await sampler.stop();
       return done as { removed: RemovedRows; ms: number };
     };
     // Side by side: first the same week row by row (tenant "keeper" holds one of its events, so it is
@@ -241,6 +250,69 @@ async function main(): Promise<void> {
     await admin.query(`drop database if exists ${database} with (force)`);
     await admin.end();
   }
+}
+
+/**
+ * What the database's backends do, sampled every 50 ms from pg_stat_activity: the retention pass's
+ * step (by its statement: detach, the key read, a table's rows hanging off the week, the drop; "rest"
+ * between them) and what verify's backends were waiting on. `window()` names what was seen since it
+ * was last called, most frequent first.
+ */
+async function sampleBackends(url: string): Promise<{ window(): string; stop(): Promise<void> }> {
+  const client = new pg.Client({ connectionString: url, application_name: "bench-sampler" });
+  await client.connect();
+  const steps = new Map<string, number>();
+  const waits = new Map<string, number>();
+  let samples = 0;
+  const bump = (m: Map<string, number>, k: string) => m.set(k, (m.get(k) ?? 0) + 1);
+  const stepOf = (q: string): string | undefined => {
+    if (/detach partition/i.test(q)) return "detach";
+    if (/select max\(id\) as last/i.test(q)) return "key read";
+    const hanging = /delete from "?(\w+)"? t\s+where t\.ctid/i.exec(q);
+    if (hanging) return `rows off it: ${hanging[1]}`;
+    if (/^drop table/i.test(q.trim())) return "drop";
+    if (/delete from "?events"?/i.test(q)) return "row by row";
+    return undefined;
+  };
+  let stopped = false;
+  const loop = (async () => {
+    while (!stopped) {
+      const { rows } = await client.query<{ query: string; state: string; wait: string | null }>(
+        `select query, state, wait_event_type || ':' || wait_event as wait from pg_stat_activity
+         where datname = current_database() and pid <> pg_backend_pid() and backend_type = 'client backend'`,
+      );
+      samples++;
+      let step: string | undefined;
+      for (const r of rows) {
+        const s = r.state === "active" ? stepOf(r.query) : undefined;
+        if (s) step = s;
+        else if (r.state === "active" && r.wait && /insert into|commit|update/i.test(r.query))
+          bump(waits, r.wait);
+      }
+      bump(steps, step ?? "rest");
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  })();
+  const top = (m: Map<string, number>, n: number) =>
+    [...m.entries()]
+      .sort((a, b) => b[1] - a[1])
+      .slice(0, n)
+      .map(([k, v]) => `${k} ${v}`)
+      .join(", ");
+  return {
+    window() {
+      const text = `${top(steps, 4)}; ${top(waits, 3) || "no waits"} (${samples} samples)`;
+      steps.clear();
+      waits.clear();
+      samples = 0;
+      return text;
+    },
+    async stop() {
+      stopped = true;
+      await loop;
+      await client.end();
+    },
+  };
 }
 
 if (serving) await serve(process.argv[3] as string);

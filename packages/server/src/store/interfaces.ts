@@ -686,6 +686,16 @@ export interface RemovedRows {
   idempotentAnswers: number;
 }
 
+/** Nothing removed yet: what a removal counts up from. */
+export const noneRemoved = (): RemovedRows => ({
+  events: 0,
+  challenges: 0,
+  clears: 0,
+  observations: 0,
+  resolutions: 0,
+  idempotentAnswers: 0,
+});
+
 /**
  * Removing events with everything that hangs off them: retention and the erasure of one person's data.
  * An event is removed with its attempt's other event (the first verdict and the re-verify that redeemed

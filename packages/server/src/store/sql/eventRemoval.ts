@@ -1,20 +1,17 @@
 import type { Expression, ExpressionBuilder, Kysely, SqlBool } from "kysely";
-import type { ErasureSubject, EventRemovalStore, RemovedRows, RetentionCutoff } from "../interfaces.js";
+import {
+  type ErasureSubject,
+  type EventRemovalStore,
+  noneRemoved,
+  type RemovedRows,
+  type RetentionCutoff,
+} from "../interfaces.js";
 import type { Database } from "../schema.js";
 import { purgeInChunks, restAfter } from "./purge.js";
 import { guard } from "./rows.js";
 import type { EventPartition, HangingTable, PartitionMaintenance, SqlRuntime } from "./runtime.js";
 
 type EventFilter = (eb: ExpressionBuilder<Database, "events">) => Expression<SqlBool>;
-
-const noneRemoved = (): RemovedRows => ({
-  events: 0,
-  challenges: 0,
-  clears: 0,
-  observations: 0,
-  resolutions: 0,
-  idempotentAnswers: 0,
-});
 
 /** Retention and erasure on SQL (EventRemovalStore). */
 export function createEventRemovalStore(rt: SqlRuntime): EventRemovalStore {

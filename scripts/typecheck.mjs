@@ -1,0 +1,37 @@
+// `npm run typecheck`: every package's strict type-check (tsconfig.check.json, sources and tests) at
+// once, two at a time, each one's output printed whole when it ends; exits 1 if any fails.
+import { spawn } from "node:child_process";
+import { createRequire } from "node:module";
+import { availableParallelism } from "node:os";
+
+const tsc = createRequire(import.meta.url).resolve("typescript/bin/tsc");
+// The server's check is the longest: it starts first.
+const packages = ["server", "client", "console", "browser"];
+const slots = Math.max(2, Math.min(packages.length, availableParallelism()));
+
+const check = (name) =>
+  new Promise((resolve) => {
+    const started = performance.now();
+    const child = spawn(process.execPath, [tsc, "-p", `packages/${name}/tsconfig.check.json`], {
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let output = "";
+    child.stdout.on("data", (d) => (output += d));
+    child.stderr.on("data", (d) => (output += d));
+    child.on("close", (code) => {
+      const seconds = ((performance.now() - started) / 1000).toFixed(1);
+      process.stdout.write(output);
+      if (code !== 0) process.stderr.write(`typecheck: ${name} failed (exit ${code}, ${seconds} s)\n`);
+      resolve(code === 0);
+    });
+  });
+
+const queue = [...packages];
+const results = await Promise.all(
+  Array.from({ length: slots }, async () => {
+    let ok = true;
+    for (let name = queue.shift(); name !== undefined; name = queue.shift()) ok = (await check(name)) && ok;
+    return ok;
+  }),
+);
+process.exit(results.every(Boolean) ? 0 : 1);
