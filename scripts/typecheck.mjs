@@ -1,5 +1,6 @@
-// `npm run typecheck`: every package's strict type-check (tsconfig.check.json, sources and tests) at
-// once, two at a time, each one's output printed whole when it ends; exits 1 if any fails.
+// `npm run typecheck`: every package's strict type-check (tsconfig.check.json, sources and tests), as
+// many at once as there are cores (two at least), each one's output printed whole when it ends;
+// exits 1 if any fails.
 import { spawn } from "node:child_process";
 import { createRequire } from "node:module";
 import { availableParallelism } from "node:os";
@@ -34,4 +35,4 @@ const results = await Promise.all(
     return ok;
   }),
 );
-process.exit(results.every(Boolean) ? 0 : 1);
+process.exitCode = results.every(Boolean) ? 0 : 1;

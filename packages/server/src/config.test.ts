@@ -93,6 +93,7 @@ describe("configuration", () => {
 
   it("removes events at every hour by default, or within WARDEN_RETENTION_HOURS (UTC, across midnight too), until the window's end", () => {
     expect(loadConfig({}).retentionHours).toBeUndefined();
+    expect(loadConfig({ WARDEN_RETENTION_HOURS: "0-24" }).retentionHours).toBeUndefined();
     expect(inRetentionHours(undefined, Date.parse("2027-01-01T13:00:00Z"))).toEqual({
       until: Number.POSITIVE_INFINITY,
     });

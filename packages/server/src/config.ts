@@ -254,16 +254,20 @@ export interface RetentionHours {
   readonly to: number;
 }
 
-/** WARDEN_RETENTION_HOURS: "H-H" in UTC (e.g. "2-5", or "22-4" across midnight); empty is every hour. */
+/**
+ * WARDEN_RETENTION_HOURS: "H-H" in UTC (e.g. "2-5", or "22-4" across midnight); empty, or "0-24",
+ * is every hour.
+ */
 function retentionHours(env: Env): RetentionHours | undefined {
   const raw = env.WARDEN_RETENTION_HOURS?.trim();
   if (raw === undefined || raw === "") return undefined;
   const m = /^(\d{1,2})\s*-\s*(\d{1,2})$/.exec(raw);
   const [from, to] = m ? [Number(m[1]), Number(m[2])] : [Number.NaN, Number.NaN];
+  if (from === 0 && to === 24) return undefined;
   if (!(from >= 0 && from <= 23 && to >= 0 && to <= 24 && from !== to % 24))
     throw new ConfigError(
       "WARDEN_RETENTION_HOURS",
-      `must be a window of UTC hours "from-to" (0–23, then 1–24, not the same hour; "22-4" runs across midnight), got "${env.WARDEN_RETENTION_HOURS}"`,
+      `must be a window of UTC hours "from-to" (from 0–23, to 0–24, not the same hour; "22-4" runs across midnight; "0-24" or no value is every hour), got "${env.WARDEN_RETENTION_HOURS}"`,
     );
   return { from, to: to % 24 };
 }

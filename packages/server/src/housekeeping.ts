@@ -16,6 +16,8 @@ export interface HousekeepingReport {
   partitions?(created: readonly string[], err?: unknown): void;
   /** The pass fell outside WARDEN_RETENTION_HOURS: no event was removed. */
   outsideHours?(): void;
+  /** WARDEN_RETENTION_HOURS ended while the pass was removing: what it removed before it stopped. */
+  windowEnded?(removed: RemovedRows): void;
 }
 
 /**
@@ -44,29 +46,52 @@ export async function housekeep(
   await deps.store.counters.purgeExpired(now);
   await deps.store.idempotency.purgeExpired(now);
   await deps.store.consoleSessions.purgeExpired(now);
-  // Events go only within WARDEN_RETENTION_HOURS, and a pass still removing at its end stops there.
+  // Events go only within WARDEN_RETENTION_HOURS. At its end the row-by-row removal stops between
+  // two chunks and no other week's drop begins; a drop already begun is finished.
   const window = inRetentionHours(deps.config.retentionHours, now);
   if (window === undefined) {
     report.outsideHours?.();
     return noneRemoved();
   }
-  if (Number.isFinite(window.until)) {
-    const closes = AbortSignal.timeout(Math.max(0, window.until - now));
-    signal = signal ? AbortSignal.any([signal, closes]) : closes;
+  const windowEnd = new AbortController();
+  const closing = Number.isFinite(window.until)
+    ? setTimeout(() => windowEnd.abort(), Math.max(0, window.until - deps.clock()))
+    : undefined;
+  closing?.unref();
+  try {
+    const removed = await removeExpiredEvents(deps, now, signal, windowEnd.signal, report);
+    if (windowEnd.signal.aborted) report.windowEnded?.(removed);
+    return removed;
+  } finally {
+    clearTimeout(closing);
   }
+}
+
+/** Each tenant's events older than its retention (housekeep). */
+function removeExpiredEvents(
+  deps: Deps,
+  now: number,
+  signal: AbortSignal | undefined,
+  windowEnd: AbortSignal,
+  report: HousekeepingReport,
+): Promise<RemovedRows> {
   const shortest = Math.ceil(deps.config.idempotencyTtlHours / 24);
-  return deps.store.removal.olderThan(async (tenantId) => {
-    let record: Awaited<ReturnType<typeof deps.store.policies.current>>;
-    try {
-      record = await deps.store.policies.current(tenantId);
-    } catch (err) {
-      report.skipped?.(tenantId, err);
-      return undefined;
-    }
-    const own = record ? storedRetentionDays(record.document) : undefined;
-    const days = own === undefined ? deps.config.retentionDays : own === "forever" ? undefined : own;
-    return days === undefined ? undefined : now - Math.max(days, shortest) * DAY_MS;
-  }, signal);
+  return deps.store.removal.olderThan(
+    async (tenantId) => {
+      let record: Awaited<ReturnType<typeof deps.store.policies.current>>;
+      try {
+        record = await deps.store.policies.current(tenantId);
+      } catch (err) {
+        report.skipped?.(tenantId, err);
+        return undefined;
+      }
+      const own = record ? storedRetentionDays(record.document) : undefined;
+      const days = own === undefined ? deps.config.retentionDays : own === "forever" ? undefined : own;
+      return days === undefined ? undefined : now - Math.max(days, shortest) * DAY_MS;
+    },
+    signal,
+    windowEnd,
+  );
 }
 
 /**
@@ -82,6 +107,11 @@ export function startHousekeeping(deps: Deps, log: FastifyBaseLogger): { stop():
       const removed = await housekeep(deps, abort.signal, {
         skipped: (tenantId, err) =>
           log.warn({ err, tenantId }, "retention: tenant passed over (its policy could not be read)"),
+        windowEnded: (removed) =>
+          log.info(
+            { removed },
+            "retention: WARDEN_RETENTION_HOURS ended; the rest waits for the next window (a week whose drop began is finished)",
+          ),
         partitions: (created, err) =>
           err === undefined
             ? log.info({ created }, "partitions: the coming weeks' events partitions created")

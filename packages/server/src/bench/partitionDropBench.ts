@@ -275,6 +275,7 @@ async function sampleBackends(url: string): Promise<{ window(): string; stop(): 
     return undefined;
   };
   let stopped = false;
+  // A failed look (the database restarting, say) ends the sampling; stop() reports it.
   const loop = (async () => {
     while (!stopped) {
       const { rows } = await client.query<{ query: string; state: string; wait: string | null }>(
@@ -292,7 +293,7 @@ async function sampleBackends(url: string): Promise<{ window(): string; stop(): 
       bump(steps, step ?? "rest");
       await new Promise((r) => setTimeout(r, 50));
     }
-  })();
+  })().catch((err: unknown) => err);
   const top = (m: Map<string, number>, n: number) =>
     [...m.entries()]
       .sort((a, b) => b[1] - a[1])
@@ -309,8 +310,9 @@ async function sampleBackends(url: string): Promise<{ window(): string; stop(): 
     },
     async stop() {
       stopped = true;
-      await loop;
+      const failed = await loop;
       await client.end();
+      if (failed) throw failed;
     },
   };
 }

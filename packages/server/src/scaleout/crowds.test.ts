@@ -175,6 +175,6 @@ if (databaseUrl) {
       // the cleared verdict when the redemption committed; when it did not, the clear is still there
       // and the next re-verify gets it.
       expect(rounds.map((r) => r.honoured + (r.honouredAfter ?? 0))).toEqual([1, 1, 1, 1, 1]);
-    }, 60_000);
+    }, 150_000);
   });
 }

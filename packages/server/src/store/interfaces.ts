@@ -717,8 +717,13 @@ export interface EventRemovalStore {
    * as a function gives each tenant's own cutoff (undefined: keep its events), asked once per tenant
    * and pass. Of several processes running it at once, one removes a tenant's events at a time; the
    * others pass over that tenant (they would only find the same rows locked, then gone).
+   *
+   * `signal` stops it between two steps (a shutdown). `windowEnd` (the end of WARDEN_RETENTION_HOURS)
+   * stops the row-by-row removal between two chunks and the start of another week's drop, but lets a
+   * week whose drop has begun be finished: a drop that outlasted its window would otherwise start
+   * over at every window and never end.
    */
-  olderThan(before: RetentionCutoff, signal?: AbortSignal): Promise<RemovedRows>;
+  olderThan(before: RetentionCutoff, signal?: AbortSignal, windowEnd?: AbortSignal): Promise<RemovedRows>;
   /**
    * Removes one tenant's events of `subject` with their dependants (an attempt's other event even when
    * it does not match the subject itself). On SQLite the freed space is overwritten (secure_delete).

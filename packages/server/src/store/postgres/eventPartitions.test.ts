@@ -136,10 +136,15 @@ if (schema) {
       const keep = f.event("evt_wk_keep", "w1", w + WEEK_MS + 100);
       await a.events.record(keep, undefined);
       expect(await f.traces("w1", "wk1")).toEqual(f.whole);
+      const cutoffs = cutoffsOf({ w1: w + WEEK_MS, w2: w + WEEK_MS + 1, w3: undefined });
 
-      const removed = await a.removal.olderThan(
-        cutoffsOf({ w1: w + WEEK_MS, w2: w + WEEK_MS + 1, w3: undefined }),
-      );
+      // Past the end of WARDEN_RETENTION_HOURS no week's drop begins, and nothing goes row by row.
+      const ended = AbortSignal.abort();
+      expect((await a.removal.olderThan(cutoffs, undefined, ended)).events).toBe(0);
+      expect(await attached()).toContain(weeklyPartitionName(w));
+      expect(await f.traces("w1", "wk1")).toEqual(f.whole);
+
+      const removed = await a.removal.olderThan(cutoffs);
       expect(removed).toEqual({
         events: 6,
         challenges: 3,
@@ -193,8 +198,9 @@ if (schema) {
       await admin.query(`comment on table ${schema}.${name} is '${DROPPING_COMMENT}'`);
       await admin.query(`alter table ${schema}.events detach partition ${schema}.${name}`);
       expect(await b.events.get("w2", "evt_cut")).toBeUndefined();
-      // Every tenant keeps its events: only the detached table is finished.
-      const removed = await a.removal.olderThan(cutoffsOf({}));
+      // Every tenant keeps its events: only the detached table is finished, past the end of
+      // WARDEN_RETENTION_HOURS too (a drop that outlasted its window would otherwise never end).
+      const removed = await a.removal.olderThan(cutoffsOf({}), undefined, AbortSignal.abort());
       expect(removed).toEqual(f.oneAttempt);
       expect(await tableExists(name)).toBe(false);
       expect(await f.traces("w2", "cut")).toEqual(f.gone);

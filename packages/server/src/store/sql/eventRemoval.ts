@@ -7,7 +7,7 @@ import {
   type RetentionCutoff,
 } from "../interfaces.js";
 import type { Database } from "../schema.js";
-import { purgeInChunks, restAfter } from "./purge.js";
+import { purgeInChunks, restAfter, type StopSignal } from "./purge.js";
 import { guard } from "./rows.js";
 import type { EventPartition, HangingTable, PartitionMaintenance, SqlRuntime } from "./runtime.js";
 
@@ -20,7 +20,7 @@ export function createEventRemovalStore(rt: SqlRuntime): EventRemovalStore {
     tenantId: string,
     filter: EventFilter,
     removed: RemovedRows,
-    signal: AbortSignal | undefined,
+    signal: StopSignal | undefined,
     alone?: string,
   ) =>
     purgeInChunks(
@@ -34,7 +34,7 @@ export function createEventRemovalStore(rt: SqlRuntime): EventRemovalStore {
       { ...rt.removalPace, transaction: true, signal },
     );
   return {
-    olderThan: (before: RetentionCutoff, signal) =>
+    olderThan: (before: RetentionCutoff, signal, windowEnd) =>
       guard("removal.olderThan", async () => {
         const removed = noneRemoved();
         const tenants = await db.selectFrom("tenants").select("id").orderBy("id").execute();
@@ -47,15 +47,22 @@ export function createEventRemovalStore(rt: SqlRuntime): EventRemovalStore {
         const { partitions } = rt;
         try {
           if (partitions && (await partitions.list()).some((p) => candidate(p, cutoffs)))
-            await partitions.maintain((m) => dropExpiredPartitions(rt, m, cutoffs, removed, signal));
+            await partitions.maintain((m) =>
+              dropExpiredPartitions(rt, m, cutoffs, removed, signal, windowEnd),
+            );
         } catch (err) {
           dropFailed = err;
         }
         // Tenant by tenant: each chunk is then a range of the (tenant_id, created_at) index.
+        const rowsStop: StopSignal = {
+          get aborted() {
+            return signal?.aborted === true || windowEnd?.aborted === true;
+          },
+        };
         for (const [id, cutoff] of cutoffs) {
-          if (signal?.aborted) break;
+          if (rowsStop?.aborted) break;
           if (cutoff === undefined) continue;
-          await removeWhere(id, (eb) => eb("created_at", "<", cutoff), removed, signal, `retention\n${id}`);
+          await removeWhere(id, (eb) => eb("created_at", "<", cutoff), removed, rowsStop, `retention\n${id}`);
         }
         if (dropFailed !== undefined) {
           throw new Error(
@@ -197,11 +204,16 @@ async function dropExpiredPartitions(
   cutoffs: ReadonlyMap<string, number | undefined>,
   removed: RemovedRows,
   signal: AbortSignal | undefined,
+  windowEnd: AbortSignal | undefined,
 ): Promise<void> {
   for (const partition of await m.list()) {
     if (signal?.aborted) return;
     if (!candidate(partition, cutoffs)) continue;
-    if (partition.state === "attached" && !(await expired(m, partition, cutoffs))) continue;
+    if (partition.state === "attached") {
+      // Past the window's end no week is begun; one begun (detached) is finished.
+      if (windowEnd?.aborted) continue;
+      if (!(await expired(m, partition, cutoffs))) continue;
+    }
     await m.detach(partition);
     // The week's key read once in order, paced (its leaves sequentially): what follows probes it
     // once for every row that may hang off an event, and cold, each probe was a random read.
@@ -216,8 +228,9 @@ async function dropExpiredPartitions(
       await restAfter(started, rt.removalPace.rest);
     }
     if (!(await removeHangingOff(rt, m, partition.name, removed, signal))) return;
-    removed.events += held;
+    if (signal?.aborted) return;
     await m.drop(partition.name);
+    removed.events += held;
   }
 }
 

@@ -5,6 +5,9 @@ import type { SqlRuntime } from "./runtime.js";
 /** Rows deleted per write: a few hundred microseconds of SQLite's (synchronous) time each. */
 export const PURGE_CHUNK = 1000;
 
+/** What stops a removal between two of its chunks: an AbortSignal, or several read as one. */
+export type StopSignal = Pick<AbortSignal, "aborted">;
+
 /**
  * Deletes rows in chunks, each its own write, and lets other work run between them. One DELETE of a
  * minute's expired counters held SQLite's event loop for hundreds of milliseconds at production rates
@@ -20,7 +23,7 @@ export const PURGE_CHUNK = 1000;
 export async function purgeInChunks(
   rt: SqlRuntime,
   deleteChunk: (conn: Kysely<Database>, limit: number) => Promise<number>,
-  options: { chunk?: number; transaction?: boolean; rest?: number; signal?: AbortSignal | undefined } = {},
+  options: { chunk?: number; transaction?: boolean; rest?: number; signal?: StopSignal | undefined } = {},
 ): Promise<number> {
   const chunk = options.chunk ?? PURGE_CHUNK;
   const run = (conn: Kysely<Database>) => deleteChunk(conn, chunk);
