@@ -112,7 +112,10 @@ describe("warden agent", () => {
   });
 });
 
-describe("warden agent: a key names one operator, whichever way it enters", () => {
+// Each test spawns up to three `warden` processes (the CLI must trust the directories' throwaway
+// certificate from its start, NODE_EXTRA_CA_CERTS): 2 s each on a quiet machine, over 6 s beside
+// two other test files on two cores.
+describe("warden agent: a key names one operator, whichever way it enters", { timeout: 60_000 }, () => {
   /** Key directories on loopback HTTPS (a throwaway certificate), one per operator, serving `keys`. */
   const directories: { server: Server; origin: string; keys: object[] }[] = [];
   let directoryEnv: NodeJS.ProcessEnv;
