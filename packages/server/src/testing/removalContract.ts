@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { EventRecord } from "../domain.js";
-import type { ChallengeRecord, RemovedRows, Store } from "../store/interfaces.js";
+import { type ChallengeRecord, noneRemoved, type RemovedRows, type Store } from "../store/interfaces.js";
 import { testEvent } from "./harness.js";
 
 const DAY = 86_400_000;
@@ -11,14 +11,7 @@ const NEW = CUTOFF + DAY;
 /** Stored answers live far beyond every time used here. */
 const LIVE = 10_000 * DAY;
 
-const none: RemovedRows = {
-  events: 0,
-  challenges: 0,
-  clears: 0,
-  observations: 0,
-  resolutions: 0,
-  idempotentAnswers: 0,
-};
+const none = noneRemoved();
 
 /**
  * A challenged attempt's rows and what to read of them, for removal tests on stores `a` (writes) and
