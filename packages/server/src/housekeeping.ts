@@ -28,7 +28,8 @@ export interface HousekeepingReport {
  * remembered key must find its event). Every deletion goes in chunks, so verify interleaves, and a
  * week of events whose every tenant is past its retention is dropped at once (PostgreSQL). A tenant
  * whose policy cannot be read is passed over until the next pass (`report.skipped` hears of it), the
- * others go on. Resolves what retention removed.
+ * others go on. Events are removed only within WARDEN_RETENTION_HOURS when it is set. Resolves what
+ * retention removed.
  */
 export async function housekeep(
   deps: Deps,
