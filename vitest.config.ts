@@ -1,24 +1,56 @@
 import { defineConfig } from "vitest/config";
+import { BaseSequencer, type TestSpecification } from "vitest/node";
 
 /**
- * Two projects, run one after the other by `npm test`: everything else in parallel, then the suites
- * whose checks depend on verify meeting its deadline under load (real server processes, fault
- * injection, the evaluation replay), the load tests (`*.load.test.ts`, which saturate the machine
- * on purpose), the packages installed from their tarballs (`*.install.test.ts`, an npm install that
- * compiles better-sqlite3) and the input fuzzers (`*.fuzz.test.ts`, 3,000 bodies per endpoint from a
- * new seed each run) one file at a time, so they do not compete with other test files for its two cores.
+ * Three projects, run one after the other by `npm test` (sequence.groupOrder): everything else in
+ * parallel; then the suites that start real processes or browsers but assert only what load cannot
+ * change (the people of examples/realtools get their accounts, `--workers` supervision, the packages
+ * installed from their tarballs, the degraded-event spool), two files at a time; then, one file at a
+ * time so they do not compete with other test files for the two cores, the suites whose checks
+ * depend on verify meeting its deadline under load (real server processes, fault injection, the
+ * evaluation replay, the example app's person allowed at once), the load tests (`*.load.test.ts`,
+ * which saturate the machine on purpose) and the input fuzzers (`*.fuzz.test.ts`, 3,000 bodies per
+ * endpoint from a new seed each run).
  */
+const SIDE_BY_SIDE = [
+  "examples/realtools/realtools.e2e.test.ts",
+  "packages/server/src/scaleout/workers.test.ts",
+  "packages/server/src/scaleout/degradedSpool.test.ts",
+  "packages/server/src/packaging/packages.install.test.ts",
+];
+
+/**
+ * The longest files of a project start first, in this order, so that two at a time the side-by-side
+ * files end together. Vitest orders by the durations it recorded last time, and a fresh clone (CI)
+ * has none: it would order by file size, and start the longest file last.
+ */
+class LongestFirst extends BaseSequencer {
+  override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
+    const sorted = await super.sort(files);
+    const rank = (f: TestSpecification) => {
+      const i = SIDE_BY_SIDE.findIndex((p) => f.moduleId.endsWith(p));
+      return i < 0 ? SIDE_BY_SIDE.length : i;
+    };
+    return sorted
+      .map((file, i) => ({ file, i }))
+      .sort((a, b) => rank(a.file) - rank(b.file) || a.i - b.i)
+      .map(({ file }) => file);
+  }
+}
+
 export default defineConfig({
   test: {
     testTimeout: 20_000,
     hookTimeout: 30_000,
     pool: "forks",
     reporters: ["default"],
+    sequence: { sequencer: LongestFirst },
     projects: [
       {
         extends: true,
         test: {
           name: "main",
+          sequence: { groupOrder: 0 },
           // The test files share their worker's modules instead of importing the app anew each (no
           // test mocks a module or stubs a global): imports were 234 s of 822 s in one run.
           isolate: false,
@@ -39,7 +71,20 @@ export default defineConfig({
       {
         extends: true,
         test: {
+          name: "side-by-side",
+          sequence: { groupOrder: 1 },
+          include: SIDE_BY_SIDE,
+          // Their files wait on browsers, child processes and npm far more than they compute: two at a
+          // time took 112 s where one after another took 162 s on one machine. Each file in a fresh
+          // worker, so that a worker takes the next file as soon as it is free.
+          maxWorkers: 2,
+        },
+      },
+      {
+        extends: true,
+        test: {
           name: "serial",
+          sequence: { groupOrder: 2 },
           include: [
             "examples/*/*.test.ts",
             "packages/*/src/scaleout/**/*.test.ts",
@@ -48,6 +93,7 @@ export default defineConfig({
             "packages/*/src/**/*.fuzz.test.ts",
             "packages/*/src/**/*.install.test.ts",
           ],
+          exclude: SIDE_BY_SIDE,
           fileParallelism: false,
           // One worker for the whole project, its modules imported once: each of these files starts its
           // own servers and processes and leaves nothing behind in the worker (21 s of imports otherwise).

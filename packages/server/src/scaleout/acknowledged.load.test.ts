@@ -29,14 +29,14 @@ const pgUrl = await postgresDatabaseOrSkip(
   "the PostgreSQL half of the acknowledged-vs-committed load test",
 );
 
-const LOAD_MS = 15_000;
+const LOAD_MS = 10_000;
 /**
  * A machine too busy for the load to be acknowledged in numbers (every answer degraded) gets up to
  * this much longer, until WANTED_ACKS verifies and a quarter as many observations are acknowledged.
  */
 const EXTRA_MS = 6_000;
 const WANTED_ACKS = 300;
-const KILL_AT_MS = 5_000;
+const KILL_AT_MS = 3_000;
 const WRITERS = 40;
 const READERS = 5;
 const FEEDBACK_ATTEMPTS = 6;
