@@ -93,6 +93,7 @@ export const AGENT_COMMANDS: Record<string, Command> = {
         timeoutMs: config.agentDirectoryTimeoutMs,
         maxBytes: config.agentDirectoryMaxBytes,
         allowPrivate: config.agentDirectoryAllowPrivate,
+        ...(ctx.directoryCa === undefined ? {} : { ca: ctx.directoryCa }),
       };
       // The directory's keys enter the registry too: they are checked now, like the file's.
       const directory = fetchDirectory ? await fetchKeyDirectory(origin, limits) : undefined;

@@ -5,8 +5,7 @@ import { createServer, type Server } from "node:https";
 import type { AddressInfo } from "node:net";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { runWarden } from "../lib/wardenProcess.js";
-import { cliSandbox } from "../testing/cliSandbox.js";
+import { cliSandbox, wardenInProcessWith } from "../testing/cliSandbox.js";
 import { parseAgentJwks } from "../webBotAuth/agentKeys.js";
 import { DIRECTORY_PATH } from "../webBotAuth/keyDirectory.js";
 
@@ -112,13 +111,12 @@ describe("warden agent", () => {
   });
 });
 
-// Each test spawns up to three `warden` processes (the CLI must trust the directories' throwaway
-// certificate from its start, NODE_EXTRA_CA_CERTS): 2 s each on a quiet machine, over 6 s beside
-// two other test files on two cores.
-describe("warden agent: a key names one operator, whichever way it enters", { timeout: 60_000 }, () => {
+describe("warden agent: a key names one operator, whichever way it enters", () => {
   /** Key directories on loopback HTTPS (a throwaway certificate), one per operator, serving `keys`. */
   const directories: { server: Server; origin: string; keys: object[] }[] = [];
   let directoryEnv: NodeJS.ProcessEnv;
+  /** The directories' throwaway certificate, which the CLI run trusts (the binary: NODE_EXTRA_CA_CERTS). */
+  let directoryCa: string;
   const key = async () => {
     const jwk = generateKeyPairSync("ed25519").publicKey.export({ format: "jwk" });
     const parsed = await parseAgentJwks({ keys: [jwk] });
@@ -126,7 +124,7 @@ describe("warden agent: a key names one operator, whichever way it enters", { ti
     return { jwk, thumbprint: parsed.keys[0].thumbprint };
   };
   const add = (operator: string, ...source: string[]) =>
-    runWarden(directoryEnv, "agent", "add", "--operator", operator, ...source);
+    wardenInProcessWith({ directoryCa }, directoryEnv, "agent", "add", "--operator", operator, ...source);
   const listed = async () =>
     (JSON.parse((await warden("agent", "list", "--json")).stdout) as { operator: string }[]).map(
       (a) => a.operator,
@@ -158,8 +156,9 @@ describe("warden agent: a key names one operator, whichever way it enters", { ti
       entry.origin = `https://127.0.0.1:${(entry.server.address() as AddressInfo).port}`;
       directories.push(entry);
     }
-    // The CLI process trusts the throwaway certificate and may reach loopback (tests only).
-    directoryEnv = { ...env, NODE_EXTRA_CA_CERTS: certFile, WARDEN_AGENT_DIRECTORY_ALLOW_PRIVATE: "true" };
+    // The CLI run trusts the throwaway certificate and may reach loopback (tests only).
+    directoryCa = fs.readFileSync(certFile, "utf8");
+    directoryEnv = { ...env, WARDEN_AGENT_DIRECTORY_ALLOW_PRIVATE: "true" };
   });
   afterAll(() => {
     for (const d of directories) d.server.close();

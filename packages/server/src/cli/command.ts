@@ -26,6 +26,11 @@ export interface Context {
   config: () => Config;
   /** Opens the store with a patient timeout (administration is not on a request deadline). */
   withStore<T>(fn: (store: Store) => Promise<T>): Promise<T>;
+  /**
+   * The certificates key directories are checked against instead of Node's trusted ones, for a run
+   * inside another process (tests): the `warden` binary takes extra ones from NODE_EXTRA_CA_CERTS.
+   */
+  directoryCa?: string;
 }
 
 export const str = (v: string | boolean | undefined): string | undefined =>

@@ -110,6 +110,7 @@ export async function runCli(
   argv: string[],
   io: Io = { out: (l) => process.stdout.write(`${l}\n`), err: (l) => process.stderr.write(`${l}\n`) },
   env: NodeJS.ProcessEnv = process.env,
+  options: { directoryCa?: string } = {},
 ): Promise<number> {
   if (argv.length === 0 || argv[0] === "--help" || argv[0] === "-h" || argv[0] === "help") {
     io.out(topHelp());
@@ -133,6 +134,7 @@ export async function runCli(
   let config: Config | undefined;
   const ctx: Context = {
     io,
+    ...(options.directoryCa === undefined ? {} : { directoryCa: options.directoryCa }),
     config: () => {
       config ??= loadConfig(env);
       return config;

@@ -17,9 +17,19 @@ export interface CliRun {
  * a few runs of the real binary.
  */
 export async function wardenInProcess(env: NodeJS.ProcessEnv, ...args: string[]): Promise<CliRun> {
+  return wardenInProcessWith({}, env, ...args);
+}
+
+/** `wardenInProcess` with runCli's options (the certificates key directories are checked against). */
+export async function wardenInProcessWith(
+  options: Parameters<typeof runCli>[3],
+  env: NodeJS.ProcessEnv,
+  ...args: string[]
+): Promise<CliRun> {
   const out: string[] = [];
   const err: string[] = [];
-  const code = await runCli(args, { out: (l) => out.push(`${l}\n`), err: (l) => err.push(`${l}\n`) }, env);
+  const io = { out: (l: string) => out.push(`${l}\n`), err: (l: string) => err.push(`${l}\n`) };
+  const code = await runCli(args, io, env, options);
   return { code, stdout: out.join(""), stderr: err.join("") };
 }
 
