@@ -97,6 +97,21 @@ export async function startWarden(
   };
 }
 
+/**
+ * Starts one `warden serve` per environment at once, resolved in their order. When one fails to
+ * start, those that did are killed before the failure is thrown: none outlives the test.
+ */
+export async function startWardens(
+  envs: readonly Record<string, string>[],
+  readyTimeoutMs?: number,
+): Promise<WardenProcess[]> {
+  const starts = await Promise.allSettled(envs.map((env) => startWarden(env, readyTimeoutMs)));
+  const failed = starts.find((s): s is PromiseRejectedResult => s.status === "rejected");
+  if (!failed) return starts.map((s) => (s as PromiseFulfilledResult<WardenProcess>).value);
+  for (const s of starts) if (s.status === "fulfilled") s.value.child.kill("SIGKILL");
+  throw failed.reason;
+}
+
 /** Runs the real `warden` CLI with `env`; rejects on a non-zero exit. */
 export async function wardenCli(env: Record<string, string>, ...args: string[]): Promise<string> {
   const { stdout } = await exec(process.execPath, [WARDEN_BIN, ...args], { env: { ...process.env, ...env } });

@@ -4,7 +4,7 @@ import SQLite from "better-sqlite3";
 import pg from "pg";
 import { afterAll, describe, expect, it } from "vitest";
 import { CHROME_UA } from "../lib/chromeNavigation.js";
-import { startWarden, type WardenProcess, wardenCli } from "../lib/wardenProcess.js";
+import { startWarden, startWardens, type WardenProcess, wardenCli } from "../lib/wardenProcess.js";
 import { tempDir } from "../testing/harness.js";
 import { postgresDatabaseOrSkip } from "../testing/postgres.js";
 
@@ -360,7 +360,7 @@ async function acknowledgedUnderLoad(
 
   try {
     // Index 0 is the patient process (the one killed), index 1 the tight one.
-    for (const p of await Promise.all([startWarden(patient), startWarden(tight)])) fleet.add(p);
+    for (const p of await startWardens([patient, tight])) fleet.add(p);
     const loadStart = Date.now();
     let until = loadStart + LOAD_MS;
 

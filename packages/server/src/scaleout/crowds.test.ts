@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createKey, startWarden, type WardenProcess, wardenCli } from "../lib/wardenProcess.js";
+import { createKey, startWardens, type WardenProcess, wardenCli } from "../lib/wardenProcess.js";
 import { solvePow } from "../operations/challenge/proofOfWork.js";
 import { ALREADY_USED } from "../operations/verify/clearRedemption.js";
 import { FaultProxy } from "../testing/faultProxy.js";
@@ -51,7 +51,7 @@ if (databaseUrl) {
         WARDEN_VERIFY_DEADLINE_MS: "45",
         WARDEN_STORE_TIMEOUT_MS: "40",
       };
-      procs = await Promise.all([startWarden(env), startWarden(env), startWarden(env)]);
+      procs = await startWardens([env, env, env]);
       await wardenCli(env, "tenant", "create", "acme");
       key = await createKey(env, "acme");
     }, 60_000);

@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { createLocalJWKSet, decodeProtectedHeader, type JSONWebKeySet, jwtVerify } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createKey, startWarden, type WardenProcess, wardenCli } from "../lib/wardenProcess.js";
+import { createKey, startWardens, type WardenProcess, wardenCli } from "../lib/wardenProcess.js";
 import { solvePow } from "../operations/challenge/proofOfWork.js";
 import { postgresDatabaseOrSkip } from "../testing/postgres.js";
 import { redisPrefixOrSkip, TEST_REDIS_URL } from "../testing/redis.js";
@@ -47,7 +47,7 @@ if (prefix && databaseUrl) {
 
   describe(SUITE, () => {
     beforeAll(async () => {
-      procs = await Promise.all([startWarden(env), startWarden(env), startWarden(env)]);
+      procs = await startWardens([env, env, env]);
       await wardenCli(env, "tenant", "create", "acme");
     }, 60_000);
     afterAll(async () => {

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   freePort,
   serveUntilExit,
-  startWarden,
+  startWardens,
   type WardenProcess,
   wardenCli,
 } from "../lib/wardenProcess.js";
@@ -289,7 +289,7 @@ if (database) {
           wardenCli(env, "tenant", "list"),
         ]);
         try {
-          procs = await Promise.all([startWarden(env), startWarden(env), startWarden(env)]);
+          procs = await startWardens([env, env, env]);
         } catch (err) {
           throw new Error(`${(err as Error).message}\nPgBouncer:\n${bouncer.output()}`);
         }

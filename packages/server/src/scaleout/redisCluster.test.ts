@@ -13,6 +13,7 @@ import {
   redisServerOrSkip,
   startRedisCluster,
   startRedisServer,
+  stopRedisServers,
 } from "../testing/redisServers.js";
 
 /**
@@ -25,6 +26,7 @@ import {
  */
 const SUITE = "Redis Cluster: counters on three masters";
 const cluster = redisServerOrSkip(SUITE, "the Redis Cluster suite") ? await startRedisCluster(3) : undefined;
+afterAll(stopRedisServers);
 
 const TENANTS = ["acme", "globex", "initech", "umbrella", "hooli", "stark"];
 const body = (tenant: string) => ({

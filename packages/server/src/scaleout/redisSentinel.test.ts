@@ -8,6 +8,7 @@ import {
   redisServerOrSkip,
   type SentinelGroup,
   startSentinelGroup,
+  stopRedisServers,
 } from "../testing/redisServers.js";
 
 /**
@@ -19,6 +20,7 @@ import {
  */
 const SUITE = "Redis Sentinel: counters on the master the Sentinel names";
 const group = redisServerOrSkip(SUITE, "the Redis Sentinel suite") ? await startSentinelGroup() : undefined;
+afterAll(stopRedisServers);
 
 if (group) {
   const { url, master, replica, sentinel, masterName, password } = group as SentinelGroup;

@@ -4,7 +4,6 @@ import { createServer } from "node:net";
 import path from "node:path";
 import { promisify } from "node:util";
 import { Redis } from "ioredis";
-import { afterAll } from "vitest";
 import { freePort } from "../lib/wardenProcess.js";
 import { tempDir } from "./harness.js";
 import { skipLoudly } from "./skip.js";
@@ -13,7 +12,7 @@ import { skipLoudly } from "./skip.js";
  * Real Redis servers started by a test from Debian's redis-server (apt-get install redis-server):
  * lone servers, a Cluster of masters, a master with a replica and a Sentinel. Each on free loopback
  * ports with a temporary directory, no persistence (`--save "" --appendonly no`), killed after the
- * file's tests (and when the test process exits).
+ * file's tests (its afterAll calls stopRedisServers) or when the test process exits.
  */
 const REDIS_SERVER = process.env.WARDEN_TEST_REDIS_SERVER ?? "/usr/bin/redis-server";
 const REDIS_CLI = process.env.WARDEN_TEST_REDIS_CLI ?? "/usr/bin/redis-cli";
@@ -46,9 +45,15 @@ const running = new Set<ChildProcess>();
 process.once("exit", () => {
   for (const child of running) child.kill("SIGKILL");
 });
-afterAll(async () => {
+/**
+ * Kills every server started here and not yet killed. Each test file that starts servers calls it in
+ * its own afterAll: the test files of a project share this module (isolate: false), so a hook
+ * registered here at import would run only for the first file that imported it, and the servers of
+ * the files after it would outlive the run.
+ */
+export async function stopRedisServers(): Promise<void> {
   await Promise.all([...running].map((child) => stopChild(child)));
-});
+}
 
 async function stopChild(child: ChildProcess): Promise<void> {
   if (child.exitCode === null && child.signalCode === null) {
