@@ -12,7 +12,7 @@ import { openSqliteStore } from "../store/sqlite/sqliteStore.js";
 import { reasonCodesOf, seedConsoleData } from "./consoleSeed.js";
 
 /**
- * What reason codes cost, on SQLite (docs/benchmarks.md, "Reason codes read at read time"):
+ * What reason codes cost, on SQLite (docs/benchmarks.md, "Reason codes read when asked"):
  *   1. `record`: CPU per event recorded (verify's store call, conditional on the API key; one at a
  *      time, and 16 in flight as under load: BENCH_REASON_IN_FLIGHT) into a store as migrated, and
  *      into one that also has the side table and trigger that 0012_event_search first made
