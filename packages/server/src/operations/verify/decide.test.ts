@@ -134,6 +134,48 @@ describe("the cost-weighted three-way rule", () => {
     );
   });
 
+  it("an automated attempt the model leaves challenged: its confidence is the smaller of its margins over allow (general price) and deny (automated price), never the 0 of a decision that lost", () => {
+    // About the quick start's curl: a script's user agent, risk 74% (54–88%). At the automated price
+    // its challenge (0.96) costs more than allow (0.88), which says nothing about how clearly
+    // challenge beat allow: that choice is made at the general price (0.48).
+    const script = ev({
+      channels: 2,
+      findings: [{ id: "ua_automation", logOdds: 3.5, reason: "r", automation: true }],
+    });
+    const a = decide(script, DEFAULT_COSTS, DEFAULT_MODEL);
+    expect(a).toMatchObject({ decision: "challenge", actorType: "agent_abusive" });
+    const automated = a.expectedCostAutomated as Record<"allow" | "challenge" | "deny", number>;
+    expect(automated.challenge).toBeGreaterThan(automated.allow);
+    const overAllow = 1 - a.expectedCost.challenge / a.expectedCost.allow;
+    const overDeny = 1 - automated.challenge / automated.deny;
+    const conf = confidenceFor("challenge", a.expectedCost, automated);
+    expect(conf).toBeGreaterThan(0);
+    expect(conf).toBeCloseTo(Math.min(overAllow, overDeny), 3);
+    expect(reasonsFor(a, DEFAULT_COSTS, 2).at(-1)).toMatch(/challenge had the lowest expected cost/);
+  });
+
+  it("with automation evidence, each pair is weighed at its price: confidence is the smallest margin, 0 where the decision is dearer than an alternative", () => {
+    fc.assert(
+      fc.property(evidenceArb, costsArb, (ev, c) => {
+        const a = decide(ev, c, DEFAULT_MODEL);
+        expect(a.expectedCostAutomated !== undefined).toBe(a.actorType === "agent_abusive");
+        for (const d of ["allow", "challenge", "deny"] as const) {
+          const conf = confidenceFor(d, a.expectedCost, a.expectedCostAutomated);
+          const margins = (["allow", "challenge", "deny"] as const)
+            .filter((o) => o !== d)
+            .map((o) => {
+              const automatedPair = new Set([d, o]).has("challenge") && new Set([d, o]).has("deny");
+              const prices =
+                automatedPair && a.expectedCostAutomated ? a.expectedCostAutomated : a.expectedCost;
+              return 1 - prices[d] / prices[o];
+            });
+          expect(conf).toBeCloseTo(Math.max(0, Math.min(1, ...margins)), 3);
+        }
+      }),
+      { numRuns: 2000 },
+    );
+  });
+
   it("reasons are never empty and list contributing signals most important first", () => {
     fc.assert(
       fc.property(evidenceArb, costsArb, (ev, c) => {

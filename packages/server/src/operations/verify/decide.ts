@@ -55,6 +55,12 @@ export interface Assessment {
   actorType: ActorType;
   risk: Risk;
   expectedCost: Record<Decision, number>;
+  /**
+   * An agent_abusive attempt: the costs with its challenge priced for automation
+   * (`challengeLeakAutomated`), at which challenge and deny are weighed against each other.
+   * `expectedCost` holds the general prices, at which every other pair is weighed.
+   */
+  expectedCostAutomated?: Record<Decision, number>;
   /** Findings that contributed, most important first. */
   findings: Finding[];
 }
@@ -99,11 +105,21 @@ export function cheapest(cost: Record<Decision, number>): Decision {
 /**
  * Confidence in `decision`: how much cheaper it is than the best alternative, 1 − cost / cheapest other,
  * in [0, 1]. A decision that is not the cheapest (log_only's allow over a would-be challenge) gets 0.
+ * With `automated` (an agent_abusive attempt), challenge and deny are weighed against each other at
+ * those prices, as the model weighs them, and every other pair at `cost`'s.
  */
-export function confidenceFor(decision: Decision, cost: Record<Decision, number>): number {
-  const other = Math.min(...TIE_ORDER.filter((d) => d !== decision).map((d) => cost[d]));
-  if (!(other > 0)) return 0;
-  const value = 1 - cost[decision] / other;
+export function confidenceFor(
+  decision: Decision,
+  cost: Record<Decision, number>,
+  automated?: Record<Decision, number>,
+): number {
+  const margins = TIE_ORDER.filter((other) => other !== decision).map((other) => {
+    const challengeAgainstDeny =
+      (decision === "challenge" && other === "deny") || (decision === "deny" && other === "challenge");
+    const prices = automated && challengeAgainstDeny ? automated : cost;
+    return prices[other] > 0 ? 1 - prices[decision] / prices[other] : 0;
+  });
+  const value = Math.min(...margins);
   return Math.round(Math.min(1, Math.max(0, value)) * 1000) / 1000;
 }
 
@@ -166,15 +182,15 @@ function modelDecision(
   policy: DecisionModel,
   actorType: ActorType,
   raised: boolean,
-): { decision: Decision; cost: Record<Decision, number> } {
+): { decision: Decision; cost: Record<Decision, number>; automated?: Record<Decision, number> } {
   const general = expectedCosts(risk, costs, policy.challengeLeak);
   const decision = cheapestAllowed(general, actorType, raised);
   if (actorType !== "agent_abusive") return { decision, cost: general };
   const automated = expectedCosts(risk, costs, policy.challengeLeakAutomated);
   if (decision === "challenge" && raised && automated.deny < automated.challenge) {
-    return { decision: "deny", cost: automated };
+    return { decision: "deny", cost: general, automated };
   }
-  return { decision, cost: automated };
+  return { decision, cost: general, automated };
 }
 
 /** Whether a finding raised the risk above the prior (what the model needs before it may deny). */
@@ -206,6 +222,7 @@ export function decide(evidence: Evidence, costs: DecisionCosts, policy: Decisio
     actorType,
     risk,
     expectedCost: model.cost,
+    ...(model.automated ? { expectedCostAutomated: model.automated } : {}),
     findings: [...evidence.findings].sort((a, b) => Math.abs(b.logOdds) - Math.abs(a.logOdds)),
   };
 }
