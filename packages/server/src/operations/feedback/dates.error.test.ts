@@ -66,6 +66,13 @@ function suite(name: string, open: () => Promise<TestApp>) {
       expectError(await get(url), 400, "invalid_query");
     });
 
+    it.each(READS.map((route) => `${route}?sinse=2024-01-01T00:00:00Z`))(
+      "GET %s (an unknown parameter) → 400 invalid_query",
+      async (url) => {
+        expectError(await get(url), 400, "invalid_query");
+      },
+    );
+
     it("an impossible calendar date (30 February) is refused by the format: 400 invalid_query", async () => {
       expectError(await get("/v1/ledger/summary?since=2024-02-30T00:00:00Z"), 400, "invalid_query");
     });

@@ -119,11 +119,15 @@ export const LedgerSummary = Type.Object({
 });
 export type LedgerSummary = Static<typeof LedgerSummary>;
 
-export const LedgerQuery = Type.Object({
-  since: Type.Optional(Type.String({ format: "date-time" })),
-  until: Type.Optional(Type.String({ format: "date-time" })),
-  action: Type.Optional(Type.String({ minLength: 1, maxLength: 128 })),
-});
+export const LedgerQuery = Type.Object(
+  {
+    since: Type.Optional(Type.String({ format: "date-time" })),
+    until: Type.Optional(Type.String({ format: "date-time" })),
+    action: Type.Optional(Type.String({ minLength: 1, maxLength: 128 })),
+  },
+  // An unknown parameter (a misspelt `sinse`) is 400 invalid_query, as on every other read.
+  { additionalProperties: false },
+);
 export type LedgerQuery = Static<typeof LedgerQuery>;
 
 const Principal = Type.Object({
