@@ -51,7 +51,7 @@ function findClash(
 export const AGENT_COMMANDS: Record<string, Command> = {
   "agent add": {
     usage:
-      "warden agent add --operator <name> --signature-agent <https-url> (--jwks <file> | --fetch-directory) [--fetch-directory]",
+      "warden agent add --operator <name> --signature-agent <https-url> [--jwks <file>] [--fetch-directory] (one or both)",
     summary:
       "Register (or replace) an agent operator: its Signature-Agent URL and its public keys, from a JWKS file and/or fetched from its key directory (/.well-known/http-message-signatures-directory). A key names one operator: one that another operator has (stored, or served by its directory) is refused.",
     options: {

@@ -29,6 +29,8 @@ export async function registerConsoleAssets(app: FastifyInstance, dist = CONSOLE
     root: dist,
     prefix: "/console/",
     index: "index.html",
+    // A dotfile (`/console/.env`) is refused, 403 forbidden_path, whether or not it exists.
+    dotfiles: "deny",
     wildcard: true,
     decorateReply: false,
     schemaHide: true,

@@ -132,6 +132,14 @@ describe("requests Node's HTTP parser refuses, on a real socket", () => {
     expectRawError(answer, 403, "forbidden_path");
   });
 
+  it.each(["/console/.env", "/console/.git/config"])(
+    "GET %s (a dotfile) → 403 forbidden_path",
+    async (url) => {
+      const answer = await exchange(port, `GET ${url} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`);
+      expectRawError(answer, 403, "forbidden_path");
+    },
+  );
+
   it("headers over Node's size limit → 431 headers_too_large", async () => {
     const answer = await exchange(
       port,
