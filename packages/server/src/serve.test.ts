@@ -71,6 +71,8 @@ describe("warden serve", () => {
     expect(((await res.json()) as { decision: string }).decision).toBe("challenge");
     expect(first.output()).not.toContain(`"${key}"`);
     expect(await stop(first.child)).toBe(0);
+    // The last line says the drain is over, for whoever reads the log of a stop.
+    expect(first.output().trim().split("\n").at(-1)).toMatch(/"msg":"stopped: requests finished/);
 
     const second = await startServe(port);
     expect(second.output()).not.toMatch(/wdn_/);

@@ -142,9 +142,16 @@ function untilStopped(server: RunningServer): Promise<void> {
     const stop = (why: string) => {
       if (stopping) return;
       stopping = true;
+      const started = Date.now();
       server.app.log.info({ signal: why }, "shutting down: draining in-flight requests");
       server
         .close()
+        .then(() =>
+          server.app.log.info(
+            { signal: why, ms: Date.now() - started },
+            "stopped: requests finished, waiting events written or spooled, store closed",
+          ),
+        )
         .catch((err: unknown) => server.app.log.error({ err }, "error while shutting down"))
         .finally(resolve);
     };
