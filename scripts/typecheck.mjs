@@ -1,6 +1,7 @@
 // `npm run typecheck`: every package's strict type-check (tsconfig.check.json, sources and tests), as
 // many at once as there are cores (two at least), each one's output printed whole when it ends;
-// exits 1 if any fails.
+// exits 1 if any fails. Incremental: each check keeps what it learnt in node_modules/.cache/warden, so a
+// second run checks only what changed (23 s cold, 8.5 s warm on one machine).
 import { spawn } from "node:child_process";
 import { createRequire } from "node:module";
 import { availableParallelism } from "node:os";
