@@ -76,6 +76,10 @@ describe("warden serve", () => {
 
     const second = await startServe(port);
     expect(second.output()).not.toMatch(/wdn_/);
+    // No key again, but how to make one (printed just after the listen line).
+    const hint = /Tenant 'demo' exists: .*\n {2}npx warden key create --tenant demo --scopes /;
+    for (let i = 0; i < 50 && !hint.test(second.output()); i++) await new Promise((r) => setTimeout(r, 100));
+    expect(second.output()).toMatch(hint);
     expect(await stop(second.child)).toBe(0);
   }, 40_000);
 });

@@ -1,6 +1,6 @@
 import cluster from "node:cluster";
 import type { FastifyInstance } from "fastify";
-import { bootstrapDemoTenant, demoBanner } from "./admin/bootstrap.js";
+import { bootstrapDemoTenant, DEMO_TENANT, demoBanner, demoHint } from "./admin/bootstrap.js";
 import { buildApp } from "./app.js";
 import { runPrimary } from "./cluster/primary.js";
 import { type WorkerChannel, workerChannel } from "./cluster/worker.js";
@@ -105,6 +105,8 @@ async function listening(
     config.adminPort === undefined ? undefined : await listenAdmin(app, config.adminHost, config.adminPort);
   if (admin) app.log.info({ url: admin.url }, "admin listener (metrics, docs, console) listening");
   if (demo) print(demoBanner(demo, url));
+  else if (makeDemo)
+    print(demoHint((await deps.store.tenants.get(DEMO_TENANT).catch(() => undefined)) !== undefined));
   let closing: Promise<void> | undefined;
   return {
     app,

@@ -26,6 +26,27 @@ export async function bootstrapDemoTenant(store: Store, now: number): Promise<Is
   );
 }
 
+/**
+ * What `warden serve --demo` prints once it listens when the database already had tenants (a second
+ * `npm start`): no key is shown again, so it says how to make one.
+ */
+export function demoHint(demoExists: boolean): string {
+  const scopes = ALL_SCOPES.join(",");
+  return demoExists
+    ? [
+        "",
+        "Tenant 'demo' exists: its first key was shown once, on the first run. Another one:",
+        `  npx warden key create --tenant demo --scopes ${scopes}`,
+        "",
+      ].join("\n")
+    : [
+        "",
+        "The database has tenants already, so no demo tenant was made. A key for one of them:",
+        `  npx warden key create --tenant <tenantId> --scopes ${scopes}   (npx warden tenant list)`,
+        "",
+      ].join("\n");
+}
+
 /** What `warden serve --demo` prints once it listens, when it made the demo tenant: the key, shown once. */
 export function demoBanner(demo: IssuedKey, url: string): string {
   return [
