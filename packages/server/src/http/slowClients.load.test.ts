@@ -1,7 +1,8 @@
 import fs from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startWarden, type WardenProcess, wardenCli } from "../lib/wardenProcess.js";
+import { startWarden, type WardenProcess } from "../lib/wardenProcess.js";
+import { wardenCliInProcess as wardenCli } from "../testing/cliSandbox.js";
 import { tempDir } from "../testing/harness.js";
 import { type SlowClient, silentHeaders, trickler } from "../testing/slowClients.js";
 

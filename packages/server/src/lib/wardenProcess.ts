@@ -153,8 +153,9 @@ export async function createKey(
   env: Record<string, string>,
   tenant: string,
   scopes: string = ALL_TEST_SCOPES,
+  cli: (env: Record<string, string>, ...args: string[]) => Promise<string> = wardenCli,
 ): Promise<string> {
-  const out = await wardenCli(env, "key", "create", "--tenant", tenant, "--scopes", scopes, "--json");
+  const out = await cli(env, "key", "create", "--tenant", tenant, "--scopes", scopes, "--json");
   return (JSON.parse(out) as { apiKey: string }).apiKey;
 }
 

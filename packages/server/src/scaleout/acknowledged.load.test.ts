@@ -4,7 +4,8 @@ import SQLite from "better-sqlite3";
 import pg from "pg";
 import { afterAll, describe, expect, it } from "vitest";
 import { CHROME_UA } from "../lib/chromeNavigation.js";
-import { startWarden, startWardens, type WardenProcess, wardenCli } from "../lib/wardenProcess.js";
+import { startWarden, startWardens, type WardenProcess } from "../lib/wardenProcess.js";
+import { wardenCliInProcess as wardenCli } from "../testing/cliSandbox.js";
 import { tempDir } from "../testing/harness.js";
 import { postgresDatabaseOrSkip } from "../testing/postgres.js";
 

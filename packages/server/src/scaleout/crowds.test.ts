@@ -1,8 +1,9 @@
 import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createKey, startWardens, type WardenProcess, wardenCli } from "../lib/wardenProcess.js";
+import { createKey, startWardens, type WardenProcess } from "../lib/wardenProcess.js";
 import { solvePow } from "../operations/challenge/proofOfWork.js";
 import { ALREADY_USED } from "../operations/verify/clearRedemption.js";
+import { wardenCliInProcess as wardenCli } from "../testing/cliSandbox.js";
 import { FaultProxy } from "../testing/faultProxy.js";
 import { postgresDatabaseOrSkip } from "../testing/postgres.js";
 
@@ -53,7 +54,7 @@ if (databaseUrl) {
       };
       procs = await startWardens([env, env, env]);
       await wardenCli(env, "tenant", "create", "acme");
-      key = await createKey(env, "acme");
+      key = await createKey(env, "acme", undefined, wardenCli);
     }, 60_000);
     afterAll(async () => {
       proxy.set("pass");

@@ -1,8 +1,9 @@
 import { randomBytes } from "node:crypto";
 import { createLocalJWKSet, decodeProtectedHeader, type JSONWebKeySet, jwtVerify } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createKey, startWardens, type WardenProcess, wardenCli } from "../lib/wardenProcess.js";
+import { createKey, startWardens, type WardenProcess } from "../lib/wardenProcess.js";
 import { solvePow } from "../operations/challenge/proofOfWork.js";
+import { wardenCliInProcess as wardenCli } from "../testing/cliSandbox.js";
 import { postgresDatabaseOrSkip } from "../testing/postgres.js";
 import { redisPrefixOrSkip, TEST_REDIS_URL } from "../testing/redis.js";
 
@@ -29,7 +30,7 @@ if (prefix && databaseUrl) {
   let procs: WardenProcess[] = [];
   const at = (i: number) => procs[i % procs.length] as WardenProcess;
 
-  const newKey = () => createKey(env, "acme");
+  const newKey = () => createKey(env, "acme", undefined, wardenCli);
   const call = async (
     i: number,
     key: string,

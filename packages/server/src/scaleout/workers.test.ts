@@ -10,8 +10,8 @@ import {
   serveUntilExit,
   startWarden,
   type WardenProcess,
-  wardenCli,
 } from "../lib/wardenProcess.js";
+import { wardenCliInProcess as wardenCli } from "../testing/cliSandbox.js";
 import { FaultProxy } from "../testing/faultProxy.js";
 import { tempDir } from "../testing/harness.js";
 import { postgresDatabaseOrSkip } from "../testing/postgres.js";
@@ -161,7 +161,7 @@ if (databaseUrl && emptyDatabaseUrl) {
     let key = "";
     beforeAll(async () => {
       await wardenCli(env, "tenant", "create", "acme");
-      key = await createKey(env, "acme");
+      key = await createKey(env, "acme", undefined, wardenCli);
     });
 
     it("the primary migrates an empty database (workers only check the schema), then N workers answer on one port and /metrics adds them up", async () => {
@@ -171,7 +171,7 @@ if (databaseUrl && emptyDatabaseUrl) {
         const workers = childrenOf(warden.child.pid as number);
         expect(workers).toHaveLength(2);
         await wardenCli(empty, "tenant", "create", "acme");
-        const key = await createKey(empty, "acme");
+        const key = await createKey(empty, "acme", undefined, wardenCli);
         const answers: Answer[] = [];
         for (let i = 0; i < 20; i++)
           answers.push(await request(warden.url, "/v1/verify", { key, body: verifyBody }));
