@@ -5,7 +5,7 @@ import { buildApp } from "./app.js";
 import { runPrimary } from "./cluster/primary.js";
 import { type WorkerChannel, workerChannel } from "./cluster/worker.js";
 import type { Config } from "./config.js";
-import { buildDeps, closeDeps, type Deps, openStore } from "./deps.js";
+import { buildDeps, closeDeps, type Deps, duringStartup, openStore } from "./deps.js";
 import { startHousekeeping } from "./housekeeping.js";
 import { listenAdmin } from "./http/adminListener.js";
 import { claimSpooledEvents, spoolEvents } from "./operations/verify/degradedSpool.js";
@@ -105,8 +105,15 @@ async function listening(
     config.adminPort === undefined ? undefined : await listenAdmin(app, config.adminHost, config.adminPort);
   if (admin) app.log.info({ url: admin.url }, "admin listener (metrics, docs, console) listening");
   if (demo) print(demoBanner(demo, url));
-  else if (makeDemo)
-    print(demoHint((await deps.store.tenants.get(DEMO_TENANT).catch(() => undefined)) !== undefined));
+  else if (makeDemo) {
+    // A start-up read: retried through the request path's short timeouts like the others (deps.ts);
+    // a store that still does not answer gets no hint rather than a wrong one.
+    const demoExists = await duringStartup(() => deps.store.tenants.get(DEMO_TENANT)).then(
+      (t) => t !== undefined,
+      () => undefined,
+    );
+    if (demoExists !== undefined) print(demoHint(demoExists));
+  }
   let closing: Promise<void> | undefined;
   return {
     app,

@@ -176,6 +176,57 @@ describe("the cost-weighted three-way rule", () => {
     );
   });
 
+  it("the model's own decision has confidence above 0, except a challenge the weights alone may not turn into a deny, or a near tie", () => {
+    fc.assert(
+      fc.property(evidenceArb, costsArb, (ev, c) => {
+        const a = decide(ev, c, DEFAULT_MODEL);
+        if (a.rule) return;
+        const conf = confidenceFor(a.decision, a.expectedCost, a.expectedCostAutomated, a.escalated === true);
+        if (conf > 0) return;
+        // Challenge against deny is weighed at the automated price for agent_abusive.
+        const vsDeny = a.expectedCostAutomated ?? a.expectedCost;
+        const guarded = a.decision === "challenge" && vsDeny.deny <= vsDeny.challenge;
+        const alternatives =
+          a.escalated === true
+            ? (["challenge"] as const)
+            : (["allow", "challenge", "deny"] as const).filter((d) => d !== a.decision);
+        const nearTie = alternatives.some((o) => {
+          const prices =
+            a.expectedCostAutomated &&
+            new Set([a.decision, o]).has("challenge") &&
+            new Set([a.decision, o]).has("deny")
+              ? a.expectedCostAutomated
+              : a.expectedCost;
+          return prices[a.decision] >= prices[o] * 0.9995;
+        });
+        expect({ decision: a.decision, guarded, nearTie }).toMatchObject(
+          guarded || nearTie ? {} : { guarded: true },
+        );
+      }),
+      { numRuns: 3000 },
+    );
+  });
+
+  it("an automated attempt the model denies instead of challenging: its confidence is its margin over that challenge, and the reason says why, even where allow costs less", () => {
+    const automation = (logOdds: number): Finding => ({
+      id: "ua_automation",
+      logOdds,
+      reason: "r",
+      automation: true,
+    });
+    const a = decide(ev({ channels: 3, findings: [automation(4)] }), DEFAULT_COSTS, DEFAULT_MODEL);
+    expect(a).toMatchObject({ decision: "deny", actorType: "agent_abusive", escalated: true });
+    const automated = a.expectedCostAutomated as Record<"allow" | "challenge" | "deny", number>;
+    // Allow is cheaper than deny here at both prices; it was ruled out by the challenge.
+    expect(automated.allow).toBeLessThan(automated.deny);
+    const conf = confidenceFor("deny", a.expectedCost, automated, true);
+    expect(conf).toBeGreaterThan(0);
+    expect(conf).toBeCloseTo(1 - automated.deny / automated.challenge, 3);
+    expect(reasonsFor(a, DEFAULT_COSTS, 3).at(-1)).toMatch(
+      /deny cost less than a challenge, which stops little automation/,
+    );
+  });
+
   it("reasons are never empty and list contributing signals most important first", () => {
     fc.assert(
       fc.property(evidenceArb, costsArb, (ev, c) => {

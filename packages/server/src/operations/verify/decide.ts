@@ -61,6 +61,12 @@ export interface Assessment {
    * `expectedCost` holds the general prices, at which every other pair is weighed.
    */
   expectedCostAutomated?: Record<Decision, number>;
+  /**
+   * The model's challenge of an agent_abusive attempt turned into a deny, its challenge being worth
+   * less than refusing it: allow was ruled out by the challenge, so the deny was weighed against the
+   * challenge alone.
+   */
+  escalated?: true;
   /** Findings that contributed, most important first. */
   findings: Finding[];
 }
@@ -106,14 +112,18 @@ export function cheapest(cost: Record<Decision, number>): Decision {
  * Confidence in `decision`: how much cheaper it is than the best alternative, 1 − cost / cheapest other,
  * in [0, 1]. A decision that is not the cheapest (log_only's allow over a would-be challenge) gets 0.
  * With `automated` (an agent_abusive attempt), challenge and deny are weighed against each other at
- * those prices, as the model weighs them, and every other pair at `cost`'s.
+ * those prices, as the model weighs them, and every other pair at `cost`'s; the model's `escalated`
+ * deny, against the challenge it replaced only.
  */
 export function confidenceFor(
   decision: Decision,
   cost: Record<Decision, number>,
   automated?: Record<Decision, number>,
+  escalated = false,
 ): number {
-  const margins = TIE_ORDER.filter((other) => other !== decision).map((other) => {
+  const alternatives: readonly Decision[] =
+    escalated && decision === "deny" ? ["challenge"] : TIE_ORDER.filter((other) => other !== decision);
+  const margins = alternatives.map((other) => {
     const challengeAgainstDeny =
       (decision === "challenge" && other === "deny") || (decision === "deny" && other === "challenge");
     const prices = automated && challengeAgainstDeny ? automated : cost;
@@ -182,13 +192,18 @@ function modelDecision(
   policy: DecisionModel,
   actorType: ActorType,
   raised: boolean,
-): { decision: Decision; cost: Record<Decision, number>; automated?: Record<Decision, number> } {
+): {
+  decision: Decision;
+  cost: Record<Decision, number>;
+  automated?: Record<Decision, number>;
+  escalated?: true;
+} {
   const general = expectedCosts(risk, costs, policy.challengeLeak);
   const decision = cheapestAllowed(general, actorType, raised);
   if (actorType !== "agent_abusive") return { decision, cost: general };
   const automated = expectedCosts(risk, costs, policy.challengeLeakAutomated);
   if (decision === "challenge" && raised && automated.deny < automated.challenge) {
-    return { decision: "deny", cost: general, automated };
+    return { decision: "deny", cost: general, automated, escalated: true };
   }
   return { decision, cost: general, automated };
 }
@@ -223,6 +238,8 @@ export function decide(evidence: Evidence, costs: DecisionCosts, policy: Decisio
     risk,
     expectedCost: model.cost,
     ...(model.automated ? { expectedCostAutomated: model.automated } : {}),
+    // Only when the model's deny is the decision (a tenant rule's deny was not weighed so).
+    ...(model.escalated && !rule ? { escalated: true as const } : {}),
     findings: [...evidence.findings].sort((a, b) => Math.abs(b.logOdds) - Math.abs(a.logOdds)),
   };
 }
@@ -245,10 +262,12 @@ export function reasonDetailsFor(a: Assessment, costs: DecisionCosts, channels: 
         : reason("no_risk_signal", "No risk signal was found in the attempt."),
     );
   }
+  const weights = `weights falseAllow ${costs.falseAllow}, falseChallenge ${costs.falseChallenge}, falseDeny ${costs.falseDeny}`;
   const verdictLine = a.rule
     ? `the tenant's rule decided ${a.decision}`
-    : `${a.decision} had the lowest expected cost with weights falseAllow ${costs.falseAllow}, ` +
-      `falseChallenge ${costs.falseChallenge}, falseDeny ${costs.falseDeny}`;
+    : a.escalated
+      ? `deny cost less than a challenge, which stops little automation, with ${weights}`
+      : `${a.decision} had the lowest expected cost with ${weights}`;
   reasons.push(
     reason(
       "risk_estimate",

@@ -130,7 +130,12 @@ export function verdictOf(call: VerifyCall, o: VerdictOptions): UnsignedVerdict 
     actorType: assessment.actorType,
     // The spec's "model confidence for the returned decision": the model's margin for it, also when
     // a tenant rule or log_only chose it (0 where another decision cost the model less).
-    confidence: confidenceFor(decision, assessment.expectedCost, assessment.expectedCostAutomated),
+    confidence: confidenceFor(
+      decision,
+      assessment.expectedCost,
+      assessment.expectedCostAutomated,
+      assessment.escalated === true,
+    ),
     reasons: details.map((d) => d.message),
     reasonDetails: details,
     principal: principalFor(o.observed.agent, o.observed.businessDomain),

@@ -64,6 +64,18 @@ describe("the Verdict", () => {
     expect(body).not.toHaveProperty("challengeCleared");
   });
 
+  it("the quick start's request (README): challenged as agent_abusive with the confidence it documents, the smaller of its margins over allow and deny", async () => {
+    const { body } = await verify({
+      action: "signup",
+      session: "sess-42",
+      subject: { userAgent: "curl/8.5.0", ipTrunc: "203.0.113.0/24" },
+    });
+    expect(body).toMatchObject({ decision: "challenge", actorType: "agent_abusive", confidence: 0.303 });
+    expect((body.reasons as string[]).at(-1)).toBe(
+      "Estimated abuse risk 74% (range 54%–88%); challenge had the lowest expected cost with weights falseAllow 1, falseChallenge 1, falseDeny 3.",
+    );
+  });
+
   it("denies strong evidence of abuse and never calls thin evidence human", async () => {
     const pii = await t.tenant("pii", { rawPii: true });
     const piiKey = (await t.key(pii)).apiKey;
