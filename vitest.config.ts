@@ -20,9 +20,9 @@ const SIDE_BY_SIDE = [
 ];
 
 /**
- * The longest files of a project start first, in this order, so that two at a time the side-by-side
- * files end together. Vitest orders by the durations it recorded last time, and a fresh clone (CI)
- * has none: it would order by file size, and start the longest file last.
+ * The side-by-side files start in SIDE_BY_SIDE's order (the two longest first), so that two at a time
+ * they end together; every other file keeps vitest's order. Vitest orders by the durations it
+ * recorded last time, and a fresh clone (CI) has none: by file size it started the longest file last.
  */
 class LongestFirst extends BaseSequencer {
   override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {

@@ -2,7 +2,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startWarden, type WardenProcess } from "../lib/wardenProcess.js";
-import { wardenCliInProcess as wardenCli } from "../testing/cliSandbox.js";
+import { wardenCliInProcess } from "../testing/cliSandbox.js";
 import { tempDir } from "../testing/harness.js";
 import { type SlowClient, silentHeaders, trickler } from "../testing/slowClients.js";
 
@@ -26,9 +26,9 @@ const clients: SlowClient[] = [];
 
 beforeAll(async () => {
   warden = await startWarden(env);
-  await wardenCli(env, "tenant", "create", "acme");
+  await wardenCliInProcess(env, "tenant", "create", "acme");
   ({ apiKey } = JSON.parse(
-    await wardenCli(env, "key", "create", "--tenant", "acme", "--scopes", "verify:write", "--json"),
+    await wardenCliInProcess(env, "key", "create", "--tenant", "acme", "--scopes", "verify:write", "--json"),
   ) as { apiKey: string });
 }, 30_000);
 afterAll(async () => {

@@ -5,7 +5,7 @@ import pg from "pg";
 import { afterAll, describe, expect, it } from "vitest";
 import { CHROME_UA } from "../lib/chromeNavigation.js";
 import { startWarden, startWardens, type WardenProcess } from "../lib/wardenProcess.js";
-import { wardenCliInProcess as wardenCli } from "../testing/cliSandbox.js";
+import { wardenCliInProcess } from "../testing/cliSandbox.js";
 import { tempDir } from "../testing/harness.js";
 import { postgresDatabaseOrSkip } from "../testing/postgres.js";
 
@@ -292,11 +292,11 @@ async function acknowledgedUnderLoad(
   const started = Date.now();
   const spool = tempDir("warden-ack-spool-");
   const cliEnv = { WARDEN_DATABASE_URL: databaseUrl, WARDEN_LOG_LEVEL: "warn" };
-  await wardenCli(cliEnv, "tenant", "create", TENANT);
+  await wardenCliInProcess(cliEnv, "tenant", "create", TENANT);
   const keyFor = async (scopes: string) =>
     (
       JSON.parse(
-        await wardenCli(cliEnv, "key", "create", "--tenant", TENANT, "--scopes", scopes, "--json"),
+        await wardenCliInProcess(cliEnv, "key", "create", "--tenant", TENANT, "--scopes", scopes, "--json"),
       ) as { apiKey: string }
     ).apiKey;
   const writerKey = await keyFor("verify:write,feedback:write");

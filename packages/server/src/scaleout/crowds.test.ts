@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createKey, startWardens, type WardenProcess } from "../lib/wardenProcess.js";
 import { solvePow } from "../operations/challenge/proofOfWork.js";
 import { ALREADY_USED } from "../operations/verify/clearRedemption.js";
-import { wardenCliInProcess as wardenCli } from "../testing/cliSandbox.js";
+import { wardenCliInProcess } from "../testing/cliSandbox.js";
 import { FaultProxy } from "../testing/faultProxy.js";
 import { postgresDatabaseOrSkip } from "../testing/postgres.js";
 
@@ -53,8 +53,8 @@ if (databaseUrl) {
         WARDEN_STORE_TIMEOUT_MS: "40",
       };
       procs = await startWardens([env, env, env]);
-      await wardenCli(env, "tenant", "create", "acme");
-      key = await createKey(env, "acme", undefined, wardenCli);
+      await wardenCliInProcess(env, "tenant", "create", "acme");
+      key = await createKey(env, "acme", undefined, wardenCliInProcess);
     }, 60_000);
     afterAll(async () => {
       proxy.set("pass");

@@ -4,7 +4,7 @@ import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { startWarden } from "../lib/wardenProcess.js";
 import { claimSpooledEvents, spoolEvents } from "../operations/verify/degradedSpool.js";
-import { wardenCliInProcess as wardenCli } from "../testing/cliSandbox.js";
+import { wardenCliInProcess } from "../testing/cliSandbox.js";
 import { FaultProxy } from "../testing/faultProxy.js";
 import { tempDir, testEvent } from "../testing/harness.js";
 import { postgresDatabaseOrSkip } from "../testing/postgres.js";
@@ -57,8 +57,8 @@ if (databaseUrl) {
       };
       try {
         const first = await startWarden(env);
-        await wardenCli({ WARDEN_DATABASE_URL: databaseUrl }, "tenant", "create", "acme");
-        const created = await wardenCli(
+        await wardenCliInProcess({ WARDEN_DATABASE_URL: databaseUrl }, "tenant", "create", "acme");
+        const created = await wardenCliInProcess(
           { WARDEN_DATABASE_URL: databaseUrl },
           ...["key", "create", "--tenant", "acme", "--scopes", "verify:write,feedback:write", "--json"],
         );

@@ -3,7 +3,7 @@ import { createLocalJWKSet, decodeProtectedHeader, type JSONWebKeySet, jwtVerify
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createKey, startWardens, type WardenProcess } from "../lib/wardenProcess.js";
 import { solvePow } from "../operations/challenge/proofOfWork.js";
-import { wardenCliInProcess as wardenCli } from "../testing/cliSandbox.js";
+import { wardenCliInProcess } from "../testing/cliSandbox.js";
 import { postgresDatabaseOrSkip } from "../testing/postgres.js";
 import { redisPrefixOrSkip, TEST_REDIS_URL } from "../testing/redis.js";
 
@@ -30,7 +30,7 @@ if (prefix && databaseUrl) {
   let procs: WardenProcess[] = [];
   const at = (i: number) => procs[i % procs.length] as WardenProcess;
 
-  const newKey = () => createKey(env, "acme", undefined, wardenCli);
+  const newKey = () => createKey(env, "acme", undefined, wardenCliInProcess);
   const call = async (
     i: number,
     key: string,
@@ -49,7 +49,7 @@ if (prefix && databaseUrl) {
   describe(SUITE, () => {
     beforeAll(async () => {
       procs = await startWardens([env, env, env]);
-      await wardenCli(env, "tenant", "create", "acme");
+      await wardenCliInProcess(env, "tenant", "create", "acme");
     }, 60_000);
     afterAll(async () => {
       const codes = await Promise.all(procs.map((p) => p.stop()));
@@ -158,7 +158,7 @@ if (prefix && databaseUrl) {
         await jwtVerify(token, createLocalJWKSet(before[(i + 1) % 3] as JSONWebKeySet));
       }
 
-      const rotated = await wardenCli(env, "signing-key", "rotate");
+      const rotated = await wardenCliInProcess(env, "signing-key", "rotate");
       const kid = /new signing key (sig_[^\s:]+):/.exec(rotated)?.[1];
       expect(kid).toBeTruthy();
       // Activation comes 2 × refresh + 5 s after the rotation: 7 s here.

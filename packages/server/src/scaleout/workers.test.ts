@@ -11,7 +11,7 @@ import {
   startWarden,
   type WardenProcess,
 } from "../lib/wardenProcess.js";
-import { wardenCliInProcess as wardenCli } from "../testing/cliSandbox.js";
+import { wardenCliInProcess } from "../testing/cliSandbox.js";
 import { FaultProxy } from "../testing/faultProxy.js";
 import { tempDir } from "../testing/harness.js";
 import { postgresDatabaseOrSkip } from "../testing/postgres.js";
@@ -160,8 +160,8 @@ if (databaseUrl && emptyDatabaseUrl) {
     };
     let key = "";
     beforeAll(async () => {
-      await wardenCli(env, "tenant", "create", "acme");
-      key = await createKey(env, "acme", undefined, wardenCli);
+      await wardenCliInProcess(env, "tenant", "create", "acme");
+      key = await createKey(env, "acme", undefined, wardenCliInProcess);
     });
 
     it("the primary migrates an empty database (workers only check the schema), then N workers answer on one port and /metrics adds them up", async () => {
@@ -170,8 +170,8 @@ if (databaseUrl && emptyDatabaseUrl) {
       try {
         const workers = childrenOf(warden.child.pid as number);
         expect(workers).toHaveLength(2);
-        await wardenCli(empty, "tenant", "create", "acme");
-        const key = await createKey(empty, "acme", undefined, wardenCli);
+        await wardenCliInProcess(empty, "tenant", "create", "acme");
+        const key = await createKey(empty, "acme", undefined, wardenCliInProcess);
         const answers: Answer[] = [];
         for (let i = 0; i < 20; i++)
           answers.push(await request(warden.url, "/v1/verify", { key, body: verifyBody }));

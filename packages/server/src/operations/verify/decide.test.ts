@@ -1,7 +1,8 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import type { DecisionCosts } from "../../domain.js";
+import type { Decision, DecisionCosts } from "../../domain.js";
 import {
+  type Assessment,
   confidenceFor,
   DEFAULT_COSTS,
   decide,
@@ -42,6 +43,12 @@ const ev = (e: Partial<Evidence>): Evidence => ({
   ...e,
 });
 const factor = fc.double({ min: 1.01, max: 100, noNaN: true });
+const DECISIONS = ["allow", "challenge", "deny"] as const;
+/** The prices `d` and `o` are weighed at (docs/decisions.md §3): challenge against deny at the automated one when there is one. */
+const pairPrices = (a: Assessment, d: Decision, o: Decision): Record<Decision, number> =>
+  a.expectedCostAutomated && d !== o && [d, o].every((x) => x === "challenge" || x === "deny")
+    ? a.expectedCostAutomated
+    : a.expectedCost;
 
 describe("decisionCosts", () => {
   it("defaults to 1, 1, 3", () => {
@@ -159,16 +166,12 @@ describe("the cost-weighted three-way rule", () => {
       fc.property(evidenceArb, costsArb, (ev, c) => {
         const a = decide(ev, c, DEFAULT_MODEL);
         expect(a.expectedCostAutomated !== undefined).toBe(a.actorType === "agent_abusive");
-        for (const d of ["allow", "challenge", "deny"] as const) {
+        for (const d of DECISIONS) {
           const conf = confidenceFor(d, a.expectedCost, a.expectedCostAutomated);
-          const margins = (["allow", "challenge", "deny"] as const)
-            .filter((o) => o !== d)
-            .map((o) => {
-              const automatedPair = new Set([d, o]).has("challenge") && new Set([d, o]).has("deny");
-              const prices =
-                automatedPair && a.expectedCostAutomated ? a.expectedCostAutomated : a.expectedCost;
-              return 1 - prices[d] / prices[o];
-            });
+          const margins = DECISIONS.filter((o) => o !== d).map((o) => {
+            const prices = pairPrices(a, d, o);
+            return 1 - prices[d] / prices[o];
+          });
           expect(conf).toBeCloseTo(Math.max(0, Math.min(1, ...margins)), 3);
         }
       }),
@@ -183,20 +186,12 @@ describe("the cost-weighted three-way rule", () => {
         if (a.rule) return;
         const conf = confidenceFor(a.decision, a.expectedCost, a.expectedCostAutomated, a.escalated === true);
         if (conf > 0) return;
-        // Challenge against deny is weighed at the automated price for agent_abusive.
-        const vsDeny = a.expectedCostAutomated ?? a.expectedCost;
+        const vsDeny = pairPrices(a, "challenge", "deny");
         const guarded = a.decision === "challenge" && vsDeny.deny <= vsDeny.challenge;
         const alternatives =
-          a.escalated === true
-            ? (["challenge"] as const)
-            : (["allow", "challenge", "deny"] as const).filter((d) => d !== a.decision);
+          a.escalated === true ? ["challenge" as const] : DECISIONS.filter((d) => d !== a.decision);
         const nearTie = alternatives.some((o) => {
-          const prices =
-            a.expectedCostAutomated &&
-            new Set([a.decision, o]).has("challenge") &&
-            new Set([a.decision, o]).has("deny")
-              ? a.expectedCostAutomated
-              : a.expectedCost;
+          const prices = pairPrices(a, a.decision, o);
           return prices[a.decision] >= prices[o] * 0.9995;
         });
         expect({ decision: a.decision, guarded, nearTie }).toMatchObject(
