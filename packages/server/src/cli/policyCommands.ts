@@ -1,5 +1,6 @@
 import { readFile } from "node:fs/promises";
-import { compilePolicy } from "../policy/tenantPolicy.js";
+import { IPV4_PREFIX, IPV6_PREFIX } from "../operations/verify/signals/ip.js";
+import { compilePolicy, narrowNetworks } from "../policy/tenantPolicy.js";
 import { type Command, requireTenant, str, UsageError } from "./command.js";
 
 /** `warden policy …`: a tenant's versioned policy document. */
@@ -52,14 +53,35 @@ export const POLICY_COMMANDS: Record<string, Command> = {
         ctx.io.err(`${file} is not a valid policy:\n${compiled.errors.map((e) => `  - ${e}`).join("\n")}`);
         return 1;
       }
-      const version = await ctx.withStore(async (store) => {
-        if (!(await store.tenants.get(tenantId))) return undefined;
-        return store.policies.put(tenantId, JSON.stringify(document), Date.now());
+      // Verify truncates every address it is not given raw: a narrower list network can match only a
+      // tenant's raw addresses, and never those of a tenant without the raw-PII opt-in.
+      const narrow = narrowNetworks(compiled.policy, { ipv4: IPV4_PREFIX, ipv6: IPV6_PREFIX });
+      const stored = await ctx.withStore(async (store) => {
+        const tenant = await store.tenants.get(tenantId);
+        if (!tenant) return { outcome: "no tenant" as const };
+        if (narrow.length > 0 && !tenant.rawPii) return { outcome: "narrow" as const };
+        return {
+          outcome: "stored" as const,
+          version: await store.policies.put(tenantId, JSON.stringify(document), Date.now()),
+        };
       });
-      if (version === undefined) {
+      if (stored.outcome === "no tenant") {
         ctx.io.err(`no tenant "${tenantId}"`);
         return 1;
       }
+      const lines = narrow.map((n) => `  - ${n}`).join("\n");
+      if (stored.outcome === "narrow") {
+        ctx.io.err(
+          `${file} is not a valid policy for tenant ${tenantId}:\n${lines}\n  verify reads an attempt's network as its /${IPV4_PREFIX} (IPv4) or /${IPV6_PREFIX} (IPv6) unless the raw address is sent (subject.ip), which this tenant has not opted in to (raw-pii off): these entries would never match. List the /${IPV4_PREFIX} or /${IPV6_PREFIX} instead.`,
+        );
+        return 1;
+      }
+      if (narrow.length > 0) {
+        ctx.io.err(
+          `warning: these entries match only attempts that send the raw address (subject.ip); attempts with ipTrunc, as the SDK sends by default, are read as their /${IPV4_PREFIX} or /${IPV6_PREFIX} and never match them:\n${lines}`,
+        );
+      }
+      const { version } = stored;
       ctx.io.out(
         `stored policy v${version} for tenant ${tenantId}; servers apply it within ${ctx.config().policyRefreshSeconds} s`,
       );

@@ -381,6 +381,24 @@ export function storedRetentionDays(document: string): TenantRetention {
     : undefined;
 }
 
+/**
+ * The list networks narrower than what verify reads of an attempt without a raw address (ipTrunc and
+ * every SDK call: /24 for IPv4, /48 for IPv6 in `prefixes`): a rule matches a network only when it
+ * contains all of it, so these match only attempts that send the raw address (subject.ip).
+ */
+export function narrowNetworks(policy: TenantPolicy, prefixes: { ipv4: number; ipv6: number }): string[] {
+  const out: string[] = [];
+  for (const side of ["allow", "deny"] as const) {
+    policy[side].networks.forEach((rule, i) => {
+      const [addr, bits] = rule.range;
+      const widest = addr.kind() === "ipv4" ? prefixes.ipv4 : prefixes.ipv6;
+      if (bits > widest)
+        out.push(`${side}.networks[${i}]: ${JSON.stringify(rule.text)} is narrower than /${widest}`);
+    });
+  }
+  return out;
+}
+
 /** Whether a truncated network (or a raw address) falls inside one of the rules. */
 export function matchNetwork(
   rules: readonly NetworkRule[],

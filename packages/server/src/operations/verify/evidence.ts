@@ -66,7 +66,7 @@ export interface Observation {
 function listHits(
   policy: TenantPolicy,
   network: Network | undefined,
-  email: { hash?: string | undefined; domain?: string | undefined },
+  email: { hash?: string | undefined; normalizedHash?: string | undefined; domain?: string | undefined },
   agent: AgentIdentity,
 ): ListHits {
   const hits: ListHits = { allow: [], deny: [] };
@@ -79,7 +79,12 @@ function listHits(
       const listed = labels.map((_, i) => labels.slice(i).join(".")).find((d) => lists.emailDomains.has(d));
       if (listed) hits[side].push(`email domain ${listed}`);
     }
+    // A listed address matches every variant of its mailbox (+tags, Gmail's dots), as velocity counts
+    // them: a raw address is read as its mailbox too (signals/email.ts, mailboxAddress).
     if (email.hash && lists.emailHashes.has(email.hash)) hits[side].push("this email address");
+    else if (email.normalizedHash && lists.emailHashes.has(email.normalizedHash)) {
+      hits[side].push("this email address's mailbox");
+    }
     if (agent.outcome === "verified" && lists.agentOperators.has(agent.operator)) {
       hits[side].push(`agent operator ${agent.operator}`);
     }
@@ -171,7 +176,7 @@ export function observe(req: VerifyRequest, ctx: ObserveContext): Observation {
     ...fetchMetadataFindings(headers, w.navigationJson),
   ];
   const ja4 = readJa4(subject.tls?.ja4);
-  const tls = declared || ua.automation ? [] : tlsFindings(ja4, ua, w.tls);
+  const tls = declared ? [] : tlsFindings(ja4, ua, w.tls);
   const pageToken = readPageToken(subject.page, ctx.pageKey, ctx.tenantId, ctx.nowMs);
   const page = pageEvidenceFindings(
     pageToken,
@@ -198,29 +203,35 @@ export function observe(req: VerifyRequest, ctx: ObserveContext): Observation {
       ? undefined
       : browserHeaders;
   const findings: Finding[] = capJointly(
-    [
-      ...agentSignatureFindings(agent, {
-        verified: w.agentVerified,
-        invalid: w.agentInvalid,
-        unverified: w.agentUnverified,
-      }),
-      ...(declared ? [] : userAgentFindings(ua, { missing: w.uaMissing, automation: w.uaAutomation })),
-      ...browserHeaderFindings(browserEvidence, {
-        perMissingGroup: w.headersMissingPerGroup,
-        consistent: w.browserConsistent,
-      }),
-      ...hints,
-      ...headerOrder,
-      ...tls,
-      ...pageReports,
-      ...(declared ? [] : page),
-      ...emailFindings(email, {
-        disposable: w.emailDisposable,
-        invalid: w.emailInvalid,
-        randomLocal: w.emailRandom,
-      }),
-      ...formDataFindings(form, { perLink: w.formLinkEach, linksCap: w.formLinksCap }),
-    ],
+    capJointly(
+      [
+        ...agentSignatureFindings(agent, {
+          verified: w.agentVerified,
+          invalid: w.agentInvalid,
+          unverified: w.agentUnverified,
+        }),
+        ...(declared ? [] : userAgentFindings(ua, { missing: w.uaMissing, automation: w.uaAutomation })),
+        ...browserHeaderFindings(browserEvidence, {
+          perMissingGroup: w.headersMissingPerGroup,
+          consistent: w.browserConsistent,
+        }),
+        ...hints,
+        ...headerOrder,
+        ...tls,
+        ...pageReports,
+        ...(declared ? [] : page),
+        ...emailFindings(email, {
+          disposable: w.emailDisposable,
+          invalid: w.emailInvalid,
+          randomLocal: w.emailRandom,
+        }),
+        ...formDataFindings(form, { perLink: w.formLinkEach, linksCap: w.formLinksCap }),
+      ],
+      // A program's own user agent and its library's handshake say one thing: a program (the larger
+      // weight, so that naming itself never costs a library less than posing as a browser).
+      (f) => f.id === "ua_automation" || f.id === "tls_library",
+      Math.max(w.uaAutomation, w.tls.library),
+    ),
     // A browser that disguises itself contradicts its client hints, its own worker and its TLS stack
     // at once: a user-agent switcher, as people use, does all three; counted as one story (disguiseCap).
     (f) =>

@@ -276,6 +276,28 @@ describe("verify reads page evidence", () => {
     expect(v.findings).toEqual(expect.arrayContaining(["page_other_user_agent", "page_other_network"]));
   });
 
+  it("a token asked for without a user agent or network binds the attempt to having none, not to any", async () => {
+    const { pageToken: token } = await pageToken(apiKey, {});
+    now += 8_000;
+    const v = await verify({ token, behaviour: PERSON }, { subject: { ipTrunc: "198.51.100.0/24" } });
+    expect(v.findings).toEqual(expect.arrayContaining(["page_other_user_agent", "page_other_network"]));
+    // And the other way round: a bound token sent without what it was bound to.
+    const { pageToken: bound } = await pageToken(apiKey, {
+      userAgent: CHROME_UA,
+      ipTrunc: "198.51.100.0/24",
+    });
+    now += 8_000;
+    const bare = await t.app.inject({
+      method: "POST",
+      url: "/v1/verify",
+      headers: bearer(apiKey),
+      payload: { action: "signup", subject: { page: { token: bound, behaviour: PERSON } } },
+    });
+    const event = await t.store.events.get("pages", (bare.json() as { eventId: string }).eventId);
+    const ids = ((event?.signals.findings ?? []) as { id: string }[]).map((f) => f.id);
+    expect(ids).toEqual(expect.arrayContaining(["page_other_user_agent", "page_other_network"]));
+  });
+
   it("one token across many attempts is a replay (velocity_page_token)", async () => {
     const { pageToken: token } = await pageToken();
     now += 8_000;

@@ -29,6 +29,7 @@ const FIXED = {
   agent_signature_invalid: "agent",
   agent_signature_unverified: "agent",
   ua_missing: "browser",
+  ua_unrecognized: "browser",
   ua_automation: "browser",
   browser_headers_missing: "browser",
   browser_headers_impossible: "browser",

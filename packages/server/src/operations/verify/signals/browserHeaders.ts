@@ -49,20 +49,46 @@ export interface BrowserHeaderSignal {
   missingBesideForwarded: boolean;
   /** Combinations no browser of the claimed family sends: positive evidence of a program. */
   impossible: string[];
+  /**
+   * Headers only a browser sends (Sec-Fetch-*, Sec-CH-UA) under a user agent that names no browser: a
+   * browser's request, or a copy of one, whose user agent was edited or removed. Not a program's proof
+   * on its own (a person's user-agent switcher does it too), but never the silence of a claim unmade.
+   */
+  disguised: string | undefined;
   /** Everything the claimed browser sends on this transport is there. */
   consistent: boolean;
 }
 
 const ios = (ua: UserAgentSignal) => ua.os === "iOS";
 
-/** Undefined when there is nothing to compare: no headers were forwarded, or no browser is claimed. */
+const BROWSER_ONLY = [...FETCH_METADATA, ...CLIENT_HINTS] as const;
+
+/**
+ * Undefined when there is nothing to compare: no headers were forwarded, or the user agent names the
+ * program it is. A user agent that names no browser (missing, unrecognised, an app) is held to what
+ * holds for every client: no partial Sec-Fetch-* or Sec-CH-UA group, and no browser-only header.
+ */
 export function readBrowserHeaders(
   ua: UserAgentSignal,
   headers: HeaderMap | undefined,
 ): BrowserHeaderSignal | undefined {
-  if (!headers || !ua.browser || ua.automation) return undefined;
+  if (!headers || ua.automation) return undefined;
   const forwarded = Object.keys(headers).filter((h) => !h.startsWith(":") && !NOT_FORWARDING_EVIDENCE.has(h));
   if (forwarded.length === 0) return undefined;
+  if (!ua.browser) {
+    const impossible = partialGroups(headers);
+    const browserOnly = BROWSER_ONLY.filter((h) => h in headers);
+    return {
+      missing: [],
+      missingBesideForwarded: false,
+      impossible,
+      disguised:
+        impossible.length === 0 && browserOnly.length > 0
+          ? `${browserOnly.join(", ")}, which only a browser sends, under a user agent that names no browser`
+          : undefined,
+      consistent: false,
+    };
+  }
   const browser = ua.browser;
   const missing: string[] = [];
   const impossible: string[] = [];
@@ -72,7 +98,7 @@ export function readBrowserHeaders(
 
   const fetchSent = FETCH_METADATA.filter((h) => h in headers);
   if (fetchSent.length > 0 && fetchSent.length < FETCH_METADATA.length) {
-    impossible.push(`only part of Sec-Fetch-* (${fetchSent.join(", ")})`);
+    impossible.push(partialFetch(fetchSent));
   }
   const secureAndForwarded = fetchSent.length === FETCH_METADATA.length;
   const sendsHints = browser.family === "chromium" && browser.major >= 89 && !ios(ua);
@@ -94,7 +120,21 @@ export function readBrowserHeaders(
     impossible.length === 0 &&
     (!sendsFetch || secureAndForwarded) &&
     (!sendsHints || hintsSent.length === CLIENT_HINTS.length);
-  return { missing, missingBesideForwarded, impossible, consistent };
+  return { missing, missingBesideForwarded, impossible, disguised: undefined, consistent };
+}
+
+const partialFetch = (sent: readonly string[]) => `only part of Sec-Fetch-* (${sent.join(", ")})`;
+
+/** Groups every client sends whole or not at all, whatever it is. */
+function partialGroups(headers: HeaderMap): string[] {
+  const out: string[] = [];
+  const fetchSent = FETCH_METADATA.filter((h) => h in headers);
+  if (fetchSent.length > 0 && fetchSent.length < FETCH_METADATA.length) out.push(partialFetch(fetchSent));
+  const hintsSent = CLIENT_HINTS.filter((h) => h in headers);
+  if (hintsSent.length > 0 && hintsSent.length < CLIENT_HINTS.length) {
+    out.push(`only part of Sec-CH-UA (${hintsSent.join(", ")})`);
+  }
+  return out;
 }
 
 export function browserHeaderFindings(
@@ -112,6 +152,13 @@ export function browserHeaderFindings(
     ];
   }
   const findings: Finding[] = [];
+  if (sig.disguised) {
+    findings.push({
+      id: "browser_headers_impossible",
+      logOdds: weights.perMissingGroup * 2,
+      reason: `The request carries ${sig.disguised}.`,
+    });
+  }
   if (sig.impossible.length > 0) {
     findings.push({
       id: "browser_headers_impossible",

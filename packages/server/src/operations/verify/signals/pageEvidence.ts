@@ -135,14 +135,16 @@ export function pageEvidenceFindings(
       reason: `The page token is ${Math.round(ageMs / 3_600_000)} h old, past its lifetime: the page was loaded long before the form was sent.`,
     });
   }
-  if (claims.userAgent !== "" && binding.userAgent !== "" && claims.userAgent !== binding.userAgent) {
+  // A binding is compared whatever side is empty: a token asked for without a user agent or network
+  // binds the attempt to having none, never to any.
+  if (claims.userAgent !== binding.userAgent) {
     findings.push({
       id: "page_other_user_agent",
       logOdds: w.otherUserAgent,
       reason: "The page token was issued to a browser with another user agent than the one sending the form.",
     });
   }
-  if (claims.network !== "" && binding.network !== "" && claims.network !== binding.network) {
+  if (claims.network !== binding.network) {
     findings.push({
       id: "page_other_network",
       logOdds: w.otherNetwork,

@@ -6,7 +6,7 @@ import { DEFAULT_MODEL } from "../decisionModel.js";
 import { browserHeaderFindings, normaliseHeaders, readBrowserHeaders } from "./browserHeaders.js";
 import { emailHash, isDisposableDomain, readEmail } from "./email.js";
 import { truncateIp } from "./ip.js";
-import { readUserAgent } from "./userAgent.js";
+import { readUserAgent, userAgentFindings } from "./userAgent.js";
 import { mergeLimits, slidingCount, velocityChecks, velocityFindings } from "./velocity.js";
 
 const FIREFOX_UA = "Mozilla/5.0 (Windows NT 10.0; Win64; x64; rv:133.0) Gecko/20100101 Firefox/133.0";
@@ -26,11 +26,40 @@ describe("user agent", () => {
       present: true,
       automation: false,
       browser: { family: "chromium", major: 131 },
+      claim: "browser",
       os: "Windows",
     });
     expect(readUserAgent(FIREFOX_UA).browser).toEqual({ family: "firefox", major: 133 });
     expect(readUserAgent(undefined).present).toBe(false);
     expect(readUserAgent("   ").present).toBe(false);
+  });
+
+  it("a browser named by its engine alone (Samsung Internet, an in-app browser, a WebView) claims that engine's family", () => {
+    const samsung =
+      "Mozilla/5.0 (Linux; Android 14; SM-S918B) AppleWebKit/537.36 (KHTML, like Gecko) SamsungBrowser/26.0 Chrome/122.0.0.0 Mobile Safari/537.36";
+    const instagram =
+      "Mozilla/5.0 (Linux; Android 14; Pixel 8 Build/UQ1A; wv) AppleWebKit/537.36 (KHTML, like Gecko) Version/4.0 Chrome/131.0.6778.39 Mobile Safari/537.36 Instagram 357.0.0.25.101 Android";
+    const facebookIos =
+      "Mozilla/5.0 (iPhone; CPU iPhone OS 18_1 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Mobile/15E148 [FBAN/FBIOS;FBAV/490.0]";
+    expect(readUserAgent(samsung).browser).toEqual({ family: "chromium", major: 122 });
+    expect(readUserAgent(instagram).browser).toEqual({ family: "chromium", major: 131 });
+    expect(readUserAgent(facebookIos).browser?.family).toBe("safari");
+  });
+
+  it("a user agent that names no browser, app or program claims nothing: ua_unrecognized, weighed as a missing one", () => {
+    for (const ua of [
+      "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko)",
+      "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Safari/537.36",
+      "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chr",
+      "Mozilla/5.0 (X11; Linux x86_64)",
+    ]) {
+      const sig = readUserAgent(ua);
+      expect({ ua, claim: sig.claim }).toEqual({ ua, claim: "unrecognized" });
+      expect(userAgentFindings(sig, { missing: 2.5, automation: 3.5 })).toMatchObject([
+        { id: "ua_unrecognized", logOdds: 2.5 },
+      ]);
+    }
+    expect(readUserAgent("AcmeShop/5.2.1 (Linux; Android 14; Pixel 8) okhttp/4.12.0").claim).toBe("app");
   });
 
   it("a native app that names itself and its platform is not automation for its HTTP stack's token", () => {

@@ -121,8 +121,15 @@ describe("a program's handshake under a browser's user agent: automation", () =>
       for (const seen of lib.seen) expect(readJa4(seen)?.ciphers).toBe(lib.ciphers);
   });
 
-  it("a library's own user agent is the user-agent signal's business, not this one's", () => {
-    expect(ids(at("curl 7.88 (Debian 12)"), UA.curl)).toEqual([]);
+  it("a library's handshake is a program's whatever the user agent says: its own, none, or one that names no browser", () => {
+    for (const ua of [
+      UA.curl,
+      "",
+      "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko)",
+      "AcmeShop/5.2.1 (Linux; Android 14; Pixel 8) okhttp/4.12.0",
+    ]) {
+      expect({ ua, ids: ids(at("curl 7.88 (Debian 12)"), ua) }).toEqual({ ua, ids: ["tls_library"] });
+    }
   });
 });
 

@@ -74,34 +74,51 @@ const STACK_NAMES: Readonly<Record<TlsStack, string>> = {
   apple: "Apple's",
 };
 
+/**
+ * What the handshake says against what the user agent claims. A library's handshake is a program's
+ * whatever the user agent says, and one without TLS 1.3 or HTTP/2 is no current browser's nor any
+ * current mobile platform's, unless the user agent names the program it is: editing the user agent
+ * (the client's own text) never takes either away. Only comparing two browser stacks needs the
+ * claimed family.
+ */
 export function tlsFindings(ja4: Ja4 | undefined, ua: UserAgentSignal, w: TlsWeights): Finding[] {
   if (!ja4) return [];
-  const claimed = expectedStack(ua);
   const library = LIBRARY_FINGERPRINTS.find((l) => l.ciphers === ja4.ciphers);
-  // A library's own user agent says what it is already (userAgent.ts); this is about disguise.
-  if (library && ua.browser) {
+  if (library) {
+    const who =
+      ua.claim === "browser"
+        ? "a program sent a browser's user agent"
+        : ua.claim === "automation"
+          ? "the program its user agent names"
+          : "a program made the request";
     return [
       {
         id: "tls_library",
         logOdds: w.library,
-        reason: `The connection's TLS handshake is ${library.name}'s, not a browser's: a program sent a browser's user agent.`,
+        reason: `The connection's TLS handshake is ${library.name}'s, not a browser's: ${who}.`,
         automation: true,
       },
     ];
   }
   // QUIC is HTTP/3, which only browsers (and a few clients Warden cannot tell apart) speak here.
-  if (!claimed || ja4.transport !== "t") return [];
+  if (ja4.transport !== "t" || ua.claim === "automation") return [];
+  const offeredBy =
+    ua.claim === "browser"
+      ? `every current ${ua.browser?.family} browser`
+      : "every current browser and mobile platform's HTTP stack";
   if (ja4.version !== "13" || ja4.alpn !== "h2") {
     const missing = ja4.version !== "13" ? "TLS 1.3" : "HTTP/2";
     return [
       {
         id: "tls_not_browser",
         logOdds: w.notBrowser,
-        reason: `The connection did not offer ${missing}, which every current ${ua.browser?.family} browser offers: a program sent a browser's user agent.`,
+        reason: `The connection did not offer ${missing}, which ${offeredBy} offers: a program made the request.`,
         automation: true,
       },
     ];
   }
+  const claimed = expectedStack(ua);
+  if (!claimed) return [];
   const actual = stackOf(ja4.ciphers);
   if (actual === claimed) return [];
   if (actual) {

@@ -4,12 +4,21 @@ import type { Finding } from "./findings.js";
 
 export type BrowserFamily = "chromium" | "firefox" | "safari";
 
+/**
+ * What the user agent claims the client is. Only `browser` (a family and version Warden knows) and
+ * `app` (a native app naming itself and its platform first) are claims verify can hold the rest of the
+ * request to; anything else (a browser token removed, truncated or garbled) claims nothing and weighs
+ * as much as no user agent at all, so that editing it away can never lower the risk.
+ */
+export type UserAgentClaim = "missing" | "automation" | "browser" | "app" | "unrecognized";
+
 export interface UserAgentSignal {
   present: boolean;
   /** Matched by isbot's list of crawlers, HTTP libraries and headless browsers. */
   automation: boolean;
   /** The browser the user agent claims to be, when it claims one. */
   browser: { family: BrowserFamily; major: number } | undefined;
+  claim: UserAgentClaim;
   /** Operating system name as ua-parser-js reads it ("Windows", "Mac OS", "Android", …). */
   os: string | undefined;
 }
@@ -25,13 +34,31 @@ const CHROMIUM = new Set([
   "Yandex",
 ]);
 
+const majorOf = (version: string | undefined): number => Number.parseInt(version ?? "", 10);
+
+/**
+ * The browser a user agent claims: by its name where ua-parser-js knows it, else by its engine, so
+ * that every browser built on one (Samsung Internet, in-app browsers and WebViews, forks) is held to
+ * its engine's headers and TLS stack. WebKit counts as Apple's only where Apple ships it (iOS, where
+ * every browser is WebKit, and macOS): "AppleWebKit/537.36 (KHTML, like Gecko)" alone is Chromium's
+ * compatibility token with the browser's own token cut off, which claims nothing.
+ */
 function browserOf(parser: UAParser): UserAgentSignal["browser"] {
   const { name, major } = parser.getBrowser();
-  const version = Number.parseInt(major ?? "", 10);
-  if (!name || !Number.isFinite(version)) return undefined;
-  if (CHROMIUM.has(name)) return { family: "chromium", major: version };
-  if (name === "Firefox") return { family: "firefox", major: version };
-  if (name === "Safari" || name === "Mobile Safari") return { family: "safari", major: version };
+  const version = majorOf(major);
+  if (name && Number.isFinite(version)) {
+    if (CHROMIUM.has(name)) return { family: "chromium", major: version };
+    if (name === "Firefox") return { family: "firefox", major: version };
+    if (name === "Safari" || name === "Mobile Safari") return { family: "safari", major: version };
+  }
+  const engine = parser.getEngine();
+  const engineMajor = majorOf(engine.version);
+  if (!Number.isFinite(engineMajor)) return undefined;
+  if (engine.name === "Blink") return { family: "chromium", major: engineMajor };
+  if (engine.name === "Gecko") return { family: "firefox", major: engineMajor };
+  const os = parser.getOS().name;
+  if (engine.name === "WebKit" && (os === "iOS" || os === "Mac OS"))
+    return { family: "safari", major: engineMajor };
   return undefined;
 }
 
@@ -73,16 +100,27 @@ export const cachedUserAgents = (): number => cache.size;
 
 export function readUserAgent(userAgent: string | undefined): UserAgentSignal {
   const ua = userAgent?.trim() ?? "";
-  if (ua === "") return { present: false, automation: false, browser: undefined, os: undefined };
+  if (ua === "")
+    return { present: false, automation: false, browser: undefined, claim: "missing", os: undefined };
   let sig = cache.get(ua);
   if (sig) {
     cache.delete(ua);
   } else {
     const parser = new UAParser(ua);
+    const automation = automationUserAgent(ua);
+    const browser = browserOf(parser);
     sig = Object.freeze({
       present: true,
-      automation: automationUserAgent(ua),
-      browser: browserOf(parser),
+      automation,
+      browser,
+      claim: automation
+        ? "automation"
+        : browser
+          ? "browser"
+          : // An app's HTTP client names no browser engine; one that does is a browser's text rearranged.
+            APP_FIRST.test(ua) && parser.getEngine().name === undefined
+            ? "app"
+            : "unrecognized",
       os: parser.getOS().name,
     });
     if (ua.length > MAX_USER_AGENT) return sig;
@@ -96,9 +134,19 @@ export function userAgentFindings(
   sig: UserAgentSignal,
   weights: { missing: number; automation: number },
 ): Finding[] {
-  if (!sig.present) {
+  if (sig.claim === "missing") {
     return [
       { id: "ua_missing", logOdds: weights.missing, reason: "No user agent was sent with the attempt." },
+    ];
+  }
+  if (sig.claim === "unrecognized") {
+    return [
+      {
+        id: "ua_unrecognized",
+        logOdds: weights.missing,
+        reason:
+          "The user agent names no browser or app Warden recognises (a browser's token removed, cut short or garbled): it counts as no user agent.",
+      },
     ];
   }
   if (sig.automation) {
