@@ -2,15 +2,10 @@ import { matchNetwork, type TenantPolicy } from "../../policy/tenantPolicy.js";
 import { type AgentIdentity, type KeyLookup, verifyAgent } from "../../webBotAuth/verifyAgent.js";
 import type { DecisionModel } from "./decisionModel.js";
 import type { VerifyRequest } from "./schema.js";
-import { agentSignatureFindings } from "./signals/agentSignature.js";
-import { browserHeaderFindings, normaliseHeaders, readBrowserHeaders } from "./signals/browserHeaders.js";
-import { browserSignalFindings } from "./signals/browserSignals.js";
-import { clientHintsFindings, readClientHints } from "./signals/clientHints.js";
-import { emailFindings, readEmail } from "./signals/email.js";
-import { fetchMetadataFindings } from "./signals/fetchMetadata.js";
+import { browserHeadersSignal, normaliseHeaders } from "./signals/browserHeaders.js";
+import { readEmail } from "./signals/email.js";
 import { capJointly, type Finding } from "./signals/findings.js";
-import { formDataFindings, readFormData } from "./signals/formData.js";
-import { headerOrderFindings, languageOverridden } from "./signals/headerOrder.js";
+import { readFormData } from "./signals/formData.js";
 import type { HostingNetworks } from "./signals/hostingNetworks.js";
 import {
   fullyTruncated,
@@ -20,9 +15,11 @@ import {
   readAddress,
   readNetwork,
 } from "./signals/ip.js";
-import { type PageKeyLookup, pageEvidenceFindings, readPageToken } from "./signals/pageEvidence.js";
-import { readJa4, tlsFindings } from "./signals/tlsFingerprint.js";
-import { MAX_USER_AGENT, readUserAgent, userAgentFindings } from "./signals/userAgent.js";
+import { type PageKeyLookup, readPageToken } from "./signals/pageEvidence.js";
+import { SIGNALS } from "./signals/registry.js";
+import type { RequestView, Signal } from "./signals/signal.js";
+import { readJa4 } from "./signals/tlsFingerprint.js";
+import { MAX_USER_AGENT, readUserAgent } from "./signals/userAgent.js";
 import type { VelocityKey } from "./signals/velocity.js";
 
 /** What observe needs besides the request: the model, the tenant's rules and the shared lookups. */
@@ -132,22 +129,35 @@ export function subjectError(req: VerifyRequest): { field: string; message: stri
   return undefined;
 }
 
-/** Reads a request that passed subjectError. */
-export function observe(req: VerifyRequest, ctx: ObserveContext): Observation {
-  const { subject } = req;
-  const w = ctx.model.weights;
+/**
+ * Findings that tell one story count once, jointly at most a cap (capJointly): a program's own user
+ * agent and its library's handshake (the larger weight, so that naming itself never costs a library
+ * less than posing as a browser); a browser that disguises itself contradicts its client hints, its
+ * own worker and its TLS stack at once, as a person's user-agent switcher does (disguiseCap).
+ */
+const JOINT_CAPS: readonly {
+  story: (f: Finding) => boolean;
+  cap: (w: DecisionModel["weights"]) => number;
+}[] = [
+  {
+    story: (f) => f.id === "ua_automation" || f.id === "tls_library",
+    cap: (w) => Math.max(w.uaAutomation, w.tls.library),
+  },
+  {
+    story: (f) =>
+      (f.id === "client_hints_mismatch" && !f.automation) ||
+      f.id === "page_scope_mismatch" ||
+      f.id === "tls_other_browser",
+    cap: (w) => w.disguiseCap,
+  },
+];
 
+/** Reads the request once into the view every signal shares (signals/signal.ts). */
+function viewOf(req: VerifyRequest, ctx: ObserveContext): RequestView {
+  const { subject } = req;
   const raw = subject.ip ?? subject.ipTrunc;
   const network: Network | undefined = raw === undefined ? undefined : readNetwork(raw);
-  // Tenant network lists may name single addresses: with the raw-PII opt-in, match the full address
-  // (subjectError made sure `ip` is one).
-  const exact = subject.ip === undefined ? network : readAddress(subject.ip);
-
-  const email = readEmail(subject.email, subject.emailSha256);
   const headers = normaliseHeaders(subject.headers);
-  const ua = readUserAgent(subject.userAgent ?? headers?.["user-agent"]);
-  const browserHeaders = readBrowserHeaders(ua, headers);
-  const form = readFormData(subject.formData, subject.formDataHashed);
   const agent: AgentIdentity = headers
     ? verifyAgent({ headers }, ctx.agentKeys, {
         now: ctx.nowSeconds,
@@ -155,98 +165,54 @@ export function observe(req: VerifyRequest, ctx: ObserveContext): Observation {
         hosts: ctx.tenant.webBotAuthHosts,
       })
     : { outcome: "absent" };
-  const hosting = network ? ctx.hosting.lookup(network.addr) : undefined;
+  return {
+    req,
+    model: ctx.model,
+    tenant: ctx.tenant,
+    nowMs: ctx.nowMs,
+    ua: readUserAgent(subject.userAgent ?? headers?.["user-agent"]),
+    headers,
+    network,
+    email: readEmail(subject.email, subject.emailSha256),
+    form: readFormData(subject.formData, subject.formDataHashed),
+    agent,
+    declared: agent.outcome === "verified",
+    ja4: readJa4(subject.tls?.ja4),
+    pageToken: readPageToken(subject.page, ctx.pageKey, ctx.tenantId, ctx.nowMs),
+    hosting: network ? ctx.hosting.lookup(network.addr) : undefined,
+  };
+}
 
-  // A verified agent declared itself: automation evidence about it is explained, not suspicious.
-  const declared = agent.outcome === "verified";
-  // The same fact as an automation user agent: counted once.
-  const pageReports =
-    declared || ua.automation
-      ? []
-      : browserSignalFindings(subject.browserSignals, {
-          automation: w.uaAutomation,
-          scopeMismatch: w.pageScopeMismatch,
-        });
-  const hints = clientHintsFindings(readClientHints(ua, headers), {
-    mismatch: w.clientHintsMismatch,
-    headless: w.uaAutomation,
-  });
-  const headerOrder = [
-    ...headerOrderFindings(languageOverridden(ua, headers), w.headerOrderOverride),
-    ...fetchMetadataFindings(headers, w.navigationJson),
-  ];
-  const ja4 = readJa4(subject.tls?.ja4);
-  const tls = declared ? [] : tlsFindings(ja4, ua, w.tls);
-  const pageToken = readPageToken(subject.page, ctx.pageKey, ctx.tenantId, ctx.nowMs);
-  const page = pageEvidenceFindings(
-    pageToken,
-    subject.page?.behaviour,
-    { network: network?.text, userAgent: subject.userAgent ?? headers?.["user-agent"] },
-    {
-      required: ctx.tenant.requirePage(req.action),
-      minFillMs: ctx.model.pageMinFillMs,
-      ttlMs: ctx.model.pageTokenTtlMs,
-    },
-    w.page,
+/**
+ * Every signal's findings, in the registry's order, under the joint rules: consistent browser headers
+ * show a real browser, not a person at it, so next to another signal's evidence that automation drives
+ * it or that it is disguised (Signal.contradictsBrowser) they take nothing off the risk (and add
+ * nothing); then the joint caps.
+ */
+function findingsOf(view: RequestView): Finding[] {
+  const read = SIGNALS.filter((s) => !(view.declared && "explainedByDeclaredAgent" in s)).map((signal) => ({
+    signal: signal as Signal,
+    findings: signal.findings(view),
+  }));
+  const contradicted = read.some(
+    ({ signal, findings }) => signal.contradictsBrowser && findings.some(signal.contradictsBrowser),
   );
-  // Consistent headers show a real browser, not a person at it: next to evidence that automation
-  // drives it (the page's own report, client hints that contradict it, a DevTools override's header
-  // order, another TLS stack than the browser's, a page that never ran or was not filled in by a
-  // person) they take nothing off the risk. Unfamiliar cipher suites are not such evidence: people
-  // behind TLS inspection have them.
-  const browserEvidence =
-    pageReports.length > 0 ||
-    hints.length > 0 ||
-    headerOrder.length > 0 ||
-    tls.some((f) => f.id !== "tls_unfamiliar") ||
-    page.some((f) => f.automation)
-      ? undefined
-      : browserHeaders;
-  const findings: Finding[] = capJointly(
-    capJointly(
-      [
-        ...agentSignatureFindings(agent, {
-          verified: w.agentVerified,
-          invalid: w.agentInvalid,
-          unverified: w.agentUnverified,
-        }),
-        ...(declared ? [] : userAgentFindings(ua, { missing: w.uaMissing, automation: w.uaAutomation })),
-        ...browserHeaderFindings(browserEvidence, {
-          perMissingGroup: w.headersMissingPerGroup,
-          consistent: w.browserConsistent,
-        }),
-        ...hints,
-        ...headerOrder,
-        ...tls,
-        ...pageReports,
-        ...(declared ? [] : page),
-        ...emailFindings(email, {
-          disposable: w.emailDisposable,
-          invalid: w.emailInvalid,
-          randomLocal: w.emailRandom,
-        }),
-        ...formDataFindings(form, { perLink: w.formLinkEach, linksCap: w.formLinksCap }),
-      ],
-      // A program's own user agent and its library's handshake say one thing: a program (the larger
-      // weight, so that naming itself never costs a library less than posing as a browser).
-      (f) => f.id === "ua_automation" || f.id === "tls_library",
-      Math.max(w.uaAutomation, w.tls.library),
-    ),
-    // A browser that disguises itself contradicts its client hints, its own worker and its TLS stack
-    // at once: a user-agent switcher, as people use, does all three; counted as one story (disguiseCap).
-    (f) =>
-      (f.id === "client_hints_mismatch" && !f.automation) ||
-      f.id === "page_scope_mismatch" ||
-      f.id === "tls_other_browser",
-    w.disguiseCap,
-  );
-  if (hosting && !declared) {
-    findings.push({
-      id: "hosting_network",
-      logOdds: w.hostingNetwork,
-      reason: `The network belongs to a hosting or cloud provider (AS${hosting.asn} ${hosting.org}), not a consumer ISP.`,
-    });
-  }
+  let findings = read
+    .filter(({ signal }) => !(contradicted && signal === browserHeadersSignal))
+    .flatMap((r) => r.findings);
+  for (const { story, cap } of JOINT_CAPS) findings = capJointly(findings, story, cap(view.model.weights));
+  return findings;
+}
+
+/** Reads a request that passed subjectError. */
+export function observe(req: VerifyRequest, ctx: ObserveContext): Observation {
+  const view = viewOf(req, ctx);
+  const { subject } = req;
+  const { network, email, form, agent, headers, ua, hosting, ja4, pageToken } = view;
+  // Tenant network lists may name single addresses: with the raw-PII opt-in, match the full address
+  // (subjectError made sure `ip` is one).
+  const exact = subject.ip === undefined ? network : readAddress(subject.ip);
+  const findings = findingsOf(view);
 
   const hasHeaders = headers !== undefined && Object.keys(headers).length > 0;
   const channels = [
@@ -273,7 +239,7 @@ export function observe(req: VerifyRequest, ctx: ObserveContext): Observation {
   return {
     findings,
     channels,
-    browserConsistent: browserEvidence?.consistent === true,
+    browserConsistent: findings.some((f) => f.id === "browser_consistent"),
     agent,
     lists: listHits(ctx.tenant, exact, email, agent),
     businessDomain,

@@ -1,4 +1,5 @@
 import { VELOCITY_KINDS, type VelocityKind } from "../../policy/tenantPolicy.js";
+import { SIGNALS, type SignalCode } from "./signals/registry.js";
 
 /**
  * The machine form of a verdict's reasons (docs/api.md#reason-codes: "an additive object form (code, message,
@@ -24,40 +25,11 @@ export const REASON_CATEGORIES = [
 ] as const;
 export type ReasonCategory = (typeof REASON_CATEGORIES)[number];
 
-const FIXED = {
-  agent_verified: "agent",
-  agent_signature_invalid: "agent",
-  agent_signature_unverified: "agent",
-  ua_missing: "browser",
-  ua_unrecognized: "browser",
-  ua_automation: "browser",
-  browser_headers_missing: "browser",
-  browser_headers_impossible: "browser",
-  browser_consistent: "browser",
-  client_hints_mismatch: "browser",
-  header_order_override: "browser",
-  fetch_metadata_navigation_json: "browser",
-  page_webdriver: "page",
-  page_worker_headless: "page",
-  page_scope_mismatch: "page",
-  page_evidence_missing: "page",
-  page_token_invalid: "page",
-  page_submitted_fast: "page",
-  page_token_expired: "page",
-  page_other_user_agent: "page",
-  page_other_network: "page",
-  page_input_without_keys: "page",
-  page_pointer_teleported: "page",
-  page_synthetic_events: "page",
-  tls_library: "tls",
-  tls_not_browser: "tls",
-  tls_other_browser: "tls",
-  tls_unfamiliar: "tls",
-  email_disposable: "email",
-  email_invalid: "email",
-  email_random: "email",
-  hosting_network: "network",
-  form_links: "form",
+/** The codes of every signal's findings (signals/registry.ts), in the registry's order. */
+const SIGNAL_CODES = Object.assign({}, ...SIGNALS.map((s) => s.codes)) as Record<SignalCode, ReasonCategory>;
+
+/** Codes of what is not a signal's finding: tenant rules, the decision itself, challenges, modes. */
+const OTHER_CODES = {
   tenant_deny_list: "policy",
   tenant_allow_list: "policy",
   tenant_verified_agents: "policy",
@@ -72,11 +44,12 @@ const FIXED = {
 } as const satisfies Record<string, ReasonCategory>;
 
 export type VelocityCode = `velocity_${VelocityKind}`;
-export type ReasonCode = keyof typeof FIXED | VelocityCode;
+export type ReasonCode = SignalCode | keyof typeof OTHER_CODES | VelocityCode;
 
 /** Every code a verdict's reasonDetails can carry, with its category. */
 export const REASON_CODES: Readonly<Record<ReasonCode, ReasonCategory>> = Object.freeze({
-  ...FIXED,
+  ...SIGNAL_CODES,
+  ...OTHER_CODES,
   ...(Object.fromEntries(VELOCITY_KINDS.map((k) => [`velocity_${k}`, "velocity"])) as Record<
     VelocityCode,
     "velocity"

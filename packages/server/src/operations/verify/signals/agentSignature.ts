@@ -1,5 +1,7 @@
 import type { AgentIdentity } from "../../../webBotAuth/verifyAgent.js";
+import type { ReasonCategory } from "../reasonCodes.js";
 import type { Finding } from "./findings.js";
+import type { Signal } from "./signal.js";
 
 /**
  * The Web Bot Auth outcome as evidence. A verified signature is a declared, accountable agent: it
@@ -41,3 +43,22 @@ export function agentSignatureFindings(
       ];
   }
 }
+
+/** The Web Bot Auth signature (webBotAuth/verifyAgent.ts), verified before any signal runs. */
+/** The reason codes of this signal's findings, with their category. */
+const CODES = {
+  agent_verified: "agent",
+  agent_signature_invalid: "agent",
+  agent_signature_unverified: "agent",
+} as const satisfies Record<string, ReasonCategory>;
+
+export const agentSignatureSignal: Signal<keyof typeof CODES> = {
+  name: "Web Bot Auth signature",
+  codes: CODES,
+  findings: ({ agent, model: { weights: w } }) =>
+    agentSignatureFindings(agent, {
+      verified: w.agentVerified,
+      invalid: w.agentInvalid,
+      unverified: w.agentUnverified,
+    }),
+};

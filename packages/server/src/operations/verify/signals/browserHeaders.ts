@@ -1,4 +1,6 @@
+import type { ReasonCategory } from "../reasonCodes.js";
 import type { Finding } from "./findings.js";
+import type { Signal } from "./signal.js";
 import type { UserAgentSignal } from "./userAgent.js";
 
 export type HeaderMap = Readonly<Record<string, string>>;
@@ -178,3 +180,25 @@ export function browserHeaderFindings(
   }
   return findings;
 }
+
+/**
+ * The forwarded headers against the claimed browser. Consistent headers show a real browser, not a
+ * person at it: next to another signal's evidence that automation drives it or that it is disguised
+ * (Signal.contradictsBrowser) its findings are dropped (evidence.ts).
+ */
+/** The reason codes of this signal's findings, with their category. */
+const CODES = {
+  browser_headers_missing: "browser",
+  browser_headers_impossible: "browser",
+  browser_consistent: "browser",
+} as const satisfies Record<string, ReasonCategory>;
+
+export const browserHeadersSignal: Signal<keyof typeof CODES> = {
+  name: "browser headers",
+  codes: CODES,
+  findings: ({ ua, headers, model: { weights: w } }) =>
+    browserHeaderFindings(readBrowserHeaders(ua, headers), {
+      perMissingGroup: w.headersMissingPerGroup,
+      consistent: w.browserConsistent,
+    }),
+};

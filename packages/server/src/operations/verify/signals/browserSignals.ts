@@ -1,4 +1,6 @@
+import type { ReasonCategory } from "../reasonCodes.js";
 import type { Finding } from "./findings.js";
+import type { Signal } from "./signal.js";
 
 /**
  * What a page's worker may read differently from the page (@warden/browser's scopeView.ts), with its
@@ -71,3 +73,25 @@ export function browserSignalFindings(
   }
   return findings;
 }
+
+/** The reason codes of this signal's findings, with their category. */
+const CODES = {
+  page_webdriver: "page",
+  page_worker_headless: "page",
+  page_scope_mismatch: "page",
+} as const satisfies Record<string, ReasonCategory>;
+
+export const browserSignalsSignal: Signal<keyof typeof CODES> = {
+  name: "the page's report of its browser",
+  codes: CODES,
+  explainedByDeclaredAgent: true,
+  contradictsBrowser: () => true,
+  // An automation user agent says the same as navigator.webdriver: counted once.
+  findings: ({ ua, req, model: { weights: w } }) =>
+    ua.automation
+      ? []
+      : browserSignalFindings(req.subject.browserSignals, {
+          automation: w.uaAutomation,
+          scopeMismatch: w.pageScopeMismatch,
+        }),
+};

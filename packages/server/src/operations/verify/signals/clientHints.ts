@@ -1,5 +1,7 @@
+import type { ReasonCategory } from "../reasonCodes.js";
 import type { HeaderMap } from "./browserHeaders.js";
 import type { Finding } from "./findings.js";
+import type { Signal } from "./signal.js";
 import type { UserAgentSignal } from "./userAgent.js";
 
 /**
@@ -155,3 +157,17 @@ export function clientHintsFindings(
     },
   ];
 }
+
+/** The reason codes of this signal's findings, with their category. */
+const CODES = { client_hints_mismatch: "browser" } as const satisfies Record<string, ReasonCategory>;
+
+export const clientHintsSignal: Signal<keyof typeof CODES> = {
+  name: "client hints",
+  codes: CODES,
+  contradictsBrowser: () => true,
+  findings: ({ ua, headers, model: { weights: w } }) =>
+    clientHintsFindings(readClientHints(ua, headers), {
+      mismatch: w.clientHintsMismatch,
+      headless: w.uaAutomation,
+    }),
+};

@@ -1,7 +1,9 @@
 import { createRequire } from "node:module";
 import mailchecker from "mailchecker";
 import { sha256Hex } from "../../../lib/crypto.js";
+import type { ReasonCategory } from "../reasonCodes.js";
 import type { Finding } from "./findings.js";
+import type { Signal } from "./signal.js";
 
 /** mailchecker's maintained list of disposable providers, loaded once. */
 const DISPOSABLE: ReadonlySet<string> = new Set([...mailchecker.blacklist()].map((d) => d.toLowerCase()));
@@ -165,3 +167,21 @@ export function emailFindings(
   }
   return out;
 }
+
+/** The reason codes of this signal's findings, with their category. */
+const CODES = {
+  email_disposable: "email",
+  email_invalid: "email",
+  email_random: "email",
+} as const satisfies Record<string, ReasonCategory>;
+
+export const emailSignal: Signal<keyof typeof CODES> = {
+  name: "email address",
+  codes: CODES,
+  findings: ({ email, model: { weights: w } }) =>
+    emailFindings(email, {
+      disposable: w.emailDisposable,
+      invalid: w.emailInvalid,
+      randomLocal: w.emailRandom,
+    }),
+};

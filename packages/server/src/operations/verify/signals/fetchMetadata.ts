@@ -1,5 +1,7 @@
+import type { ReasonCategory } from "../reasonCodes.js";
 import type { HeaderMap } from "./browserHeaders.js";
 import type { Finding } from "./findings.js";
+import type { Signal } from "./signal.js";
 
 /**
  * Fetch Metadata against the body it came with. A browser sends a JSON body only from a page's
@@ -26,3 +28,13 @@ export function fetchMetadataFindings(headers: HeaderMap | undefined, weight: nu
     },
   ];
 }
+
+/** The reason codes of this signal's findings, with their category. */
+const CODES = { fetch_metadata_navigation_json: "browser" } as const satisfies Record<string, ReasonCategory>;
+
+export const fetchMetadataSignal: Signal<keyof typeof CODES> = {
+  name: "Fetch Metadata against the body",
+  codes: CODES,
+  contradictsBrowser: () => true,
+  findings: ({ headers, model: { weights: w } }) => fetchMetadataFindings(headers, w.navigationJson),
+};

@@ -1,5 +1,7 @@
 import { sha256Hex } from "../../../lib/crypto.js";
+import type { ReasonCategory } from "../reasonCodes.js";
 import type { Finding } from "./findings.js";
+import type { Signal } from "./signal.js";
 
 /**
  * subject.formData / subject.formDataHashed, whose structure the spec leaves open: read generically.
@@ -74,3 +76,13 @@ export function formDataFindings(
     },
   ];
 }
+
+/** The reason codes of this signal's findings, with their category. */
+const CODES = { form_links: "form" } as const satisfies Record<string, ReasonCategory>;
+
+export const formDataSignal: Signal<keyof typeof CODES> = {
+  name: "form data",
+  codes: CODES,
+  findings: ({ form, model: { weights: w } }) =>
+    formDataFindings(form, { perLink: w.formLinkEach, linksCap: w.formLinksCap }),
+};

@@ -1,5 +1,7 @@
+import type { ReasonCategory } from "../reasonCodes.js";
 import type { HeaderMap } from "./browserHeaders.js";
 import type { Finding } from "./findings.js";
+import type { Signal } from "./signal.js";
 import type { UserAgentSignal } from "./userAgent.js";
 
 /**
@@ -48,3 +50,14 @@ export function headerOrderFindings(overridden: boolean, weight: number): Findin
     },
   ];
 }
+
+/** The reason codes of this signal's findings, with their category. */
+const CODES = { header_order_override: "browser" } as const satisfies Record<string, ReasonCategory>;
+
+export const headerOrderSignal: Signal<keyof typeof CODES> = {
+  name: "header order",
+  codes: CODES,
+  contradictsBrowser: () => true,
+  findings: ({ ua, headers, model: { weights: w } }) =>
+    headerOrderFindings(languageOverridden(ua, headers), w.headerOrderOverride),
+};

@@ -1,6 +1,9 @@
 import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import type ipaddr from "ipaddr.js";
+import type { ReasonCategory } from "../reasonCodes.js";
+import type { Finding } from "./findings.js";
+import type { Signal } from "./signal.js";
 
 /**
  * Hosting and data-centre networks, from the IP-to-ASN data set shipped in @ip-location-db/asn
@@ -147,3 +150,22 @@ export class HostingNetworks {
     return find(this.v6, n);
   }
 }
+
+/** The reason codes of this signal's findings, with their category. */
+const CODES = { hosting_network: "network" } as const satisfies Record<string, ReasonCategory>;
+
+export const hostingNetworkSignal: Signal<keyof typeof CODES> = {
+  name: "hosting network",
+  codes: CODES,
+  explainedByDeclaredAgent: true,
+  findings: ({ hosting, model: { weights: w } }): Finding[] =>
+    hosting
+      ? [
+          {
+            id: "hosting_network",
+            logOdds: w.hostingNetwork,
+            reason: `The network belongs to a hosting or cloud provider (AS${hosting.asn} ${hosting.org}), not a consumer ISP.`,
+          },
+        ]
+      : [],
+};

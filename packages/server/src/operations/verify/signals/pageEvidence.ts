@@ -1,5 +1,7 @@
 import { bindingTag, openPageToken, type PageTokenClaims } from "../../../tokens/pageToken.js";
+import type { ReasonCategory } from "../reasonCodes.js";
 import { capJointly, type Finding } from "./findings.js";
+import type { Signal } from "./signal.js";
 
 /**
  * Evidence that the form's page ran (subject.page): a page token Warden issued when the page loaded
@@ -193,3 +195,36 @@ function behaviourFindings(behaviour: unknown, w: PageEvidenceWeights): Finding[
   // at once and must be challenged at worst, not refused for the sum.
   return capJointly(findings, () => true, w.behaviourCap);
 }
+
+/** The reason codes of this signal's findings, with their category. */
+const CODES = {
+  page_evidence_missing: "page",
+  page_token_invalid: "page",
+  page_submitted_fast: "page",
+  page_token_expired: "page",
+  page_other_user_agent: "page",
+  page_other_network: "page",
+  page_input_without_keys: "page",
+  page_pointer_teleported: "page",
+  page_synthetic_events: "page",
+} as const satisfies Record<string, ReasonCategory>;
+
+export const pageEvidenceSignal: Signal<keyof typeof CODES> = {
+  name: "page evidence",
+  codes: CODES,
+  explainedByDeclaredAgent: true,
+  // A page that never ran, or was not filled in by a person.
+  contradictsBrowser: (f) => f.automation === true,
+  findings: ({ req, pageToken, network, headers, tenant, model }) =>
+    pageEvidenceFindings(
+      pageToken,
+      req.subject.page?.behaviour,
+      { network: network?.text, userAgent: req.subject.userAgent ?? headers?.["user-agent"] },
+      {
+        required: tenant.requirePage(req.action),
+        minFillMs: model.pageMinFillMs,
+        ttlMs: model.pageTokenTtlMs,
+      },
+      model.weights.page,
+    ),
+};

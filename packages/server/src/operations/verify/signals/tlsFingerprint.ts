@@ -1,4 +1,6 @@
+import type { ReasonCategory } from "../reasonCodes.js";
 import type { Finding } from "./findings.js";
+import type { Signal } from "./signal.js";
 import { BROWSER_CIPHER_HASHES, LIBRARY_FINGERPRINTS, type TlsStack } from "./tlsStacks.js";
 import type { UserAgentSignal } from "./userAgent.js";
 
@@ -138,3 +140,20 @@ export function tlsFindings(ja4: Ja4 | undefined, ua: UserAgentSignal, w: TlsWei
     },
   ];
 }
+
+/** The reason codes of this signal's findings, with their category. */
+const CODES = {
+  tls_library: "tls",
+  tls_not_browser: "tls",
+  tls_other_browser: "tls",
+  tls_unfamiliar: "tls",
+} as const satisfies Record<string, ReasonCategory>;
+
+export const tlsSignal: Signal<keyof typeof CODES> = {
+  name: "TLS fingerprint",
+  codes: CODES,
+  explainedByDeclaredAgent: true,
+  // Unfamiliar cipher suites are not such evidence: people behind TLS inspection have them.
+  contradictsBrowser: (f) => f.id !== "tls_unfamiliar",
+  findings: ({ ja4, ua, model: { weights: w } }) => tlsFindings(ja4, ua, w.tls),
+};

@@ -1,6 +1,8 @@
 import { isbotMatches } from "isbot";
 import UAParser from "ua-parser-js";
+import type { ReasonCategory } from "../reasonCodes.js";
 import type { Finding } from "./findings.js";
+import type { Signal } from "./signal.js";
 
 export type BrowserFamily = "chromium" | "firefox" | "safari";
 
@@ -161,3 +163,18 @@ export function userAgentFindings(
   }
   return [];
 }
+
+/** The reason codes of this signal's findings, with their category. */
+const CODES = {
+  ua_missing: "browser",
+  ua_unrecognized: "browser",
+  ua_automation: "browser",
+} as const satisfies Record<string, ReasonCategory>;
+
+export const userAgentSignal: Signal<keyof typeof CODES> = {
+  name: "user agent",
+  codes: CODES,
+  explainedByDeclaredAgent: true,
+  findings: ({ ua, model: { weights: w } }) =>
+    userAgentFindings(ua, { missing: w.uaMissing, automation: w.uaAutomation }),
+};
