@@ -1,6 +1,14 @@
 import os from "node:os";
 import { describe, expect, it } from "vitest";
-import { ConfigError, defaultDatabaseUrl, inRetentionHours, loadConfig } from "./config.js";
+import {
+  ConfigError,
+  defaultDatabaseUrl,
+  inRetentionHours,
+  loadConfig,
+  unknownText,
+  unknownVariables,
+} from "./config.js";
+import { wardenInProcess } from "./testing/cliSandbox.js";
 
 describe("configuration", () => {
   it("has documented defaults", () => {
@@ -256,5 +264,49 @@ describe("configuration", () => {
         }
       }
     });
+  });
+});
+
+describe("an unknown WARDEN_* variable", () => {
+  it("is named with the settings it most likely meant", () => {
+    expect(unknownVariables({ WARDEN_DATABASE_READ_URL: "postgres://r", WARDEN_PG_POOL_SZE: "4" })).toEqual([
+      { name: "WARDEN_DATABASE_READ_URL", nearest: ["WARDEN_DATABASE_URL", "WARDEN_PG_READ_URL"] },
+      { name: "WARDEN_PG_POOL_SZE", nearest: ["WARDEN_PG_POOL_SIZE", "WARDEN_PG_POOL_MIN"] },
+    ]);
+    expect(unknownText(unknownVariables({ WARDEN_VERIFY_DEADLINE: "30" }))).toBe(
+      "WARDEN_VERIFY_DEADLINE is not a Warden setting (did you mean WARDEN_VERIFY_DEADLINE_MS?)",
+    );
+  });
+
+  it("leaves known settings, other programs' variables and this repository's test tools alone", () => {
+    expect(
+      unknownVariables({
+        WARDEN_PG_READ_URL: "postgres://r",
+        PORT: "1",
+        PGHOST: "x",
+        WARDEN_TEST_POSTGRES_URL: "postgres://t",
+        WARDEN_FUZZ_SEED: "1",
+      }),
+    ).toEqual([]);
+  });
+
+  it("is a warning, or refuses the start under WARDEN_STRICT_CONFIG", () => {
+    expect(() => loadConfig({ WARDEN_PG_POOL_SZE: "4" })).not.toThrow();
+    expect(() => loadConfig({ WARDEN_PG_POOL_SZE: "4", WARDEN_STRICT_CONFIG: "true" })).toThrow(
+      /WARDEN_PG_POOL_SZE is not a Warden setting \(did you mean WARDEN_PG_POOL_SIZE/,
+    );
+    expect(() => loadConfig({ WARDEN_PG_POOL_SIZE: "4", WARDEN_STRICT_CONFIG: "true" })).not.toThrow();
+  });
+
+  it("is printed by every command at start", async () => {
+    const run = await wardenInProcess(
+      { WARDEN_DATABASE_URL: "sqlite::memory:", WARDEN_LOG_LEVEL: "silent", WARDEN_DATABASE_READ_URL: "x" },
+      "tenant",
+      "list",
+    );
+    expect(run.code).toBe(0);
+    expect(run.stderr).toContain(
+      "warning: WARDEN_DATABASE_READ_URL is not a Warden setting (did you mean WARDEN_DATABASE_URL or WARDEN_PG_READ_URL?); ignored",
+    );
   });
 });

@@ -1,5 +1,6 @@
 import os from "node:os";
 import path from "node:path";
+import { distance } from "fastest-levenshtein";
 import ipaddr from "ipaddr.js";
 import { RETENTION_DAYS_RANGE } from "./domain.js";
 import { parseRedisUrl, RedisUrlError } from "./store/redis/redisTarget.js";
@@ -119,9 +120,9 @@ export interface Config {
   readonly idleTimeoutMs: number;
   /** How long an idle keep-alive connection stays open for the client's next request. */
   readonly keepAliveTimeoutMs: number;
-  /** Sockets one process accepts at once; past it new connections are refused. */
+  /** Sockets one listener holds at once; at it idle or stalled ones give way (http/connectionGuard.ts). */
   readonly maxConnections: number;
-  /** Sockets one client address may hold at once (a load balancer is one address: raise it there). */
+  /** Sockets one client (IPv4 address, IPv6 /64) may hold at once (a load balancer is one: raise it there). */
   readonly maxConnectionsPerAddress: number;
   /** On SIGTERM, requests still open after this long are cut and the process exits. */
   readonly shutdownGraceMs: number;
@@ -511,7 +512,84 @@ function pgReadUrl(env: Env, database: string): string | undefined {
   return value;
 }
 
+/**
+ * Reads the configuration from `env`; every setting is read whatever the others say, so reading an
+ * empty environment through a recording proxy names them all (knownVariables). Under
+ * WARDEN_STRICT_CONFIG a WARDEN_* variable that is not one of them refuses the start.
+ */
 export function loadConfig(env: Env = process.env): Config {
+  const config = readConfig(env);
+  const strict = flag(env, "WARDEN_STRICT_CONFIG", false);
+  const unknown = unknownVariables(env);
+  if (unknown.length > 0 && strict) {
+    throw new ConfigError(
+      (unknown[0] as UnknownVariable).name,
+      `${unknownText(unknown)} (WARDEN_STRICT_CONFIG is on)`,
+    );
+  }
+  return config;
+}
+
+/** Variables of this repository's own tools (tests, benchmarks, the fuzzer), never the service's. */
+const TOOLING_PREFIXES = ["WARDEN_TEST_", "WARDEN_BENCH_", "WARDEN_FUZZ_"] as const;
+
+let known: ReadonlySet<string> | undefined;
+/** Every variable the configuration reads. */
+export function knownVariables(): ReadonlySet<string> {
+  if (!known) {
+    const read = new Set<string>(["WARDEN_STRICT_CONFIG"]);
+    const recording = new Proxy({} as Env, {
+      get: (_, name) => {
+        if (typeof name === "string") read.add(name);
+        return undefined;
+      },
+    });
+    readConfig(recording);
+    known = read;
+  }
+  return known;
+}
+
+export interface UnknownVariable {
+  name: string;
+  /** The settings it most likely meant, closest first (at most two). */
+  nearest: string[];
+}
+
+const words = (name: string): string[] => name.replace(/^WARDEN_/, "").split("_");
+
+/**
+ * WARDEN_* variables in `env` that no setting reads (a misspelling, or a setting of another version),
+ * each with the settings it most likely meant: those sharing the most words with it, then the fewest
+ * edits apart.
+ */
+export function unknownVariables(env: Env): UnknownVariable[] {
+  const settings = [...knownVariables()].filter((k) => k.startsWith("WARDEN_"));
+  return Object.keys(env)
+    .filter((name) => name.startsWith("WARDEN_") && env[name] !== undefined && !knownVariables().has(name))
+    .filter((name) => !TOOLING_PREFIXES.some((p) => name.startsWith(p)))
+    .sort()
+    .map((name) => {
+      const own = new Set(words(name));
+      const ranked = settings
+        .map((k) => ({ k, shared: words(k).filter((w) => own.has(w)).length, edits: distance(name, k) }))
+        .filter((c) => c.shared > 0 || c.edits <= Math.max(3, Math.floor(name.length / 4)))
+        .sort((a, b) => b.shared - a.shared || a.edits - b.edits);
+      return { name, nearest: ranked.slice(0, 2).map((c) => c.k) };
+    });
+}
+
+/** One sentence for the warning or the refusal. */
+export function unknownText(unknown: readonly UnknownVariable[]): string {
+  return unknown
+    .map(
+      (u) =>
+        `${u.name} is not a Warden setting${u.nearest.length > 0 ? ` (did you mean ${u.nearest.join(" or ")}?)` : ""}`,
+    )
+    .join("; ");
+}
+
+function readConfig(env: Env): Config {
   const logLevel = text(env, "WARDEN_LOG_LEVEL", "info");
   if (!LOG_LEVELS.includes(logLevel)) {
     throw new ConfigError("WARDEN_LOG_LEVEL", `must be one of ${LOG_LEVELS.join(", ")}, got "${logLevel}"`);

@@ -1,5 +1,12 @@
 import { parseArgs } from "node:util";
-import { type Config, ConfigError, loadConfig, parseWorkers } from "../config.js";
+import {
+  type Config,
+  ConfigError,
+  loadConfig,
+  parseWorkers,
+  unknownText,
+  unknownVariables,
+} from "../config.js";
 import { openStore } from "../deps.js";
 import { serve } from "../serve.js";
 import { MIGRATION_NAMES } from "../store/migrations.js";
@@ -136,7 +143,15 @@ export async function runCli(
     io,
     ...(options.directoryCa === undefined ? {} : { directoryCa: options.directoryCa }),
     config: () => {
-      config ??= loadConfig(env);
+      if (!config) {
+        config = loadConfig(env);
+        const unknown = unknownVariables(env);
+        if (unknown.length > 0) {
+          io.err(
+            `warning: ${unknownText(unknown)}; ignored (WARDEN_STRICT_CONFIG=true refuses to start instead)`,
+          );
+        }
+      }
       return config;
     },
     withStore: async (fn) => {
