@@ -198,7 +198,7 @@ export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<Fa
   );
   app.setNotFoundHandler(notFoundHandler);
 
-  registerHealth(app, store);
+  registerHealth(app, store, metrics.recent);
   registerJwks(app, keyring);
   // Verify counts its rate limit with its velocity counters, in one store call.
   registerVerify(app, verifyDeps, {

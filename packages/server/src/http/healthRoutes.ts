@@ -1,5 +1,6 @@
 import type { FastifyInstance } from "fastify";
 import type { Store } from "../store/interfaces.js";
+import { type RecentVerdicts, UNHEALTHY_VERIFY } from "./recentVerdicts.js";
 
 /**
  * Health for load balancers and monitoring:
@@ -9,10 +10,14 @@ import type { Store } from "../store/interfaces.js";
  *   one callers should get; a balancer that took every process out on a store outage turned it into
  *   a total one (its 503s are no verdict at all). The body still says whether the store takes
  *   writes. While the process shuts down Fastify answers 503 here, so the balancer drains it.
- * - /readyz/store: whether the store takes writes (503 when not): for alerting and for operators who
- *   want a process out of rotation while its own store connection is broken.
+ * - /readyz/store: whether verify can score (503 when not): the store takes a probe's write, and most
+ *   of this process's recent verify answers were not degraded (UNHEALTHY_VERIFY: more than half of
+ *   at least 20 in 30 s), so that what the probe cannot see (a table the runtime role may not write,
+ *   a schema the running code does not know, locks, host contention) still shows. For alerting, and
+ *   for operators who want a process out of rotation while it cannot score.
+ * Both bodies say `verify`: "scoring", "degraded" (as above) or "idle" (too few recent answers to say).
  */
-export function registerHealth(app: FastifyInstance, store: Store): void {
+export function registerHealth(app: FastifyInstance, store: Store, recent: RecentVerdicts): void {
   app.get("/healthz", { schema: { summary: "The process is up", tags: ["health"] } }, async () => ({
     ok: true,
   }));
@@ -33,14 +38,30 @@ export function registerHealth(app: FastifyInstance, store: Store): void {
         tags: ["health"],
       },
     },
-    async (request) => ({ ok: true, store: (await storeUp(request.log)) ? "up" : "down" }),
+    async (request) => ({ ok: true, store: (await storeUp(request.log)) ? "up" : "down", ...verifyState() }),
   );
   app.get(
     "/readyz/store",
-    { schema: { summary: "The store can take writes", tags: ["health"] } },
-    async (request, reply) =>
-      (await storeUp(request.log))
-        ? { ok: true, store: "up" }
-        : reply.code(503).send({ ok: false, store: "down" }),
+    {
+      schema: {
+        summary: "Verify can score: the store takes writes and recent answers were not mostly degraded",
+        tags: ["health"],
+      },
+    },
+    async (request, reply) => {
+      const up = await storeUp(request.log);
+      const verify = verifyState();
+      if (up && verify.verify !== "degraded") return { ok: true, store: "up", ...verify };
+      if (verify.verify === "degraded") {
+        request.log.warn(verify, "readiness: most recent verify answers were degraded");
+      }
+      return reply.code(503).send({ ok: false, store: up ? "up" : "down", ...verify });
+    },
   );
+
+  function verifyState(): { verify: "scoring" | "degraded" | "idle"; answers: number; degraded: number } {
+    const { unhealthy, counts } = recent.unhealthy();
+    const verify = unhealthy ? "degraded" : counts.answers < UNHEALTHY_VERIFY.minAnswers ? "idle" : "scoring";
+    return { verify, ...counts };
+  }
 }

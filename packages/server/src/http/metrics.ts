@@ -4,6 +4,7 @@ import type { PendingEvents } from "../operations/verify/pendingEvents.js";
 import type { Verdict } from "../operations/verify/schema.js";
 import { type CallWrapper, wrapEveryCall } from "../store/everyCall.js";
 import type { Store } from "../store/interfaces.js";
+import { RecentVerdicts } from "./recentVerdicts.js";
 
 /**
  * Prometheus metrics for one app instance (its own registry). Labels are bounded: route templates,
@@ -19,6 +20,8 @@ export interface Metrics {
   instrument(app: FastifyInstance): void;
   /** Zeroes the request and verdict metrics: after the start-up rehearsal, so they count real requests. */
   resetRequests(): void;
+  /** This process's verify answers of the last minute (readiness reads them). */
+  readonly recent: RecentVerdicts;
 }
 
 const LATENCY_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5];
@@ -71,6 +74,17 @@ export function createMetrics(
     labelNames: ["decision", "degraded", "enforcement_mode", "challenge_cleared"] as const,
     registers: [registry],
   });
+  const recent = new RecentVerdicts();
+  new Gauge({
+    name: "warden_verify_degraded_ratio",
+    help: "Share of this process's verify answers of the last 60 s that were degraded (0 without answers; the worst process under --workers)",
+    aggregator: "max",
+    registers: [registry],
+    collect() {
+      const { answers, degraded } = recent.over(60);
+      this.set(answers === 0 ? 0 : degraded / answers);
+    },
+  });
   const storeCalls = new Histogram({
     name: "warden_store_call_duration_seconds",
     help: "Store call latency by call and outcome (ok or error)",
@@ -95,18 +109,22 @@ export function createMetrics(
 
   return {
     registry,
-    verdict: (v) =>
+    verdict: (v) => {
       decisions.inc({
         decision: v.decision,
         degraded: String(v.degraded),
         enforcement_mode: v.enforcementMode,
         challenge_cleared: String(v.challengeCleared === true),
-      }),
+      });
+      recent.record(v.degraded);
+    },
+    recent,
     timed: (store) => wrapEveryCall(store, timeCall),
     resetRequests: () => {
       requests.reset();
       duration.reset();
       decisions.reset();
+      recent.reset();
     },
     instrument: (app) => {
       app.addHook("onResponse", async (request, reply) => {

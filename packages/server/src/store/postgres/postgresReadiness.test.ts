@@ -63,14 +63,14 @@ if (databaseUrl) {
 
   describe(SUITE, () => {
     it("is 503 while PostgreSQL refuses writes though reads still work, and 200 once it takes them again", async () => {
-      expect(await readyzBecomes(200)).toEqual({ ok: true, store: "up" });
+      expect(await readyzBecomes(200)).toMatchObject({ ok: true, store: "up" });
       await readOnly(true);
       try {
         // Reads work once the pool has reconnected: a read probe would answer 200 from here on.
         await readsWork();
         for (let i = 0; i < 3; i++) {
           const res = await t.app.inject({ method: "GET", url: "/readyz/store" });
-          expect({ status: res.statusCode, body: res.json() }).toEqual({
+          expect({ status: res.statusCode, body: res.json() }).toMatchObject({
             status: 503,
             body: { ok: false, store: "down" },
           });
@@ -79,7 +79,7 @@ if (databaseUrl) {
       } finally {
         await readOnly(false);
       }
-      expect(await readyzBecomes(200)).toEqual({ ok: true, store: "up" });
+      expect(await readyzBecomes(200)).toMatchObject({ ok: true, store: "up" });
     });
   });
 }
