@@ -108,8 +108,7 @@ export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<Fa
     );
   });
   if (config.adminPort !== undefined) keepAdminPathsOffPublic(app);
-  app.server.maxConnections = config.maxConnections;
-  guardConnections(app.server, { max: config.maxConnections, perAddress: config.maxConnectionsPerAddress });
+  guardConnections(app.server, config);
   metrics.instrument(app);
   // Only JSON bodies are accepted: everything else is 415 unsupported_media_type (docs/api.md#errors).
   app.removeContentTypeParser(["text/plain"]);

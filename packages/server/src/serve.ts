@@ -102,7 +102,9 @@ async function listening(
   const housekeeping = startHousekeeping(deps, app.log);
   const url = await app.listen({ host: config.host, port: config.port });
   const admin =
-    config.adminPort === undefined ? undefined : await listenAdmin(app, config.adminHost, config.adminPort);
+    config.adminPort === undefined
+      ? undefined
+      : await listenAdmin(app, config.adminHost, config.adminPort, config);
   if (admin) app.log.info({ url: admin.url }, "admin listener (metrics, docs, console) listening");
   if (demo) print(demoBanner(demo, url));
   else if (makeDemo) {

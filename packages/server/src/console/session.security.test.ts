@@ -16,16 +16,24 @@ let signIns = 0;
 /** A sign-in from an address of its own (sign-ins are limited per address; one test floods one). */
 const signIn = (
   apiKey: string,
-  headers: Record<string, string> = {},
+  headers: Record<string, string | undefined> = {},
   remoteAddress = `192.0.2.${++signIns}`,
 ) =>
   t.app.inject({
     method: "POST",
     url: "/console/session",
-    headers: { "content-type": "application/json", host: "warden.test", ...headers },
+    headers: dropUnset({
+      "content-type": "application/json",
+      host: "warden.test",
+      origin: "http://warden.test",
+      ...headers,
+    }),
     payload: { apiKey },
     remoteAddress,
   });
+/** Headers given as undefined are not sent. */
+const dropUnset = (headers: Record<string, string | undefined>): Record<string, string> =>
+  Object.fromEntries(Object.entries(headers).filter(([, v]) => v !== undefined)) as Record<string, string>;
 const cookieOf = (res: { headers: Record<string, unknown> }): string =>
   String(res.headers["set-cookie"]).split(";")[0] as string;
 
@@ -79,10 +87,41 @@ describe("sign-in", () => {
     expect((await signIn(reader, {}, "198.51.100.78")).statusCode).toBe(200);
   });
 
+  it("sign-ins are limited per IPv6 /64, not per address: the 11th from any address of the /64 is 429", async () => {
+    for (let i = 1; i <= 10; i++) {
+      expect((await signIn(`wdn_${"A".repeat(43)}`, {}, `2001:db8:77:1::${i.toString(16)}`)).statusCode).toBe(
+        401,
+      );
+    }
+    const limited = await signIn(reader, {}, "2001:db8:77:1:ffff:ffff:ffff:ffff");
+    expect(limited.statusCode).toBe(429);
+    expect(limited.json().code).toBe("rate_limited");
+    expect((await signIn(reader, {}, "2001:db8:77:2::1")).statusCode).toBe(200);
+  });
+
   it("refuses a sign-in posted from another site (Origin) — login CSRF", async () => {
     const res = await signIn(reader, { origin: "https://evil.example" });
     expect(res.statusCode).toBe(403);
     expect(res.json().code).toBe("forbidden_origin");
+  });
+
+  it("refuses a sign-in that names no origin: no Origin and no Sec-Fetch-Site: same-origin is 403 forbidden_origin", async () => {
+    for (const headers of [
+      { origin: undefined },
+      { origin: undefined, "sec-fetch-site": "cross-site" },
+      { origin: undefined, "sec-fetch-site": "same-site" },
+      { origin: undefined, "sec-fetch-site": "none" },
+      { origin: "null" },
+      { "sec-fetch-site": "cross-site" },
+    ]) {
+      const res = await signIn(reader, headers);
+      expect(res.statusCode, JSON.stringify(headers)).toBe(403);
+      expect(res.json().code, JSON.stringify(headers)).toBe("forbidden_origin");
+      expect(res.headers["set-cookie"], JSON.stringify(headers)).toBeUndefined();
+    }
+    // Where a browser's privacy setting or a proxy drops Origin, its Fetch Metadata stands in.
+    const fetchMetadata = await signIn(reader, { origin: undefined, "sec-fetch-site": "same-origin" });
+    expect(fetchMetadata.statusCode).toBe(200);
   });
 });
 
@@ -132,12 +171,20 @@ describe("the session cookie", () => {
 
   it("sign-out ends the session at once: the old cookie is 401 console_session_required", async () => {
     const cookie = cookieOf(await signIn(reader));
-    const refused = await t.app.inject({ method: "DELETE", url: "/console/session", headers: { cookie } });
+    const page = { cookie, host: "warden.test", origin: "http://warden.test" };
+    const refused = await t.app.inject({ method: "DELETE", url: "/console/session", headers: page });
     expect(refused.statusCode).toBe(403); // without the console's header: a cross-site form cannot sign out
+    const noOrigin = await t.app.inject({
+      method: "DELETE",
+      url: "/console/session",
+      headers: { cookie, host: "warden.test", "x-warden-console": "1" },
+    });
+    expect(noOrigin.statusCode).toBe(403); // nor without an Origin (or Sec-Fetch-Site) naming this host
+    expect(noOrigin.json().code).toBe("forbidden_origin");
     const out = await t.app.inject({
       method: "DELETE",
       url: "/console/session",
-      headers: { cookie, "x-warden-console": "1" },
+      headers: { ...page, "x-warden-console": "1" },
     });
     expect(out.statusCode).toBe(204);
     expect(String(out.headers["set-cookie"])).toMatch(/warden_console=;/);

@@ -5,6 +5,7 @@ import type { FastifyInstance, FastifyRequest } from "fastify";
 import { hashApiKey, isWellFormedApiKey } from "../admin/apiKeys.js";
 import type { Scope } from "../domain.js";
 import { ApiError, ErrorResponse } from "../errors.js";
+import { clientSource } from "../http/connectionGuard.js";
 import { applyRateLimit } from "../http/rateLimit.js";
 import { sha256Hex } from "../lib/crypto.js";
 import type { Caller } from "../operations/caller.js";
@@ -56,8 +57,8 @@ async function liveSession(store: Store, clock: () => number, request: FastifyRe
 
 /**
  * The caller a console cookie stands for (the read routes' second way in; http/auth.ts). For a write
- * (`write`), the request must come from the console's page: an Origin naming this host, if any, and
- * the x-warden-console header, which a cross-site form cannot send (403 forbidden_origin otherwise).
+ * (`write`), the request must come from the console's page (fromOwnOrigin) and carry the
+ * x-warden-console header, which a cross-site form cannot send (403 forbidden_origin otherwise).
  */
 export async function consoleCaller(
   store: Store,
@@ -68,7 +69,7 @@ export async function consoleCaller(
   if (
     options.write &&
     request.cookies[CONSOLE_COOKIE] !== undefined &&
-    (!sameOrigin(request) || request.headers[CONSOLE_HEADER] !== "1")
+    (!fromOwnOrigin(request) || request.headers[CONSOLE_HEADER] !== "1")
   ) {
     throw new ApiError("forbidden_origin");
   }
@@ -77,12 +78,18 @@ export async function consoleCaller(
 }
 
 /**
- * A browser sends Origin on every cross-origin POST and DELETE; one naming another site is refused
- * (with SameSite=Strict and the JSON-only body, the second of three CSRF defences).
+ * Whether a state-changing console request (sign-in, sign-out, a resolution by cookie) comes from a
+ * page of this host: the second of three CSRF defences, with SameSite=Strict and the JSON-only body.
+ * Browsers send Origin on every POST and DELETE, same-origin ones included (Fetch standard); where a
+ * privacy setting or a proxy drops it, Sec-Fetch-Site: same-origin, which no page can forge, stands
+ * in. A request with neither cannot be told from a cross-site one and is refused, as is one whose
+ * Sec-Fetch-Site names another origin.
  */
-function sameOrigin(request: FastifyRequest): boolean {
+function fromOwnOrigin(request: FastifyRequest): boolean {
+  const site = request.headers["sec-fetch-site"];
+  if (site !== undefined && site !== "same-origin") return false;
   const origin = request.headers.origin;
-  if (origin === undefined) return true;
+  if (origin === undefined) return site === "same-origin";
   try {
     return new URL(origin).host === request.headers.host;
   } catch {
@@ -110,7 +117,7 @@ export function registerConsoleSession(
     expiresAt: new Date(s.expiresAt).toISOString(),
   });
   const refuseCrossSite = (request: FastifyRequest) => {
-    if (!sameOrigin(request)) throw new ApiError("forbidden_origin");
+    if (!fromOwnOrigin(request)) throw new ApiError("forbidden_origin");
   };
 
   app.post<{ Body: { apiKey: string } }>(
@@ -126,11 +133,12 @@ export function registerConsoleSession(
     },
     async (request, reply) => {
       refuseCrossSite(request);
-      // Counted before the key is read, per client address: guesses and session floods from one
-      // place stop at WARDEN_CONSOLE_SIGNINS_PER_MINUTE, whether the keys are good or not.
+      // Counted before the key is read, per client (an IPv4 address, an IPv6 /64: clientSource), so
+      // guesses and session floods from one place stop at WARDEN_CONSOLE_SIGNINS_PER_MINUTE, whether
+      // the keys are good or not, however many addresses of its /64 a client takes.
       const now = clock();
       const [reading] = await store.patient.counters.hit(
-        [rateLimitHit(signInLimit, `console:${sha256Hex(request.ip)}`, "sign_in")],
+        [rateLimitHit(signInLimit, `console:${sha256Hex(clientSource(request.ip))}`, "sign_in")],
         now,
       );
       applyRateLimit(reply, rateLimitState(signInLimit, reading, now));

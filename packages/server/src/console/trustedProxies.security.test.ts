@@ -16,7 +16,12 @@ const signIn = (t: TestApp, apiKey: string, remoteAddress: string, headers: Reco
   t.app.inject({
     method: "POST",
     url: "/console/session",
-    headers: { "content-type": "application/json", host: "warden.test", ...headers },
+    headers: {
+      "content-type": "application/json",
+      host: "warden.test",
+      origin: "http://warden.test",
+      ...headers,
+    },
     payload: { apiKey },
     remoteAddress,
   });
@@ -60,6 +65,17 @@ describe("trusted proxies", () => {
     for (let i = 0; i < 2; i++) expect((await from("198.51.100.20")).statusCode).toBe(200);
     expect((await from("198.51.100.20")).statusCode).toBe(429);
     expect((await from("198.51.100.21")).statusCode).toBe(200);
+  });
+
+  it("behind the proxy a client is its IPv6 /64: rotating addresses within it does not reset the limit", async () => {
+    const from = (client: string) =>
+      signIn(behind, key, PROXY, { "x-forwarded-for": client, "x-forwarded-proto": "https" });
+    expect((await from("2001:db8:5:6::1")).statusCode).toBe(200);
+    expect((await from("2001:db8:5:6::2")).statusCode).toBe(200);
+    for (const rotated of ["2001:db8:5:6::3", "2001:db8:5:6:a:b:c:d", "2001:db8:5:6:ffff::1"]) {
+      expect((await from(rotated)).statusCode, rotated).toBe(429);
+    }
+    expect((await from("2001:db8:5:7::1")).statusCode).toBe(200);
   });
 
   it("a setting that is not an address or CIDR range is a configuration error naming it", () => {

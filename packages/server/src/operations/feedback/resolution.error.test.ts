@@ -132,23 +132,26 @@ describe("resolving from the console (session cookie)", () => {
     const res = await post(
       "/console/session",
       { apiKey },
-      { "content-type": "application/json", host: "warden.test" },
+      { "content-type": "application/json", host: "warden.test", origin: "http://warden.test" },
     );
     expect(res.statusCode).toBe(200);
     return String(res.headers["set-cookie"]).split(";")[0] as string;
   };
-  const fromConsole = (cookie: string, id: string, headers: Record<string, string> = {}) =>
+  /** From the console's page unless `headers` says otherwise (undefined: not sent). */
+  const fromConsole = (cookie: string, id: string, headers: Record<string, string | undefined> = {}) =>
     post(
       `/v1/feedback/${id}/resolution`,
       { resolution: "accept" },
-      {
-        cookie,
-        host: "warden.test",
-        origin: "http://warden.test",
-        "x-warden-console": "1",
-        "content-type": "application/json",
-        ...headers,
-      },
+      Object.fromEntries(
+        Object.entries({
+          cookie,
+          host: "warden.test",
+          origin: "http://warden.test",
+          "x-warden-console": "1",
+          "content-type": "application/json",
+          ...headers,
+        }).filter(([, v]) => v !== undefined),
+      ) as Record<string, string>,
     );
 
   it("refuses a cross-site request: no console header, or another Origin, is 403 forbidden_origin", async () => {
@@ -157,6 +160,31 @@ describe("resolving from the console (session cookie)", () => {
     expectError(await fromConsole(cookie, id, { "x-warden-console": "" }), 403, "forbidden_origin");
     expectError(await fromConsole(cookie, id, { origin: "https://evil.example" }), 403, "forbidden_origin");
     expect((await t.store.feedback.get("acme", id))?.status).toBe("quarantined");
+  });
+
+  it("refuses a resolution that names no origin: no Origin and no Sec-Fetch-Site: same-origin is 403 forbidden_origin", async () => {
+    const cookie = await signIn(reviewer);
+    const id = quarantinedIds[0] ?? "";
+    for (const headers of [
+      { origin: undefined },
+      { origin: undefined, "sec-fetch-site": "cross-site" },
+      { origin: undefined, "sec-fetch-site": "same-site" },
+      { origin: "null" },
+      { "sec-fetch-site": "cross-site" },
+    ]) {
+      expectError(await fromConsole(cookie, id, headers), 403, "forbidden_origin");
+    }
+    expect((await t.store.feedback.get("acme", id))?.status).toBe("quarantined");
+  });
+
+  it("where a browser drops Origin, Sec-Fetch-Site: same-origin stands in", async () => {
+    const cookie = await signIn(reviewer);
+    // quarantinedIds[1] was rejected above: the answer is about the observation, past the origin check.
+    const res = await fromConsole(cookie, quarantinedIds[1] ?? "", {
+      origin: undefined,
+      "sec-fetch-site": "same-origin",
+    });
+    expectError(res, 409, "feedback_already_resolved");
   });
 
   it("a session of a key without ledger:write is 403 insufficient_scope", async () => {

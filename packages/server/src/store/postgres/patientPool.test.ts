@@ -109,7 +109,7 @@ if (schema) {
         const signIn = await t.app.inject({
           method: "POST",
           url: "/console/session",
-          headers: { "content-type": "application/json", host: "warden.test" },
+          headers: { "content-type": "application/json", host: "warden.test", origin: "http://warden.test" },
           payload: { apiKey },
         });
         expect(signIn.statusCode, signIn.body).toBe(200);
