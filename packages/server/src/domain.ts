@@ -44,6 +44,17 @@ export interface RecordedRisk {
   raised: boolean;
 }
 
+/**
+ * What a degraded event records of the scoring it never ran (signals.worstCase): the actor type and
+ * risk estimate of the request's stateless evidence with every velocity counter it would hit at its
+ * cap, the most any scored verdict of the same request could reach. A challenge on the event is
+ * sealed at that tier (docs/security-model.md, invariant 12).
+ */
+export interface WorstCase {
+  actorType: ActorType;
+  riskEstimate: number;
+}
+
 /** One verify call, as recorded. Holds only protected forms of personal data (hashes, truncations). */
 export interface EventRecord {
   id: string;

@@ -1,11 +1,19 @@
 import fs from "node:fs";
 import path from "node:path";
-import { beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { emailHash } from "../operations/verify/signals/email.js";
-import type { Store } from "../store/interfaces.js";
+import { type Store, StoreUnavailableError } from "../store/interfaces.js";
 import { openSqliteStore } from "../store/sqlite/sqliteStore.js";
-import { cliSandbox } from "../testing/cliSandbox.js";
-import { testEvent } from "../testing/harness.js";
+import { cliSandbox, wardenCliInProcess } from "../testing/cliSandbox.js";
+import {
+  bearer,
+  CHROME_HEADERS,
+  CHROME_UA,
+  faultyStore,
+  makeTestApp,
+  type TestApp,
+  testEvent,
+} from "../testing/harness.js";
 
 const { dir, warden } = cliSandbox();
 const file = path.join(dir, "cli.db");
@@ -123,5 +131,111 @@ describe("warden erase", () => {
     const res = await warden("erase", "--tenant", "ghost", "--event", "evt_1");
     expect(res.code).toBe(1);
     expect(res.stderr).toMatch(/unknown tenant "ghost"/);
+  });
+});
+
+describe("warden erase against a running app's database: a person's degraded events go too", () => {
+  const JANE = "jane.roe@example.org";
+  const BOB = "bob@example.org";
+  let t: TestApp;
+  let apiKey: string;
+  const failing = new Set<string>();
+
+  beforeAll(async () => {
+    t = await makeTestApp({
+      wrapStore: (s) =>
+        faultyStore(s, { failing, error: () => new StoreUnavailableError("injected outage") }),
+    });
+    await t.tenant("acme");
+    apiKey = (await t.key("acme")).apiKey;
+  });
+  afterAll(() => t.close());
+
+  const post = (url: string, payload: Record<string, unknown>, idempotencyKey?: string) =>
+    t.app.inject({
+      method: "POST",
+      url,
+      headers: { ...bearer(apiKey), ...(idempotencyKey ? { "idempotency-key": idempotencyKey } : {}) },
+      payload,
+    });
+
+  /**
+   * A person's rows: a scored event with feedback, and a degraded one (answered while the counters
+   * failed, recorded once the store took it) with its stored answer, a challenge and feedback, each
+   * with an idempotency key. Resolves their ids.
+   */
+  async function person(address: string, tag: string) {
+    const subject = { emailSha256: emailHash(address), userAgent: CHROME_UA, headers: CHROME_HEADERS };
+    const scored = (await post("/v1/verify", { action: "signup", session: `${tag}-1`, subject })).json();
+    expect(scored).toMatchObject({ degraded: false });
+    failing.add("counters.hit");
+    const degraded = (
+      await post("/v1/verify", { action: "signup", session: `${tag}-2`, subject }, `${tag}-verify`)
+    ).json();
+    failing.clear();
+    expect(degraded).toMatchObject({ decision: "challenge", degraded: true });
+    await t.deps.pendingEvents.flush();
+    const issued = await post("/v1/challenge", { eventId: degraded.eventId, session: `${tag}-2` });
+    expect(issued.statusCode).toBe(200);
+    for (const [eventId, key] of [
+      [scored.eventId, `${tag}-fb-1`],
+      [degraded.eventId, `${tag}-fb-2`],
+    ] as const) {
+      const fed = await post("/v1/feedback", { eventId, outcome: "chargeback", value: 20 }, key);
+      expect(fed.statusCode).toBe(200);
+    }
+    return {
+      events: [scored.eventId as string, degraded.eventId as string],
+      challengeId: issued.json().challengeId as string,
+      keys: [
+        { tenantId: "acme", operation: "verify", key: `${tag}-verify` },
+        { tenantId: "acme", operation: "feedback", key: `${tag}-fb-1` },
+        { tenantId: "acme", operation: "feedback", key: `${tag}-fb-2` },
+      ],
+    };
+  }
+
+  /** What of `p` is still in the store, by kind. */
+  async function left(p: Awaited<ReturnType<typeof person>>) {
+    const events = [];
+    const observations = [];
+    for (const id of p.events) {
+      if (await t.store.events.get("acme", id)) events.push(id);
+      observations.push(...(await t.store.feedback.listForEvent("acme", id)));
+    }
+    const answers = [];
+    for (const key of p.keys) if (await t.store.idempotency.find(key, 0)) answers.push(key.key);
+    return {
+      events: events.length,
+      challenge: (await t.store.challenges.get("acme", p.challengeId)) !== undefined,
+      observations: observations.length,
+      answers: answers.length,
+    };
+  }
+
+  it("erasure by --email removes the person's scored and degraded events, the challenge, the feedback and the stored answers; another person's stay", async () => {
+    const jane = await person(JANE, "jane");
+    const bob = await person(BOB, "bob");
+    const whole = { events: 2, challenge: true, observations: 2, answers: 3 };
+    expect(await left(jane)).toEqual(whole);
+    const printed = await wardenCliInProcess(
+      { WARDEN_DATABASE_URL: `sqlite:${t.dbFile}`, WARDEN_LOG_LEVEL: "silent" },
+      "erase",
+      "--tenant",
+      "acme",
+      "--email",
+      JANE,
+      "--json",
+    );
+    expect(JSON.parse(printed).removed).toEqual({
+      events: 2,
+      challenges: 1,
+      clears: 0,
+      observations: 2,
+      resolutions: 0,
+      idempotentAnswers: 3,
+    });
+    expect(await left(jane)).toEqual({ events: 0, challenge: false, observations: 0, answers: 0 });
+    expect(await left(bob)).toEqual(whole);
   });
 });

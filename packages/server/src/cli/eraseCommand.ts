@@ -8,7 +8,7 @@ export const ERASE_COMMANDS: Record<string, Command> = {
     usage:
       "warden erase --tenant <tenantId> (--email <address> | --email-sha256 <hex> | --ip <address or network> | --session <session> | --event <eventId>) [--json]",
     summary:
-      "Erase one person's data from a tenant: every event of that email address (hashed as verify hashes it), network (the /24 or /48 verify keeps: everyone in it), session or eventId, with the other event of each attempt, their challenges, clears, feedback observations, resolutions and stored idempotent answers. Prints what it deleted; running it again deletes nothing more (docs/security-model.md, Erasure).",
+      "Erase one person's data from a tenant: every event of that email address (hashed as verify hashes it), network (the /24 or /48 verify keeps: everyone in it), session or eventId, with the other event and the degraded events of each attempt, their challenges, clears, feedback observations, resolutions and stored idempotent answers. Prints what it deleted; running it again deletes nothing more (docs/security-model.md, Erasure).",
     options: {
       tenant: { type: "string" },
       email: { type: "string" },

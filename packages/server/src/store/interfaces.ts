@@ -725,8 +725,9 @@ export interface EventRemovalStore {
    */
   olderThan(before: RetentionCutoff, signal?: AbortSignal, windowEnd?: AbortSignal): Promise<RemovedRows>;
   /**
-   * Removes one tenant's events of `subject` with their dependants (an attempt's other event even when
-   * it does not match the subject itself). On SQLite the freed space is overwritten (secure_delete).
+   * Removes one tenant's events of `subject` with their dependants (an attempt's other event, and its
+   * degraded events: same session and attempt fingerprint, even when they do not match the subject
+   * themselves). On SQLite the freed space is overwritten (secure_delete).
    */
   erase(tenantId: string, subject: ErasureSubject, signal?: AbortSignal): Promise<RemovedRows>;
   /**

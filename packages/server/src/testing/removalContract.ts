@@ -213,6 +213,7 @@ export function removalContract(
       event,
       challenge,
       observation,
+      verifyKey,
       feedbackKey,
       answer,
       fullAttempt,
@@ -374,6 +375,66 @@ export function removalContract(
       expect(await b.removal.erase("d1", { eventId: keep.id })).toEqual(none);
       expect(await b.events.get("d2", keep.id)).toEqual(keep);
       expect(await b.events.get("d1", "evt_er_bystander")).toBeDefined();
+    });
+
+    it("erasure takes the degraded events of the subject's attempts (same session and fingerprint), though they hold no email hash or network, with their challenge, feedback and stored answers; another attempt's and another tenant's stay", async () => {
+      const attempt = { session: "s-dg", attempt: "att-dg", decision: "challenge" as const };
+      const scored = event("evt_dg_scored", "d2", NEW, {
+        ...attempt,
+        emailHash: "hash-dg",
+        network: "192.0.2.0/24",
+      });
+      await a.events.record(scored, undefined);
+      /** A degraded event as verify wrote them before they recorded the subject's protected values. */
+      const degraded = (id: string, tenantId: string, extra: Partial<EventRecord> = {}) =>
+        event(id, tenantId, NEW + 1, {
+          ...attempt,
+          degraded: true,
+          decidedBy: "degraded",
+          risk: null,
+          signals: { degraded: true },
+          emailHash: null,
+          network: null,
+          ...extra,
+        });
+      const outage = degraded("evt_dg_degraded", "d2");
+      expect(
+        await a.events.record(outage, {
+          ...verifyKey("d2", "k-dg"),
+          response: answer({ eventId: outage.id }),
+          expiresAt: LIVE,
+        }),
+      ).toEqual({ kind: "recorded" });
+      expect(await a.challenges.insert(challenge("chl_dg", outage))).toBe(true);
+      const observed = await a.feedback.append(observation("fb_dg", outage, "chargeback", 9), [], {
+        ...feedbackKey("d2", "fk-dg"),
+        response: answer({ ok: true, eventId: outage.id }),
+        expiresAt: LIVE,
+      });
+      expect(observed.kind).toBe("appended");
+      // Someone else's attempt in the same session, and the same attempt in another tenant.
+      const otherAttempt = degraded("evt_dg_other_attempt", "d2", { attempt: "att-other" });
+      const otherTenant = degraded("evt_dg_other_tenant", "d4");
+      await a.events.record(otherAttempt, undefined);
+      await a.events.record(otherTenant, undefined);
+
+      expect(await a.removal.erase("d2", { emailHash: "hash-dg" })).toEqual({
+        events: 2,
+        challenges: 1,
+        clears: 0,
+        observations: 1,
+        resolutions: 0,
+        idempotentAnswers: 2,
+      });
+      expect(await b.events.get("d2", scored.id)).toBeUndefined();
+      expect(await b.events.get("d2", outage.id)).toBeUndefined();
+      expect(await b.challenges.get("d2", "chl_dg")).toBeUndefined();
+      expect(await b.feedback.get("d2", "fb_dg")).toBeUndefined();
+      expect(await b.idempotency.find(verifyKey("d2", "k-dg"), 0)).toBeUndefined();
+      expect(await b.idempotency.find(feedbackKey("d2", "fk-dg"), 0)).toBeUndefined();
+      expect(await b.events.get("d2", otherAttempt.id)).toEqual(otherAttempt);
+      expect(await b.events.get("d4", otherTenant.id)).toEqual(otherTenant);
+      expect(await b.removal.erase("d2", { emailHash: "hash-dg" })).toEqual(none);
     });
 
     it("nothing attaches to a removed event: feedback is refused as for an unknown event, a resolution finds nothing, a challenge is not issued", async () => {

@@ -61,11 +61,20 @@ async function degradedVerify(payload: Json): Promise<Json> {
   return v;
 }
 
-/** Issues a challenge on the event for `session`, solves it and completes it; resolves its id. */
+/**
+ * Issues a challenge on the event for `session`, solves it and completes it; resolves its id. A
+ * challenge above difficulty 4 (a degraded one: elevated or severe) would take seconds to tens of
+ * seconds to solve: the store's clear, the once-only update a valid proof makes, stands in for it.
+ */
 async function clearFor(eventId: unknown, session: string): Promise<string> {
   const issued = await post("/v1/challenge", { eventId, session });
   expect(issued.status).toBe(200);
   const instructions = issued.body.instructions as { seed: string; difficulty: number };
+  if (instructions.difficulty > 4) {
+    const id = issued.body.challengeId as string;
+    expect((await t.store.challenges.clear("acme", id, session, Date.now())).kind).toBe("cleared");
+    return id;
+  }
   const { nonce } = solvePow(instructions.seed, instructions.difficulty);
   const done = await post("/v1/challenge", {
     challengeId: issued.body.challengeId,

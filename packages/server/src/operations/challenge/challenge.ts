@@ -1,5 +1,11 @@
 import { randomBytes } from "node:crypto";
-import type { ChallengeMethod, EventRecord } from "../../domain.js";
+import {
+  ACTOR_TYPES,
+  type ActorType,
+  type ChallengeMethod,
+  type EventRecord,
+  type WorstCase,
+} from "../../domain.js";
 import type { ErrorCode } from "../../errors.js";
 import { timeOrderedId } from "../../lib/crypto.js";
 import type { TenantPolicies } from "../../policy/tenantPolicies.js";
@@ -157,12 +163,30 @@ async function issue(
  * The tier an event's own evidence calls for, sealed even when the caller asks for less (integrations
  * rarely pass riskTier): automation evidence (agent_abusive) is severe, since a proof of work that any
  * browser or script solves in a fraction of a second is no friction to a program; an abuse estimate of
- * three in four or more is elevated. A degraded event was never scored: its tier is the caller's.
+ * three in four or more is elevated. A degraded event was never scored: its tier is that of the worst
+ * case its request's stateless evidence left open (signals.worstCase), so a degraded challenge costs
+ * at least what a scored one would for the same attempt (docs/security-model.md, invariant 12); one
+ * recorded without a worst case (the evidence could not be read) is severe, as nothing excluded
+ * automation.
  */
-export function eventTier(event: Pick<EventRecord, "actorType" | "risk">): RiskTier {
-  if (event.actorType === "agent_abusive") return "severe";
-  if (event.risk && event.risk.estimate >= 0.75) return "elevated";
+export function eventTier(event: Pick<EventRecord, "actorType" | "risk" | "degraded" | "signals">): RiskTier {
+  if (!event.degraded) return tierOf(event.actorType, event.risk?.estimate);
+  const worst = worstCaseOf(event.signals);
+  return worst ? tierOf(worst.actorType, worst.riskEstimate) : "severe";
+}
+
+function tierOf(actorType: ActorType, riskEstimate: number | undefined): RiskTier {
+  if (actorType === "agent_abusive") return "severe";
+  if (riskEstimate !== undefined && riskEstimate >= 0.75) return "elevated";
   return "default";
+}
+
+/** The worst case a degraded event recorded (verify's degraded.ts), when it holds a well-formed one. */
+function worstCaseOf(signals: Record<string, unknown>): WorstCase | undefined {
+  const w = signals.worstCase as Partial<WorstCase> | null | undefined;
+  if (!w || typeof w.riskEstimate !== "number" || !ACTOR_TYPES.includes(w.actorType as ActorType))
+    return undefined;
+  return { actorType: w.actorType as ActorType, riskEstimate: w.riskEstimate };
 }
 
 const higherTier = (a: RiskTier, b: RiskTier): RiskTier =>

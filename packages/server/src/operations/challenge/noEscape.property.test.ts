@@ -45,6 +45,12 @@ const subjectsFor = (run: number): readonly SubjectCase[] => {
   ];
 };
 const SUBJECT_COUNT = 6;
+/**
+ * The highest difficulty solved through the API here. Degraded challenges are sealed at the worst
+ * tier their evidence leaves open (elevated or severe for every subject here), scored ones of the
+ * innocent subjects at the default.
+ */
+const AFFORDABLE_DIFFICULTY = 4;
 
 const HOSTILE = {
   none: undefined,
@@ -234,8 +240,18 @@ async function play(ops: readonly Op[]): Promise<void> {
     } else {
       const c = pick(challenges, op.challenge);
       if (!c) continue;
-      const nonce = op.solve ? solvePow(c.seed, c.difficulty).nonce : "not-a-solution";
       const s = op.ownSession ? c.session : session(2);
+      if (op.solve && op.ownSession && c.difficulty > AFFORDABLE_DIFFICULTY) {
+        // Solving it would take seconds to tens of seconds: the store's clear stands in for the
+        // completion (the once-only update a valid proof makes; completion has its own tests).
+        const cleared = await t.store.challenges.clear("acme", c.id, s, Date.now());
+        if (cleared.kind === "cleared") c.cleared = true;
+        continue;
+      }
+      // Another session is refused before the proof is looked at (challenge.ts, complete): an
+      // unaffordable solve is not worked out for it.
+      const affordable = c.difficulty <= AFFORDABLE_DIFFICULTY;
+      const nonce = op.solve && affordable ? solvePow(c.seed, c.difficulty).nonce : "not-a-solution";
       const res = await post(
         "/v1/challenge",
         JSON.stringify({ challengeId: c.id, session: s, proof: { nonce } }),

@@ -1,8 +1,19 @@
+import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { hostingNetworks } from "../../deps.js";
 import type { EventRecord } from "../../domain.js";
+import { BASE_POW_DIFFICULTY } from "../../policy/tenantPolicy.js";
 import { StoreUnavailableError } from "../../store/interfaces.js";
-import { bearer, expectError, faultyStore, makeTestApp, type TestApp } from "../../testing/harness.js";
+import {
+  bearer,
+  CHROME_HEADERS,
+  CHROME_UA,
+  expectError,
+  faultyStore,
+  makeTestApp,
+  type TestApp,
+} from "../../testing/harness.js";
+import { emailHash } from "../verify/signals/email.js";
 import { eventTier } from "./challenge.js";
 import { powDigest } from "./proofOfWork.js";
 
@@ -127,22 +138,124 @@ describe("the tier sealed at issue is the caller's or the event's, whichever cos
     const thin = await challenged("r-thin", THIN, raised);
     expect((await sealed(thin.eventId, "r-thin", undefined, raisedKey)).difficulty).toBe(5);
   });
+});
 
-  it("a degraded event was never scored: its challenge is sealed at the caller's tier", async () => {
+describe("a degraded challenge costs at least what a scored one would for the same attempt", () => {
+  /** A verify of `payload` answered while the velocity counters fail: the degraded challenge. */
+  async function degradedVerify(payload: Json, apiKey = key): Promise<string> {
     failing.add("counters.hit");
-    const res = await post("/v1/verify", { action: "signup", session: "s-degraded", subject: AUTOMATION });
+    const res = await post("/v1/verify", payload, apiKey);
     failing.clear();
-    const verdict = res.json() as Json;
-    expect(verdict).toMatchObject({ decision: "challenge", degraded: true, actorType: "unknown" });
+    expect(res.json()).toMatchObject({ decision: "challenge", degraded: true, actorType: "unknown" });
     await t.deps.pendingEvents.flush();
-    const eventId = verdict.eventId as string;
-    expect((await sealed(eventId, "s-degraded")).difficulty).toBe(4);
-    expect((await sealed(eventId, "s-degraded", "severe")).difficulty).toBe(6);
+    return (res.json() as Json).eventId as string;
+  }
+
+  /**
+   * The difficulty the scored path seals for `payload` under `session`: its challenge's, or, when the
+   * model allowed or denied it, the difficulty of its event's tier (what a challenge would have cost).
+   */
+  async function scoredDifficulty(payload: Json, session: string): Promise<number> {
+    const verdict = (await post("/v1/verify", { ...payload, session })).json() as Json;
+    expect(verdict.degraded).toBe(false);
+    if (verdict.decision === "challenge")
+      return (await sealed(verdict.eventId as string, session)).difficulty;
+    const event = await t.store.events.get("acme", verdict.eventId as string);
+    return BASE_POW_DIFFICULTY[eventTier(event as EventRecord)];
+  }
+
+  it("an agent_abusive attempt: severe (difficulty 6) degraded as scored, whatever the caller asks", async () => {
+    const attempt = { action: "signup", subject: AUTOMATION };
+    expect(await scoredDifficulty(attempt, "a-scored")).toBe(6);
+    const eventId = await degradedVerify({ ...attempt, session: "a-degraded" });
+    expect((await sealed(eventId, "a-degraded")).difficulty).toBe(6);
+    expect((await sealed(eventId, "a-degraded", "default")).difficulty).toBe(6);
+  });
+
+  it("a person's browser with nothing velocity could raise past 0.75 keeps the default tier; what velocity could raise goes one step up", async () => {
+    const browser = { userAgent: CHROME_UA, headers: CHROME_HEADERS };
+    const clean = { action: "signup", subject: browser };
+    expect(await scoredDifficulty(clean, "h-scored")).toBe(4);
+    expect(
+      (await sealed(await degradedVerify({ ...clean, session: "h-degraded" }), "h-degraded")).difficulty,
+    ).toBe(4);
+    // An email address's counters, over their limit, could make the scored attempt elevated.
+    const withEmail = { action: "signup", subject: { ...browser, emailSha256: emailHash("p@example.org") } };
+    const eventId = await degradedVerify({ ...withEmail, session: "he-degraded" });
+    expect((await sealed(eventId, "he-degraded")).difficulty).toBe(5);
+    // The protected values are recorded as a scored event's are, with the worst case left open.
+    const event = (await t.store.events.get("acme", eventId)) as EventRecord;
+    expect(event).toMatchObject({ degraded: true, emailHash: emailHash("p@example.org"), risk: null });
+    expect(event.signals.worstCase).toMatchObject({ actorType: "unknown" });
+  });
+
+  it("a degraded event recorded without its evidence (the tenant's policy never loaded in this process) is sealed severe", async () => {
+    await t.tenant("cold");
+    const coldKey = (await t.key("cold")).apiKey;
+    failing.add("policies");
+    const res = await post(
+      "/v1/verify",
+      { action: "signup", session: "c-1", subject: { userAgent: CHROME_UA, headers: CHROME_HEADERS } },
+      coldKey,
+    );
+    failing.clear();
+    expect(res.json()).toMatchObject({ decision: "challenge", degraded: true });
+    await t.deps.pendingEvents.flush();
+    const eventId = (res.json() as Json).eventId as string;
+    expect((await t.store.events.get("cold", eventId))?.signals.worstCase).toBeUndefined();
+    expect((await sealed(eventId, "c-1", undefined, coldKey)).difficulty).toBe(6);
+  });
+
+  it("property: for generated attempts (human-like, unknown, agent_abusive; velocity built up as runs repeat), the degraded difficulty is never below the scored one", async () => {
+    const agents = {
+      browser: { userAgent: CHROME_UA, headers: CHROME_HEADERS },
+      bareBrowser: { userAgent: CHROME_UA },
+      curl: AUTOMATION,
+      python: { userAgent: "python-requests/2.31.0" },
+      none: {},
+    };
+    const networks = { none: {}, consumer: { ipTrunc: "192.0.2.0/24" }, hosting: HOSTING };
+    const emails = {
+      none: {},
+      own: (run: number) => ({ emailSha256: emailHash(`u${run}@example.org`) }),
+      // One address for every run: its counters pass their limit after a few runs.
+      shared: () => ({ emailSha256: emailHash("shared@example.org") }),
+    };
+    let run = 0;
+    const seen = new Set<number>();
+    await fc.assert(
+      fc.asyncProperty(
+        fc.constantFrom(...(Object.keys(agents) as (keyof typeof agents)[])),
+        fc.constantFrom(...(Object.keys(networks) as (keyof typeof networks)[])),
+        fc.constantFrom("none", "own", "shared"),
+        // Costs change the decision, never the tier: a run may be allowed, challenged or denied.
+        fc.constantFrom({}, { decisionCosts: { falseAllow: 50, falseDeny: 1000 } }),
+        async (agent, network, email, context) => {
+          run++;
+          const subject = {
+            ...agents[agent],
+            ...networks[network],
+            ...(email === "none" ? {} : emails[email](run)),
+          };
+          const attempt = { action: "signup", subject, context };
+          const scored = await scoredDifficulty(attempt, `p-scored-${run}`);
+          const degraded = (
+            await sealed(await degradedVerify({ ...attempt, session: `p-deg-${run}` }), `p-deg-${run}`)
+          ).difficulty;
+          seen.add(scored);
+          expect(degraded, JSON.stringify({ agent, network, email, scored })).toBeGreaterThanOrEqual(scored);
+        },
+      ),
+      { numRuns: 60 },
+    );
+    // Every tier was met on the scored side: the property was not vacuous.
+    expect([...seen].sort()).toEqual([4, 5, 6]);
   });
 });
 
 describe("eventTier", () => {
   const risk = (estimate: number) => ({ estimate, low: estimate, high: estimate, raised: true });
+  const scored = { degraded: false, signals: {} };
   it.each([
     ["agent_abusive", risk(0.1), "severe"],
     ["agent_abusive", risk(0.9), "severe"],
@@ -153,6 +266,20 @@ describe("eventTier", () => {
     ["unknown", null, "default"],
     ["human", risk(0.03), "default"],
   ] as const)("%s with risk %o is %s", (actorType, recorded, tier) => {
-    expect(eventTier({ actorType, risk: recorded })).toBe(tier);
+    expect(eventTier({ ...scored, actorType, risk: recorded })).toBe(tier);
+  });
+
+  const degraded = (signals: Record<string, unknown>) =>
+    ({ degraded: true, actorType: "unknown", risk: null, signals }) as const;
+  it.each([
+    [{ worstCase: { actorType: "agent_abusive", riskEstimate: 0.2 } }, "severe"],
+    [{ worstCase: { actorType: "unknown", riskEstimate: 0.75 } }, "elevated"],
+    [{ worstCase: { actorType: "human", riskEstimate: 0.4 } }, "default"],
+    // Recorded without a worst case, or with one that is not well formed: nothing excluded automation.
+    [{}, "severe"],
+    [{ worstCase: { actorType: "robot", riskEstimate: 0.1 } }, "severe"],
+    [{ worstCase: { actorType: "human" } }, "severe"],
+  ] as const)("a degraded event with signals %o is %s", (signals, tier) => {
+    expect(eventTier(degraded(signals))).toBe(tier);
   });
 });

@@ -42,6 +42,29 @@ export function velocityChecksOf(
   );
 }
 
+/**
+ * The worst assessment the observation leaves open while the velocity counters cannot be read (a
+ * degraded verdict): every counter the attempt would hit over its limit, each kind at its cap. A
+ * velocity finding only adds risk and is never automation evidence, so no scored verdict of the same
+ * request, whatever its counts, has a higher risk estimate or another automation class.
+ */
+export function worstCaseAssessment(
+  model: DecisionModel,
+  call: VerifyCall,
+  policy: TenantPolicy,
+  observed: Observation,
+): Assessment {
+  const kinds = new Set(velocityChecksOf(model, call, policy, observed).map((c) => c.key.kind));
+  const velocity = [...kinds].map(
+    (kind): Finding => ({
+      id: `velocity_${kind}`,
+      logOdds: Math.max(0, model.weights.velocity[kind].cap),
+      reason: `${kind} velocity at its cap`,
+    }),
+  );
+  return assess(model, call, policy, observed, velocity);
+}
+
 /** The engine's decision on the observation, with `velocity` findings beside its own, at the call's costs. */
 export function assess(
   model: DecisionModel,

@@ -1,4 +1,11 @@
-import type { Decider, DecisionCosts, EnforcementMode, EventRecord, RecordedRisk } from "../../domain.js";
+import type {
+  Decider,
+  DecisionCosts,
+  EnforcementMode,
+  EventRecord,
+  RecordedRisk,
+  WorstCase,
+} from "../../domain.js";
 import { timeOrderedId } from "../../lib/crypto.js";
 import type { TenantPolicy } from "../../policy/tenantPolicy.js";
 import type { ChallengeRecord } from "../../store/interfaces.js";
@@ -77,7 +84,18 @@ export type VerdictOptions =
   /** A scored challenge's clear, honoured: allow, scoring skipped (docs/api.md#post-v1challenge-and-re-verify). */
   | { kind: "cleared"; challenge: ChallengeRecord }
   /** Checks that could not complete in time: the precautionary challenge. */
-  | { kind: "degraded"; eventId: string };
+  | { kind: "degraded"; eventId: string; unscored: UnscoredReading };
+
+/**
+ * What a degraded verdict read of its request without the store (degraded.ts): the protected values
+ * its event records as a scored one's does (so that it is found, and erased, by email hash and
+ * network), and the worst case its stateless evidence leaves open, when that evidence could be read
+ * under the tenant's policy.
+ */
+export interface UnscoredReading {
+  recorded: Record<string, unknown>;
+  worstCase: WorstCase | undefined;
+}
 
 /** A verdict before its token is signed. */
 export type UnsignedVerdict = Omit<Verdict, "verdictToken">;
@@ -198,7 +216,8 @@ export function eventOf(call: VerifyCall, verdict: UnsignedVerdict, o: VerdictOp
     signals = { challengeId: o.challenge.id, principal: verdict.principal };
   } else {
     decidedBy = "degraded";
-    signals = { degraded: true, principal: verdict.principal };
+    const { recorded, worstCase } = o.unscored;
+    signals = { ...recorded, degraded: true, ...(worstCase && { worstCase }), principal: verdict.principal };
   }
   return {
     id: verdict.eventId,

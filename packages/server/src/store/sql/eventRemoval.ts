@@ -21,7 +21,7 @@ export function createEventRemovalStore(rt: SqlRuntime): EventRemovalStore {
     filter: EventFilter,
     removed: RemovedRows,
     signal: StopSignal | undefined,
-    alone?: string,
+    { alone, erasing = false }: { alone?: string; erasing?: boolean } = {},
   ) =>
     purgeInChunks(
       rt,
@@ -29,7 +29,7 @@ export function createEventRemovalStore(rt: SqlRuntime): EventRemovalStore {
         // Another process removing the same events would only wait for its row locks, then find
         // them gone: it leaves the work to that one until its next pass.
         if (alone !== undefined && !(await rt.tryExclusive(trx, alone))) return 0;
-        return removeChunk(trx, tenantId, filter, limit, removed);
+        return removeChunk(trx, tenantId, filter, limit, removed, erasing);
       },
       { ...rt.removalPace, transaction: true, signal },
     );
@@ -62,7 +62,9 @@ export function createEventRemovalStore(rt: SqlRuntime): EventRemovalStore {
         for (const [id, cutoff] of cutoffs) {
           if (rowsStop?.aborted) break;
           if (cutoff === undefined) continue;
-          await removeWhere(id, (eb) => eb("created_at", "<", cutoff), removed, rowsStop, `retention\n${id}`);
+          await removeWhere(id, (eb) => eb("created_at", "<", cutoff), removed, rowsStop, {
+            alone: `retention\n${id}`,
+          });
         }
         if (dropFailed !== undefined) {
           throw new Error(
@@ -78,7 +80,7 @@ export function createEventRemovalStore(rt: SqlRuntime): EventRemovalStore {
       guard("removal.erase", () =>
         rt.overwritingDeleted(async () => {
           const removed = noneRemoved();
-          await removeWhere(tenantId, subjectFilter(subject), removed, signal);
+          await removeWhere(tenantId, subjectFilter(subject), removed, signal, { erasing: true });
           return removed;
         }),
       ),
@@ -93,9 +95,17 @@ function subjectFilter(subject: ErasureSubject): EventFilter {
   return (eb) => eb("id", "=", subject.eventId);
 }
 
+/** A removed event, with what names its attempt. */
+interface GoneEvent {
+  id: string;
+  session: string | null;
+  attempt: string | null;
+}
+
 /**
  * One chunk, inside one write transaction: up to `limit` of the tenant's events that match, the other
- * event of each one's attempt, and everything on them. Resolves how many matching events it removed.
+ * event of each one's attempt (and, `erasing`, its degraded events), and everything on them. Resolves
+ * how many matching events it removed.
  *
  * The events go first. On PostgreSQL that is what makes it safe against writers on the same events:
  * feedback, resolutions and challenges hold their event (SqlRuntime.holdRows) while they write, so
@@ -109,6 +119,7 @@ async function removeChunk(
   filter: EventFilter,
   limit: number,
   removed: RemovedRows,
+  erasing: boolean,
 ): Promise<number> {
   // By id alone: ids are unique across tenants, and the subquery reads only the tenant's. With the
   // tenant here too, SQLite read all the tenant's events (through events_session) for every chunk.
@@ -117,37 +128,35 @@ async function removeChunk(
     .where("id", "in", (eb) =>
       eb.selectFrom("events").select("id").where("tenant_id", "=", tenantId).where(filter).limit(limit),
     )
-    .returning("id")
+    .returning(["id", "session", "attempt"])
     .execute();
   removed.events += matching.length;
-  await removeAround(
-    trx,
-    tenantId,
-    matching.map((r) => r.id),
-    removed,
-  );
+  await removeAround(trx, tenantId, matching, removed, erasing);
   return matching.length;
 }
 
 /**
  * Inside a write transaction, after the tenant's events `gone` left the table: the other event of
- * each one's attempt, and everything on all of them.
+ * each one's attempt, and everything on all of them. `erasing`, also the degraded events of their
+ * attempts (degradedOfAttempts), with what hangs off those.
  */
 async function removeAround(
   trx: Kysely<Database>,
   tenantId: string,
-  gone: readonly string[],
+  gone: readonly GoneEvent[],
   removed: RemovedRows,
+  erasing: boolean,
 ): Promise<void> {
-  const all = new Set(gone);
-  let next = [...all];
+  const all = new Set(gone.map((e) => e.id));
+  let next: readonly GoneEvent[] = gone;
   // An attempt is its first event and the re-verify that redeemed its clear: one goes, both go.
   while (next.length > 0) {
+    const ids = next.map((e) => e.id);
     removed.challenges += count(
       await trx
         .deleteFrom("challenges")
         .where("tenant_id", "=", tenantId)
-        .where("event_id", "in", next)
+        .where("event_id", "in", ids)
         .executeTakeFirst(),
     );
     // Two statements, each on its own index: as one OR, SQLite read every clear of the tenant.
@@ -157,20 +166,30 @@ async function removeAround(
         ...(await trx
           .deleteFrom("event_clears")
           .where("tenant_id", "=", tenantId)
-          .where(column, "in", next)
+          .where(column, "in", ids)
           .returning(["event_id", "reverify_event_id"])
           .execute()),
       );
     }
     removed.clears += clears.length;
-    next = [...new Set(clears.flatMap((c) => [c.event_id, c.reverify_event_id]))].filter(
-      (id): id is string => id !== null && !all.has(id),
+    const partners = new Set(
+      clears.flatMap((c) => [c.event_id, c.reverify_event_id]).filter((id): id is string => id !== null),
     );
-    for (const id of next) all.add(id);
-    // The attempts' other events: the tenant's, since its clears name them (by id alone, as above).
-    if (next.length > 0) {
-      removed.events += count(await trx.deleteFrom("events").where("id", "in", next).executeTakeFirst());
-    }
+    if (erasing) for (const id of await degradedOfAttempts(trx, tenantId, next)) partners.add(id);
+    for (const id of all) partners.delete(id);
+    for (const id of partners) all.add(id);
+    if (partners.size === 0) break;
+    // The attempts' other events: the tenant's, since its clears name them or they were read in its
+    // events (by id alone, as above).
+    const deleted = await trx
+      .deleteFrom("events")
+      .where("id", "in", [...partners])
+      .returning(["id", "session", "attempt"])
+      .execute();
+    removed.events += deleted.length;
+    const found = new Map(deleted.map((e) => [e.id, e]));
+    // One gone already still has what hangs off it removed.
+    next = [...partners].map((id) => found.get(id) ?? { id, session: null, attempt: null });
   }
   if (all.size === 0) return;
   const ids = [...all];
@@ -187,6 +206,35 @@ async function removeAround(
   removed.resolutions += await onEvents("feedback_resolutions");
   removed.idempotentAnswers += await onEvents("idempotency");
 }
+
+/**
+ * The tenant's degraded events of the same attempts as `events` (same session and attempt
+ * fingerprint, which holds the email hash and the network): an erasure takes them with the attempt
+ * even when they do not match the subject themselves, as degraded events recorded before their email
+ * hash and network were (or whose request could not be read) do not.
+ */
+async function degradedOfAttempts(
+  trx: Kysely<Database>,
+  tenantId: string,
+  events: readonly GoneEvent[],
+): Promise<string[]> {
+  const attempts = new Set<string>();
+  for (const e of events) if (e.session !== null && e.attempt !== null) attempts.add(attemptKey(e));
+  if (attempts.size === 0) return [];
+  const sessions = [...new Set(events.flatMap((e) => (e.session === null ? [] : [e.session])))];
+  // On events_session; the attempt is compared here (a pair per event, not every combination).
+  const rows = await trx
+    .selectFrom("events")
+    .select(["id", "session", "attempt"])
+    .where("tenant_id", "=", tenantId)
+    .where("session", "in", sessions)
+    .where("degraded", "=", 1)
+    .execute();
+  return rows.filter((r) => attempts.has(attemptKey(r))).map((r) => r.id);
+}
+
+const attemptKey = (e: Pick<GoneEvent, "session" | "attempt">): string =>
+  JSON.stringify([e.session, e.attempt]);
 
 /**
  * Drops the partitions whose every event is past its tenant's retention: a tenant with events in one
@@ -317,7 +365,8 @@ async function removeHangingOff(
               .where("id", "in", ids)
               .executeTakeFirst(),
           );
-          await removeAround(trx, tenantId, ids, removed);
+          const gone = ids.map((id) => ({ id, session: null, attempt: null }));
+          await removeAround(trx, tenantId, gone, removed, false);
         }
       });
       await restAfter(started, rt.removalPace.rest);
