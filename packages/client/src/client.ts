@@ -9,6 +9,7 @@ import {
   type TryOutcome,
   withRetries,
 } from "./retry.js";
+import { stableJson } from "./stableJson.js";
 import { sha256Hex } from "./subject.js";
 import type {
   Challenge,
@@ -300,18 +301,6 @@ function localVerdict(outcome: TryOutcome): LocalVerdict {
     verdictToken: undefined,
     enforcementMode: "enforce",
   };
-}
-
-/** JSON with object keys sorted at every level: one text per value, whatever the key order. */
-function stableJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(stableJson).join(",")}]`;
-  if (value !== null && typeof value === "object") {
-    const entries = Object.entries(value as Record<string, unknown>)
-      .filter(([, v]) => v !== undefined)
-      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${stableJson(v)}`).join(",")}}`;
-  }
-  return JSON.stringify(value) ?? "null";
 }
 
 /** The Idempotency-Key of a challenge completion: the same completion always has the same key. */

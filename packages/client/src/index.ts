@@ -12,16 +12,20 @@ export {
   type ChallengeRequired,
   type ChallengeRouteOptions,
   challengeRoutes,
+  type FetchBody,
   FORM_FIELDS,
   type GateAnswer,
   type GateOptions,
   type GateVerdict,
+  type RefusalCode,
+  runFetchGate,
   runGate,
   UNAVAILABLE_RETRY_SECONDS,
   type VerdictSeen,
 } from "./gates/core.js";
 export { wardenChallengeRoutes, wardenGate } from "./gates/express.js";
 export { registerWardenChallengeRoutes, wardenPreHandler } from "./gates/fastify.js";
+export { wardenChallengeRouteHandlers, wardenRoute } from "./gates/fetch.js";
 export { wardenChallengeHandlers, wardenMiddleware } from "./gates/hono.js";
 export {
   backoffMs,

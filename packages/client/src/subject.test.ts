@@ -7,13 +7,20 @@ import os from "node:os";
 import path from "node:path";
 import { trackClientHellos } from "read-tls-client-hello";
 import { describe, expect, it } from "vitest";
-import { clientJa4, type RequestView, socketJa4, subjectFromRequest, truncateAddress } from "./subject.js";
+import {
+  clientJa4,
+  type RequestView,
+  type SubjectOptions,
+  socketJa4,
+  subjectFromRequest,
+  truncateAddress,
+} from "./subject.js";
 
 const UA =
   "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/156.0.0.0 Safari/537.36";
 
 /** Sends raw header lines, in this order, to a Node server and resolves the subject built from its request. */
-async function subjectOf(lines: [string, string][]) {
+async function subjectOf(lines: [string, string | string[]][], opts: SubjectOptions = {}) {
   const server = http.createServer();
   await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
   try {
@@ -28,12 +35,15 @@ async function subjectOf(lines: [string, string][]) {
     for (const [name, value] of lines) req.setHeader(name, value);
     req.end();
     const incoming = await seen;
-    return subjectFromRequest({
-      method: incoming.method ?? "GET",
-      url: incoming.url ?? "/",
-      headers: incoming.headers,
-      remoteAddress: incoming.socket.remoteAddress,
-    });
+    return subjectFromRequest(
+      {
+        method: incoming.method ?? "GET",
+        url: incoming.url ?? "/",
+        headers: incoming.headers,
+        remoteAddress: incoming.socket.remoteAddress,
+      },
+      opts,
+    );
   } finally {
     server.close();
   }
@@ -145,6 +155,34 @@ describe("the client's TLS fingerprint (subject.tls.ja4)", () => {
       );
       expect(subject.tls).toBeUndefined();
     }
+  });
+
+  it("a header the client sent as well is read at the value the trusted edge appended (the last), never the client's", async () => {
+    const CLIENT_JA4 = "t13d1516h2_8daaf6152771_e5627efa2ab1";
+    const read = (value: string | string[]) =>
+      clientJa4(view("10.1.2.3", { "cloudfront-viewer-ja4-fingerprint": value }), behindProxy);
+    // Node joins a repeated header with ", "; other stacks keep each line (string[]).
+    expect(read(`junk, ${JA4}`)).toBe(JA4);
+    expect(read(["junk", JA4])).toBe(JA4);
+    expect(read(`${CLIENT_JA4}, ${JA4}`)).toBe(JA4);
+    expect(read([CLIENT_JA4, JA4])).toBe(JA4);
+    expect(read([CLIENT_JA4, `junk, ${JA4}`])).toBe(JA4);
+    // The edge's own value is not a JA4: nothing is sent, not the client's value before it.
+    expect(read(`${CLIENT_JA4}, junk`)).toBeUndefined();
+    expect(read([CLIENT_JA4, "junk"])).toBeUndefined();
+    expect(read(`${CLIENT_JA4},`)).toBeUndefined();
+    // As a Node server receives two header lines, the client's first and the edge's appended.
+    const subject = await subjectOf(
+      [
+        ["Host", "shop.example"],
+        ["x-ja4", ["junk", JA4]],
+      ],
+      {
+        ja4Header: "X-JA4",
+        trustedProxies: ["127.0.0.1"],
+      },
+    );
+    expect(subject.tls).toEqual({ ja4: JA4 });
   });
 
   it("a server that terminates TLS itself: the gates read the socket's fingerprint (read-tls-client-hello)", async () => {

@@ -96,6 +96,13 @@ export const trimmedLowerCaseEmail = (email: string): string => email.trim().toL
 
 const first = (v: string | string[] | undefined): string | undefined => (Array.isArray(v) ? v[0] : v);
 
+/**
+ * The element a proxy appended to a header the client may have sent too: the last one, whether the
+ * lines were kept apart (string[]) or joined with ", " (Node, the Fetch API's Headers).
+ */
+const lastElement = (v: string | string[] | undefined): string | undefined =>
+  (Array.isArray(v) ? v.at(-1) : v)?.split(",").at(-1)?.trim();
+
 function parseAddress(text: string): ipaddr.IPv4 | ipaddr.IPv6 | undefined {
   const trimmed = text.trim().replace(/^\[|\]$/g, "");
   if (!ipaddr.isValid(trimmed)) return undefined;
@@ -122,8 +129,10 @@ function fromTrustedProxy(view: RequestView, trustedProxies: readonly string[]):
 }
 
 /**
- * The client's JA4: from this server's own TLS termination, else from a trusted proxy's header. A
- * value that is not a JA4 is left out (Warden would refuse the verify over it).
+ * The client's JA4: from this server's own TLS termination, else from a trusted proxy's header, at
+ * the value the proxy appended (the last: a client that sends the header too only prepends). A value
+ * that is not a JA4 is left out (Warden would refuse the verify over it), and never replaced by an
+ * earlier one, which the client chose.
  */
 export function clientJa4(
   view: RequestView,
@@ -135,7 +144,7 @@ export function clientJa4(
     opts.ja4Header !== undefined &&
     fromTrustedProxy(view, opts.trustedProxies ?? [])
   ) {
-    value = first(view.headers[opts.ja4Header.toLowerCase()])?.trim();
+    value = lastElement(view.headers[opts.ja4Header.toLowerCase()]);
   }
   return value !== undefined && JA4.test(value) ? value : undefined;
 }

@@ -1,12 +1,13 @@
 import { jwtVerify, SignJWT } from "jose";
+import { stableJson } from "./stableJson.js";
 
 /**
  * The challenge ticket: what a gate hands the page with its 428 (the event to challenge, the session
  * it binds, the email hash the re-verify must repeat, and whatever of the pending form the app wants
  * back), signed with the integrator's secret (HS256). The page carries it to the challenge routes and
  * back with the re-submitted form, so the server keeps no pending state, and the page cannot swap in
- * another event or session. It is signed, not encrypted: put nothing in `pending` the person who
- * filled the form may not read.
+ * another event, session or form. It is signed, not encrypted: put nothing in `pending` the person
+ * who filled the form may not read.
  */
 export interface TicketClaims {
   eventId: string;
@@ -16,11 +17,13 @@ export interface TicketClaims {
   /** The address itself, for a gate with `rawEmail` (the person who typed it reads the ticket). */
   email?: string;
   pending?: Record<string, unknown>;
+  /** formDigest of the form challenged: the clear resumes that form only. */
+  form?: string;
 }
 
 const AUDIENCE = "warden-challenge-ticket";
 
-function keyOf(secret: string): Uint8Array {
+function keyOf(secret: string): Uint8Array<ArrayBuffer> {
   if (secret.length < 32) throw new Error("ticketSecret must be at least 32 characters");
   return new TextEncoder().encode(secret);
 }
@@ -48,10 +51,31 @@ export async function readTicket(secret: string, ticket: unknown): Promise<Ticke
     };
     if (typeof payload.emailSha256 === "string") claims.emailSha256 = payload.emailSha256;
     if (typeof payload.email === "string") claims.email = payload.email;
+    if (typeof payload.form === "string") claims.form = payload.form;
     if (typeof payload.pending === "object" && payload.pending !== null)
       claims.pending = payload.pending as Record<string, unknown>;
     return claims;
   } catch {
     return undefined;
   }
+}
+
+/**
+ * A digest of a form (its stable JSON): an HMAC keyed with the ticket secret, so that the ticket,
+ * which the person reads, gives no hash of the form (a password field, say) to guess offline.
+ */
+export async function formDigest(secret: string, form: Record<string, unknown>): Promise<string> {
+  const key = await globalThis.crypto.subtle.importKey(
+    "raw",
+    keyOf(secret),
+    { name: "HMAC", hash: "SHA-256" },
+    false,
+    ["sign"],
+  );
+  const text = new TextEncoder().encode(`warden-form-v1\n${stableJson(form)}`);
+  const mac = new Uint8Array(await globalThis.crypto.subtle.sign("HMAC", key, text));
+  return btoa(String.fromCharCode(...mac))
+    .replace(/\+/g, "-")
+    .replace(/\//g, "_")
+    .replace(/=+$/, "");
 }

@@ -1,12 +1,18 @@
 import type { ServerVerdict, WardenClient } from "../client.js";
 import { type RequestView, subjectFromRequest, trimmedLowerCaseEmail } from "../subject.js";
-import { readTicket, signTicket } from "../ticket.js";
+import { formDigest, readTicket, signTicket } from "../ticket.js";
 import type { Challenge, VerifyRequest } from "../types.js";
 import { browserSignalsOf, pageReportOf } from "./pageSignals.js";
 
-/** A parsed request body as an object (anything else is gated like an empty body). */
-export const bodyObject = (value: unknown): Record<string, unknown> =>
-  typeof value === "object" && value !== null ? (value as Record<string, unknown>) : {};
+/** A body as a parser makes it: a plain object (JSON or form data), not a Buffer, array or string. */
+const isPlainObject = (value: unknown): value is Record<string, unknown> => {
+  if (typeof value !== "object" || value === null) return false;
+  const proto: unknown = Object.getPrototypeOf(value);
+  return proto === Object.prototype || proto === null;
+};
+
+/** A parsed request body as an object (anything else is read like an empty body). */
+export const bodyObject = (value: unknown): Record<string, unknown> => (isPlainObject(value) ? value : {});
 
 /** The form fields a re-submitted form carries after a solved challenge. */
 export const FORM_FIELDS = Object.freeze({
@@ -15,6 +21,11 @@ export const FORM_FIELDS = Object.freeze({
   signals: "wardenSignals",
   page: "wardenPage",
 });
+const GATE_FIELDS: ReadonlySet<string> = new Set(Object.values(FORM_FIELDS));
+
+/** The form the person filled in: the body without the gate's own fields. */
+const formOf = (body: Record<string, unknown>): Record<string, unknown> =>
+  Object.fromEntries(Object.entries(body).filter(([name]) => !GATE_FIELDS.has(name)));
 
 /** Seconds the page waits before trying again when Warden could not be asked at all. */
 export const UNAVAILABLE_RETRY_SECONDS = 5;
@@ -47,11 +58,13 @@ export interface GateOptions {
   /** Observe only (the verdict is always allow); set in server code, never from client data. */
   logOnly?: boolean;
   /**
-   * Called with every verdict the gate acts on, before it answers: log it, keep the eventId of a
-   * challenged or denied attempt for support (the 428 and 403 bodies carry it as `reference`). Its
-   * errors are swallowed (a failing log must not turn into an allow or a 500); it is not awaited.
+   * Called with every verdict the gate acts on, and awaited, before it answers: log it, keep the
+   * eventId of a challenged or denied attempt for support (the 428 and 403 bodies carry it as
+   * `reference`). If it throws or rejects, the request fails closed through the framework's error
+   * path (Express next(err), Fastify's and Hono's error handlers, a rejected fetch handler): a 500,
+   * never an allow.
    */
-  onVerdict?: (seen: VerdictSeen) => void;
+  onVerdict?: (seen: VerdictSeen) => void | Promise<void>;
   ticketTtlSeconds?: number;
 }
 
@@ -88,10 +101,41 @@ export interface GateVerdict {
   session: string;
   /** The pending form carried by the ticket, on an allow after a challenge. */
   pending: Record<string, unknown> | undefined;
+  /**
+   * The body the gate verified, as parsed: act on this (Express's req.body and Fastify's
+   * request.body are this very object; the fetch gate's request body is spent).
+   */
+  body: Record<string, unknown>;
 }
 
+/**
+ * Why a gate refuses a request before any verify: one list of codes, each with its status and message
+ * (the message is the client's to read; it names no field value).
+ */
+const REFUSALS = {
+  invalid_email: [400, "bad_request", "email must be a string."],
+  invalid_body: [400, "bad_request", "The body does not parse as its Content-Type says."],
+  duplicate_field: [400, "bad_request", "A field is sent more than once; send each field once."],
+  unsupported_media_type: [
+    415,
+    "unsupported_media_type",
+    "Send the form as JSON (application/json) or form data (application/x-www-form-urlencoded, multipart/form-data).",
+  ],
+} as const;
+export type RefusalCode = keyof typeof REFUSALS;
+type Refusal = {
+  kind: "invalid";
+  status: 400 | 415;
+  body: { error: "bad_request" | "unsupported_media_type"; code: RefusalCode; message: string };
+  headers: Record<string, string>;
+};
+const refusal = (code: RefusalCode): Refusal => {
+  const [status, error, message] = REFUSALS[code];
+  return { kind: "invalid", status, headers: {}, body: { error, code, message } };
+};
+
 export type GateAnswer =
-  | ({ kind: "allow" } & GateVerdict)
+  | { kind: "allow"; warden: GateVerdict }
   | { kind: "challenge"; status: 428; body: ChallengeRequired; headers: Record<string, string> }
   | {
       kind: "deny";
@@ -99,34 +143,82 @@ export type GateAnswer =
       body: { error: "forbidden"; code: "warden_denied"; reference: string; message: string };
       headers: Record<string, string>;
     }
-  | {
-      kind: "invalid";
-      status: 400 | 415;
-      body:
-        | { error: "bad_request"; code: "invalid_email"; message: string }
-        | { error: "unsupported_media_type"; code: "unsupported_media_type"; message: string };
-      headers: Record<string, string>;
-    };
+  | Refusal;
 
 /**
- * A body the gate could not read as an object (a text/plain or unparsed body, a JSON array or
- * string): refused, because the handler behind the gate may still read it its own way, and would then
- * act on what Warden never scored (a deny-listed email sent as text/plain was created).
+ * The body a gate verifies, which must be the very one its handler reads: a plain object as the
+ * framework's parser made it, or nothing when no body came. Anything else (a string from a text
+ * parser, a Buffer, a JSON array, a body no parser took) is refused with 415: the handler could still
+ * read it its own way, and act on what Warden never scored.
  */
-function unreadable(view: RequestView, parsed: unknown): GateAnswer | undefined {
+function verifiedBody(view: RequestView, parsed: unknown): Record<string, unknown> | undefined {
+  if (isPlainObject(parsed)) return parsed;
   const length = Number(view.headers["content-length"] ?? 0);
-  const hasBody = length > 0 || view.headers["transfer-encoding"] !== undefined;
-  if (!hasBody || (typeof parsed === "object" && parsed !== null && !Array.isArray(parsed))) return undefined;
-  return {
-    kind: "invalid",
-    status: 415,
-    headers: {},
-    body: {
-      error: "unsupported_media_type",
-      code: "unsupported_media_type",
-      message: "Send the form as a JSON object (application/json) or as form data.",
-    },
-  };
+  const sent = length > 0 || view.headers["transfer-encoding"] !== undefined;
+  return parsed == null && !sent ? {} : undefined;
+}
+
+/** The body readers of a fetch-API Request, or of Hono's c.req (which caches what they read). */
+export interface FetchBody {
+  text(): Promise<string>;
+  formData(): Promise<FormData>;
+  arrayBuffer(): Promise<ArrayBuffer>;
+}
+
+/**
+ * A fetch-API body, read once by its media type with the parser its handler's readers use, so that
+ * they read what was verified: JSON with JSON.parse (Hono's c.req.json() parses the same text again);
+ * form data with the platform's FormData, which Hono's parseBody() and formData() then return. A
+ * form field sent twice is refused, since readers disagree on which value is the field
+ * (FormData.get() takes the first, parseBody() the last). Any other media type must come without a
+ * body.
+ */
+export async function readFetchBody(
+  type: string | null | undefined,
+  body: FetchBody,
+): Promise<{ ok: true; body: Record<string, unknown> } | { ok: false; refused: Refusal }> {
+  const refuse = (code: RefusalCode) => ({ ok: false, refused: refusal(code) }) as const;
+  const media = type?.split(";")[0]?.trim().toLowerCase();
+  if (media === "application/json") {
+    const text = await body.text();
+    if (text === "") return { ok: true, body: {} };
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(text);
+    } catch {
+      return refuse("invalid_body");
+    }
+    return isPlainObject(parsed) ? { ok: true, body: parsed } : refuse("unsupported_media_type");
+  }
+  if (media === "application/x-www-form-urlencoded" || media === "multipart/form-data") {
+    let form: FormData;
+    try {
+      form = await body.formData();
+    } catch {
+      return refuse("invalid_body");
+    }
+    const fields: Record<string, unknown> = Object.create(null);
+    let repeated = false;
+    form.forEach((value, name) => {
+      repeated ||= Object.hasOwn(fields, name);
+      fields[name] = value;
+    });
+    return repeated ? refuse("duplicate_field") : { ok: true, body: fields };
+  }
+  return (await body.arrayBuffer()).byteLength === 0
+    ? { ok: true, body: {} }
+    : refuse("unsupported_media_type");
+}
+
+/** runGate for a fetch-API request (Hono, the fetch gate): the gate reads the body itself. */
+export async function runFetchGate(
+  opts: GateOptions,
+  view: RequestView,
+  body: FetchBody,
+): Promise<GateAnswer> {
+  const type = view.headers["content-type"];
+  const read = await readFetchBody(typeof type === "string" ? type : undefined, body);
+  return read.ok ? runGate(opts, view, read.body) : read.refused;
 }
 
 const newSession = () => {
@@ -139,28 +231,31 @@ const newSession = () => {
 /**
  * One gated request: verify (or, with a ticket and a challengeId, the re-verify of the same attempt),
  * then allow, 428 with a ticket, or 403. Fails closed: a verify Warden did not answer is a 428 that
- * asks the page to try again (there is no event to challenge); it never allows.
+ * asks the page to try again (there is no event to challenge); it never allows. `parsed` is the body
+ * as the framework's parser made it, the very object the handler will read.
  */
 export async function runGate(opts: GateOptions, view: RequestView, parsed: unknown): Promise<GateAnswer> {
-  const refused = unreadable(view, parsed);
-  if (refused) return refused;
-  const body = bodyObject(parsed);
+  const body = verifiedBody(view, parsed);
+  if (!body) return refusal("unsupported_media_type");
+  const form = formOf(body);
+  const digest = await formDigest(opts.ticketSecret, form);
   const ticket = await readTicket(opts.ticketSecret, body[FORM_FIELDS.ticket]);
   const challengeId = body[FORM_FIELDS.challengeId];
+  // A clear resumes the form its ticket was issued for, or a re-submission of the gate's fields alone
+  // (whose handler reads the ticket's `pending`). Any other form is a fresh attempt, scored on its
+  // own: the challenge a clean address met must not clear a deny-listed one sent in its place.
   const resumed =
-    ticket && ticket.action === opts.action && typeof challengeId === "string" ? ticket : undefined;
+    ticket &&
+    ticket.action === opts.action &&
+    typeof challengeId === "string" &&
+    (ticket.form === digest || Object.keys(form).length === 0)
+      ? ticket
+      : undefined;
   const session = resumed?.session ?? newSession();
   const read: unknown = resumed ? undefined : opts.email?.(body);
   // Whatever the reader returns is what Warden scores: a value that is not a string (an array or an
   // object sent for `email`) would be scored as no email while your handler may still read one.
-  if (read !== undefined && read !== null && typeof read !== "string") {
-    return {
-      kind: "invalid",
-      status: 400,
-      headers: {},
-      body: { error: "bad_request", code: "invalid_email", message: "email must be a string." },
-    };
-  }
+  if (read !== undefined && read !== null && typeof read !== "string") return refusal("invalid_email");
   const email = read ?? undefined;
   const subject = await subjectFromRequest(view, {
     email,
@@ -198,23 +293,20 @@ export async function runGate(opts: GateOptions, view: RequestView, parsed: unkn
       },
     };
   }
-  if (opts.onVerdict) {
-    try {
-      opts.onVerdict({
-        action: opts.action,
-        session,
-        eventId: verdict.eventId,
-        decision: verdict.decision,
-        actorType: verdict.actorType,
-        reasons: verdict.reasons,
-        degraded: verdict.degraded,
-        challengeCleared: verdict.challengeCleared === true,
-      });
-    } catch {
-      // the hook's failure is the app's to log; the gate's answer stands
-    }
+  // Awaited and not caught: a hook that fails fails the request through the framework's error path.
+  await opts.onVerdict?.({
+    action: opts.action,
+    session,
+    eventId: verdict.eventId,
+    decision: verdict.decision,
+    actorType: verdict.actorType,
+    reasons: verdict.reasons,
+    degraded: verdict.degraded,
+    challengeCleared: verdict.challengeCleared === true,
+  });
+  if (verdict.decision === "allow") {
+    return { kind: "allow", warden: { verdict, session, pending: resumed?.pending, body } };
   }
-  if (verdict.decision === "allow") return { kind: "allow", verdict, session, pending: resumed?.pending };
   if (verdict.decision === "deny") {
     return {
       kind: "deny",
@@ -229,6 +321,7 @@ export async function runGate(opts: GateOptions, view: RequestView, parsed: unkn
     };
   }
   const pending = resumed ? resumed.pending : opts.pending?.(body);
+  const ticketed = resumed ? resumed.form : digest;
   const signed = await signTicket(
     opts.ticketSecret,
     {
@@ -238,6 +331,7 @@ export async function runGate(opts: GateOptions, view: RequestView, parsed: unkn
       ...(subject.emailSha256 ? { emailSha256: subject.emailSha256 } : {}),
       ...(subject.email ? { email: subject.email } : {}),
       ...(pending ? { pending } : {}),
+      ...(ticketed ? { form: ticketed } : {}),
     },
     opts.ticketTtlSeconds,
   );

@@ -36,15 +36,17 @@ const viewOf = (req: ExpressRequest): RequestView => ({
 });
 
 /**
- * Express middleware for a gated route (mount it after a body parser: express.json() or
- * express.urlencoded()). Allow: `req.warden` holds the verdict, then `next()`. Challenge: 428 JSON
- * with the ticket. Deny: 403.
+ * Express middleware for a gated route, mounted after the body parsers whose bodies it may take
+ * (express.json(), express.urlencoded(), multer): it verifies req.body, the object the handler
+ * reads, and refuses a body no parser made into an object (415). Allow: `req.warden` holds the
+ * verdict, then `next()`. Challenge: 428 JSON with the ticket. Deny: 403. An error (a failing
+ * onVerdict included) goes to `next(err)`.
  */
 export function wardenGate(opts: GateOptions) {
   return (req: ExpressRequest, res: ExpressResponse, next: Next): void => {
     runGate(opts, viewOf(req), req.body).then((answer) => {
       if (answer.kind === "allow") {
-        req.warden = { verdict: answer.verdict, session: answer.session, pending: answer.pending };
+        req.warden = answer.warden;
         next();
       } else res.status(answer.status).set(answer.headers).json(answer.body);
     }, next);

@@ -42,12 +42,17 @@ const viewOf = (request: FastifyRequestLike): RequestView => ({
   ja4: socketJa4(request.raw.socket),
 });
 
-/** A preHandler for a gated route: allow sets `request.warden`; challenge answers 428; deny 403. */
+/**
+ * A preHandler for a gated route: it verifies request.body, the object the handler reads, as
+ * Fastify's content-type parsers made it (a body that is not an object is refused with 415). Allow
+ * sets `request.warden`; challenge answers 428; deny 403; an error (a failing onVerdict included)
+ * goes to Fastify's error handler.
+ */
 export function wardenPreHandler(opts: GateOptions) {
   return async (request: FastifyRequestLike, reply: FastifyReplyLike): Promise<void> => {
     const answer = await runGate(opts, viewOf(request), request.body);
     if (answer.kind === "allow") {
-      request.warden = { verdict: answer.verdict, session: answer.session, pending: answer.pending };
+      request.warden = answer.warden;
       return;
     }
     await reply.code(answer.status).headers(answer.headers).send(answer.body);

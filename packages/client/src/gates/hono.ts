@@ -1,22 +1,21 @@
 import { type RequestView, socketJa4 } from "../subject.js";
 import {
-  bodyObject,
   type ChallengeRouteOptions,
   challengeRoutes,
+  type FetchBody,
   type GateOptions,
   type GateVerdict,
-  runGate,
+  readFetchBody,
+  runFetchGate,
 } from "./core.js";
 
 /** What the gate uses of a Hono context (structural: Hono itself is not imported). */
 interface HonoContextLike {
-  req: {
+  req: FetchBody & {
     method: string;
     url: string;
     raw: Request;
     header(): Record<string, string>;
-    parseBody(): Promise<Record<string, unknown>>;
-    json(): Promise<unknown>;
   };
   env: unknown;
   set(key: "warden", value: GateVerdict): void;
@@ -30,21 +29,11 @@ function nodePeer(c: HonoContextLike): string | undefined {
   return env?.incoming?.socket?.remoteAddress;
 }
 
-/** The parsed body, or undefined when it is not JSON or form data, or does not parse. */
-async function parsedBody(c: HonoContextLike): Promise<unknown> {
-  const type = c.req.raw.headers.get("content-type") ?? "";
-  try {
-    if (type.includes("application/json")) return await c.req.json();
-    if (type.includes("form")) return await c.req.parseBody();
-  } catch {
-    // unreadable: the gate refuses it (runGate)
-  }
-  return undefined;
+/** For the challenge routes: a body the gate would refuse is an empty one (they refuse it as a missing ticket). */
+async function bodyOf(c: HonoContextLike): Promise<Record<string, unknown>> {
+  const read = await readFetchBody(c.req.raw.headers.get("content-type"), c.req);
+  return read.ok ? read.body : {};
 }
-
-/** For the challenge routes: an unreadable body is an empty one (they refuse it as a missing ticket). */
-const bodyOf = async (c: HonoContextLike): Promise<Record<string, unknown>> =>
-  bodyObject(await parsedBody(c));
 
 function viewOf(c: HonoContextLike, remoteAddress: PeerReader | undefined): RequestView {
   const url = new URL(c.req.url);
@@ -60,12 +49,17 @@ function viewOf(c: HonoContextLike, remoteAddress: PeerReader | undefined): Requ
 
 type PeerReader = (c: HonoContextLike) => string | undefined;
 
-/** Hono middleware for a gated route: allow sets `c.get("warden")`; challenge answers 428; deny 403. */
+/**
+ * Hono middleware for a gated route. It reads the body through c.req, which keeps what it read, so
+ * the handler's c.req.json(), parseBody() and formData() give what was verified (see readFetchBody).
+ * Allow sets `c.get("warden")`; challenge answers 428; deny 403; an error (a failing onVerdict
+ * included) goes to the app's onError.
+ */
 export function wardenMiddleware(opts: GateOptions & { remoteAddress?: PeerReader }) {
   return async (c: HonoContextLike, next: Next): Promise<Response | undefined> => {
-    const answer = await runGate(opts, viewOf(c, opts.remoteAddress), await parsedBody(c));
+    const answer = await runFetchGate(opts, viewOf(c, opts.remoteAddress), c.req);
     if (answer.kind === "allow") {
-      c.set("warden", { verdict: answer.verdict, session: answer.session, pending: answer.pending });
+      c.set("warden", answer.warden);
       await next();
       return undefined;
     }
