@@ -47,6 +47,8 @@ describe("an email deny list", () => {
       "banned+x@gmail.com",
       "b.anned@gmail.com",
       "B.Anned+promo@GoogleMail.com",
+      "banned@gmail.com.",
+      '"banned"@gmail.com',
     ]) {
       const v = await verify({ email, ipTrunc: "198.51.100.0/24" });
       expect({ email, decision: v.decision }).toEqual({ email, decision: "deny" });
