@@ -10,7 +10,8 @@ import { BaseSequencer, type TestSpecification } from "vitest/node";
  * depend on verify meeting its deadline under load (real server processes, fault injection, the
  * evaluation replay, the example app's person allowed at once), the load tests (`*.load.test.ts`,
  * which saturate the machine on purpose) and the input fuzzers (`*.fuzz.test.ts`, 3,000 bodies per
- * endpoint from a new seed each run).
+ * endpoint from a new seed each run). `npm run test:unit` (vitest.unit.config.ts) runs the `main`
+ * project's files that need only Node, with no build first.
  */
 const SIDE_BY_SIDE = [
   "examples/realtools/realtools.e2e.test.ts",
@@ -18,6 +19,18 @@ const SIDE_BY_SIDE = [
   "packages/server/src/scaleout/degradedSpool.test.ts",
   "packages/server/src/packaging/packages.install.test.ts",
 ];
+
+/** The `main` project's files: every package's tests but those the two later projects run. */
+export const MAIN_TESTS = {
+  include: ["packages/*/src/**/*.test.ts"],
+  exclude: [
+    "packages/*/src/scaleout/**",
+    "packages/*/src/eval/**",
+    "packages/*/src/**/*.load.test.ts",
+    "packages/*/src/**/*.fuzz.test.ts",
+    "packages/*/src/**/*.install.test.ts",
+  ],
+};
 
 /**
  * The side-by-side files start in SIDE_BY_SIDE's order (the two longest first), so that two at a time
@@ -58,14 +71,7 @@ export default defineConfig({
           // cores, and these files spend more of their time waiting (browsers, sockets, real processes)
           // than computing. 157 s with one, 107 s with three on one machine.
           maxWorkers: 3,
-          include: ["packages/*/src/**/*.test.ts"],
-          exclude: [
-            "packages/*/src/scaleout/**",
-            "packages/*/src/eval/**",
-            "packages/*/src/**/*.load.test.ts",
-            "packages/*/src/**/*.fuzz.test.ts",
-            "packages/*/src/**/*.install.test.ts",
-          ],
+          ...MAIN_TESTS,
         },
       },
       {

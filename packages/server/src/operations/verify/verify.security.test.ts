@@ -1,13 +1,14 @@
 import fs from "node:fs";
 import { Writable } from "node:stream";
-import pino from "pino";
-import { afterAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildApp, loggerOptions } from "../../app.js";
 import { bearer, CHROME_UA, makeTestApp, type TestApp } from "../../testing/harness.js";
 
 const RAW_EMAIL = "pii.person+promo@example.org";
 const RAW_IP = "203.0.113.77";
 const FORWARDED_IP = "198.51.100.23";
+/** A value sent only in request bodies: a log line that holds it holds a body. */
+const BODY_MARKER = "sess-body-marker-5c1e9a";
 
 let t: TestApp | undefined;
 afterAll(() => t?.close());
@@ -62,31 +63,61 @@ describe("raw PII never reaches the disk", () => {
 });
 
 describe("logs", () => {
+  let logged: TestApp;
+  beforeAll(async () => {
+    logged = await makeTestApp();
+  });
+  afterAll(() => logged.close());
+
   it("carry a request id and never the API key or request bodies", async () => {
-    const lines: string[] = [];
+    await logged.tenant("logged", { rawPii: true });
+    const { apiKey } = await logged.key("logged");
+    const lines: Record<string, unknown>[] = [];
     const sink = new Writable({
       write(chunk, _enc, done) {
-        lines.push(chunk.toString());
+        for (const line of String(chunk).split("\n").filter(Boolean)) lines.push(JSON.parse(line));
         done();
       },
     });
-    const base = t ?? (await makeTestApp());
-    t = base;
-    await base.tenant("logged", { rawPii: true });
-    const { apiKey } = await base.key("logged");
-    const app = await buildApp(base.deps, {
-      logger: { ...(loggerOptions("info") as object), stream: sink } as never,
+    // The most verbose level: no line at any level may carry what a caller sent.
+    const app = await buildApp(logged.deps, {
+      logger: { ...(loggerOptions("trace") as object), stream: sink } as never,
     });
-    await app.inject({
-      method: "POST",
-      url: "/v1/verify",
-      headers: { ...bearer(apiKey), cookie: "session=secret-cookie" },
-      payload: { action: "signup", subject: { email: RAW_EMAIL, ip: RAW_IP } },
-    });
+    const send = (requestId: string, subject: Record<string, unknown>) =>
+      app.inject({
+        method: "POST",
+        url: "/v1/verify",
+        headers: { ...bearer(apiKey), cookie: "session=secret-cookie", "x-request-id": requestId },
+        payload: { action: "signup", session: BODY_MARKER, subject },
+      });
+    const scored = await send("req-logs-scored", { email: RAW_EMAIL, ip: RAW_IP, userAgent: CHROME_UA });
+    // Refused input is where a body would most likely be logged: in the error's message or details.
+    const refused = await send("req-logs-refused", { email: RAW_EMAIL, ip: `${RAW_IP}/${BODY_MARKER}` });
     await app.close();
-    const text = lines.join("");
-    expect(text).toContain('"reqId"');
-    for (const secret of [apiKey, RAW_EMAIL, RAW_IP, "secret-cookie"]) expect(text).not.toContain(secret);
-    expect(pino).toBeDefined();
+
+    expect(scored.statusCode).toBe(200);
+    expect(refused.statusCode).toBe(400);
+    for (const [answer, id] of [
+      [scored, "req-logs-scored"],
+      [refused, "req-logs-refused"],
+    ] as const) {
+      expect(answer.headers["x-request-id"]).toBe(id);
+      // The request's line carries the id it was answered with.
+      expect(lines.filter((l) => l.reqId === id && l.msg === "request completed")).toHaveLength(1);
+    }
+    // Every line written about a request carries its id.
+    expect(
+      lines.filter((l) => ("req" in l || "res" in l || "err" in l) && typeof l.reqId !== "string"),
+    ).toEqual([]);
+    const text = JSON.stringify(lines);
+    for (const secret of [
+      apiKey,
+      apiKey.slice("wdn_".length),
+      RAW_EMAIL,
+      RAW_IP,
+      "secret-cookie",
+      BODY_MARKER,
+    ])
+      expect(text).not.toContain(secret);
   });
 });
