@@ -76,7 +76,7 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        /** The store can take writes */
+        /** Verify can score: the store takes writes and recent answers were not mostly degraded */
         get: {
             parameters: {
                 query?: never;
