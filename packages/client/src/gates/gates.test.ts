@@ -140,6 +140,8 @@ async function fetchApp(client: WardenClient): Promise<string> {
  */
 const post = async (url: string, body: unknown, headers: Record<string, string>) => {
   const res = await request(url, {
+    // A connection per request: a kept-alive one the app's server closes meanwhile resets the next.
+    reset: true,
     method: "POST",
     headers: { "content-type": "application/json", ...headers },
     body: JSON.stringify(body),

@@ -12,7 +12,7 @@ import { type RecentVerdicts, UNHEALTHY_VERIFY } from "./recentVerdicts.js";
  *   writes. While the process shuts down Fastify answers 503 here, so the balancer drains it.
  * - /readyz/store: whether verify can score (503 when not): the store takes a probe's write, and most
  *   of this process's recent verify answers were not degraded (UNHEALTHY_VERIFY: more than half of
- *   at least 20 in 30 s), so that what the probe cannot see (a table the runtime role may not write,
+ *   at least 20 in 30 s, and one still in the last 5 s), so that what the probe cannot see (a table the runtime role may not write,
  *   a schema the running code does not know, locks, host contention) still shows. For alerting, and
  *   for operators who want a process out of rotation while it cannot score.
  * Both bodies say `verify`: "scoring", "degraded" (as above) or "idle" (too few recent answers to say).

@@ -10,8 +10,17 @@ export interface VerdictCounts {
   degraded: number;
 }
 
-/** Verify is called unhealthy when most of at least `minAnswers` answers in `windowSeconds` were degraded. */
-export const UNHEALTHY_VERIFY = Object.freeze({ windowSeconds: 30, minAnswers: 20, share: 0.5 });
+/**
+ * Verify is called unhealthy when most of at least `minAnswers` answers in `windowSeconds` were
+ * degraded and it still answers degraded (one in the last `stillSeconds`): once the store is back and
+ * no answer is degraded any more, the probe's own write decides again, without waiting out the window.
+ */
+export const UNHEALTHY_VERIFY = Object.freeze({
+  windowSeconds: 30,
+  minAnswers: 20,
+  share: 0.5,
+  stillSeconds: 5,
+});
 
 const SECONDS = 60;
 
@@ -54,7 +63,8 @@ export class RecentVerdicts {
     return {
       unhealthy:
         counts.answers >= UNHEALTHY_VERIFY.minAnswers &&
-        counts.degraded > counts.answers * UNHEALTHY_VERIFY.share,
+        counts.degraded > counts.answers * UNHEALTHY_VERIFY.share &&
+        this.over(UNHEALTHY_VERIFY.stillSeconds).degraded > 0,
       counts,
     };
   }
