@@ -24,6 +24,7 @@ export const NEEDS_MORE_THAN_NODE = [
   "packages/server/src/store/postgres/postgresContract.test.ts",
   "packages/server/src/store/postgres/postgresReadiness.test.ts",
   "packages/server/src/store/postgres/readReplica.test.ts",
+  "packages/server/src/store/postgres/readSlots.test.ts",
   "packages/server/src/store/postgres/reuseGuard.test.ts",
   "packages/server/src/store/postgres/verifyWriteBatches.test.ts",
   "packages/server/src/store/redis/redisApp.test.ts",
@@ -33,6 +34,7 @@ export const NEEDS_MORE_THAN_NODE = [
   "packages/server/src/cli/failedStart.test.ts",
   "packages/server/src/operations/challenge/clearOnce.security.test.ts",
   "packages/server/src/operations/feedback/dates.error.test.ts",
+  "packages/server/src/operations/insights/readBudgetWorkers.test.ts",
   // The compiled server: `warden` processes (lib/wardenProcess.ts, bin/warden.js) or dist/ modules.
   "packages/server/src/cli/cli.test.ts",
   "packages/server/src/serve.test.ts",

@@ -249,8 +249,10 @@ export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<Fa
       clock,
       tokens: verifyDeps.tokens,
       model,
-      readRowsPerMinute: config.readRowsPerMinute,
-      readStoreMsPerMinute: config.readStoreSecondsPerMinute * 1000,
+      // Under `warden serve --workers N` each worker holds 1/N of a key's read budget: a key's
+      // readers spread over the workers together get the budget the settings state, not N of them.
+      readRowsPerMinute: Math.max(1, Math.floor(config.readRowsPerMinute / config.workers)),
+      readStoreMsPerMinute: (config.readStoreSecondsPerMinute * 1000) / config.workers,
     },
     { onRequest },
   );

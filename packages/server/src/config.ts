@@ -65,6 +65,10 @@ export interface Config {
   readonly pgReadTimeoutMs: number;
   /** A PostgreSQL server (a streaming replica) for the console's long reads; undefined: the primary's. */
   readonly pgReadUrl: string | undefined;
+  /** The console's long reads running at once on that server, across every process reading it. */
+  readonly pgReadConcurrency: number;
+  /** The share of its time each of those read slots may spend reading, in percent (the rest idle). */
+  readonly pgReadSharePercent: number;
   /**
    * Redis for velocity counters and rate limits (one server, a Cluster, or a master found through
    * Sentinels: store/redis/redisTarget.ts); undefined keeps them in the store.
@@ -641,6 +645,8 @@ function readConfig(env: Env): Config {
     pgPatientTimeoutMs: integer(env, "WARDEN_PG_PATIENT_TIMEOUT_MS", 2_000, 10, 60_000),
     pgReadTimeoutMs: integer(env, "WARDEN_PG_READ_TIMEOUT_MS", 10_000, 100, 600_000),
     pgReadUrl: pgReadUrl(env, databaseUrl(env)),
+    pgReadConcurrency: integer(env, "WARDEN_PG_READ_CONCURRENCY", 1, 1, 64),
+    pgReadSharePercent: integer(env, "WARDEN_PG_READ_SHARE_PERCENT", 50, 1, 100),
     redisUrl: redis,
     redisKeyPrefix: redisKeyPrefix(env, redis),
     signingKeyRefreshSeconds: integer(env, "WARDEN_SIGNING_KEY_REFRESH_SECONDS", 10, 1, 3600),

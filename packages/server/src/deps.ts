@@ -63,6 +63,8 @@ export async function openStore(
         preparedStatements: config.pgPreparedStatements,
         patientTimeoutMs: Math.max(storeTimeoutMs, config.pgPatientTimeoutMs),
         readTimeoutMs: config.pgReadTimeoutMs,
+        readConcurrency: config.pgReadConcurrency,
+        readShare: config.pgReadSharePercent,
         ...(config.pgReadUrl === undefined ? {} : { readUrl: config.pgReadUrl }),
       });
   return withConfiguredCounters(config, store, storeTimeoutMs);

@@ -9,6 +9,7 @@ import { buildApp } from "../app.js";
 import { loadConfig } from "../config.js";
 import { buildDeps } from "../deps.js";
 import { ALL_SCOPES } from "../domain.js";
+import { freePort, startWarden, WARDEN_BIN } from "../lib/wardenProcess.js";
 import { openPostgresStore } from "../store/postgres/postgresStore.js";
 import { openSqliteStore } from "../store/sqlite/sqliteStore.js";
 import { seedConsoleData, seedConsoleDataPostgres } from "./consoleSeed.js";
@@ -30,6 +31,13 @@ import { body, load, SETTLE_SECONDS } from "./verifyLoad.js";
  *      by side, and the server's longest event-loop block, in BENCH_CONSOLE_READER_ROUNDS rounds.
  * BENCH_CONSOLE_SCENARIOS (pages,user,readers) picks the parts to run; BENCH_CONSOLE_SERVER_ARGS gives the
  * server's process Node options of its own (a CPU profile: "--cpu-prof --cpu-prof-dir=DIR").
+ *
+ * BENCH_CONSOLE_WORKERS=N runs part 3 alone against the real `warden serve --workers N` instead of the
+ * app in a process of its own, started afresh each round; BENCH_CONSOLE_WARDEN_BINS (bin/warden.js
+ * files, comma-separated, default this checkout's) are then alternated within each round, so two
+ * builds are measured side by side on one seed, each start warmed up by BENCH_CONSOLE_WARMUP_SECONDS
+ * (30) of verify at the rate, not counted. BENCH_CONSOLE_READER_KEYS=one gives every reader the same
+ * API key (one operator's scripts) instead of a key each.
  */
 const EVENTS = Number(process.env.BENCH_CONSOLE_EVENTS ?? 1_000_000);
 const FEEDBACK = Number(process.env.BENCH_CONSOLE_FEEDBACK ?? 200_000);
@@ -41,6 +49,13 @@ const SCENARIOS = new Set((process.env.BENCH_CONSOLE_SCENARIOS ?? "pages,user,re
 const STORE = process.env.BENCH_CONSOLE_STORE ?? "sqlite";
 const POSTGRES_URL = process.env.BENCH_CONSOLE_POSTGRES_URL ?? "postgres://postgres@127.0.0.1:5432/test";
 const DAY = 86_400_000;
+const WORKERS = Number(process.env.BENCH_CONSOLE_WORKERS ?? 0);
+const ONE_KEY = process.env.BENCH_CONSOLE_READER_KEYS === "one";
+/** Verify at the steady rate after each start of `warden serve --workers`, not counted. */
+const WORKERS_WARMUP_SECONDS = Number(process.env.BENCH_CONSOLE_WARMUP_SECONDS ?? 30);
+const WARDEN_BINS = (process.env.BENCH_CONSOLE_WARDEN_BINS ?? WARDEN_BIN)
+  .split(",")
+  .map((b) => path.resolve(b));
 
 const serving = process.argv[2] === "--serve";
 const reading = process.argv[2] === "--readers";
@@ -68,9 +83,7 @@ async function serve(): Promise<void> {
     (await issueApiKey(deps.store, { tenantId: "bench", scopes: [...ALL_SCOPES], logOnly: false, now }))
       .apiKey;
   const apiKey = await issue();
-  // The console readers' keys: each reader is an operator of its own (a read budget each).
-  const readerKeys: string[] = [];
-  for (let i = 0; i < READERS; i++) readerKeys.push(await issue());
+  const readerKeys = await readerKeysOf(issue);
   const app = await buildApp(deps);
   const url = await app.listen({ host: "127.0.0.1", port: 0 });
   await app.warmUp();
@@ -86,6 +99,17 @@ async function serve(): Promise<void> {
       .then(() => deps.store.close())
       .then(() => process.exit(0));
   });
+}
+
+/**
+ * The console readers' keys: each reader an operator of its own (a read budget each), or with
+ * BENCH_CONSOLE_READER_KEYS=one every reader on one key.
+ */
+async function readerKeysOf(issue: () => Promise<string>): Promise<string[]> {
+  if (ONE_KEY) return Array.from({ length: READERS }, () => "").fill(await issue());
+  const keys: string[] = [];
+  for (let i = 0; i < READERS; i++) keys.push(await issue());
+  return keys;
 }
 
 interface Served {
@@ -136,8 +160,9 @@ interface Reads {
 
 /**
  * The console readers, in a process of their own (their downloads are not the load generator's
- * work): each loops over the console's reads for the last 31 days, `until` to the second as the
- * console sends it, a 50,000-row CSV export among them. A 429 is waited out as its Retry-After says.
+ * work): each loops over the console's reads for the last 31 days (the pages' data, attempts, reason
+ * counts, two searches, the ledger's totals), `until` to the second as the console sends it, a
+ * 50,000-row CSV export among them. A 429 is waited out as its Retry-After says.
  * Runs until SIGTERM, then prints its counts.
  */
 async function readers(url: string, keys: string[], since: string): Promise<void> {
@@ -159,6 +184,13 @@ async function readers(url: string, keys: string[], since: string): Promise<void
         `/v1/stats/calibration?${period}`,
         `/v1/stats/what-if?${period}&falseAllow=2`,
         `/v1/events?${period}&format=csv&limit=50000`,
+        `/v1/stats/attempts?${period}`,
+        `/v1/stats/reasons?${period}`,
+        // Searches: one person (their email hash's index), and a rare reason code (checked on each
+        // event read until 50 are found), then the ledger's totals.
+        `/v1/events?${period}&emailHash=${"0".repeat(61)}abc&limit=50`,
+        `/v1/events?${period}&reasonCode=hosting_network&limit=50`,
+        `/v1/ledger/summary?${period}`,
       ];
       // The readers start at different reads, so the exports do not all run at once.
       for (let i = 0; i < urls.length; i++) {
@@ -204,10 +236,14 @@ function startReaders(served: Served, since: string): { stop(): Promise<Reads> }
   });
   return {
     stop: async () => {
-      const exited = new Promise((resolve) => child.once("exit", resolve));
+      const exited = new Promise<string>((resolve) =>
+        child.once("exit", (code, signal) => resolve(signal ?? `code ${code}`)),
+      );
       child.kill("SIGTERM");
-      await exited;
-      return JSON.parse(out.trim().split("\n").pop() as string) as Reads;
+      const how = await exited;
+      const last = out.trim().split("\n").pop();
+      if (!last) throw new Error(`the console readers' process printed no counts (it ended with ${how})`);
+      return JSON.parse(last) as Reads;
     },
   };
 }
@@ -241,6 +277,22 @@ async function main(): Promise<void> {
   process.stdout.write(
     `seeded ${EVENTS} events and ${FEEDBACK} observations (${STORE}) in ${Math.round((performance.now() - t) / 1000)} s\n`,
   );
+  const cleanUp = async () => {
+    fs.rmSync(dir, { recursive: true, force: true });
+    if (admin) {
+      await admin.query(`drop database if exists ${databaseName} with (force)`);
+      await admin.end();
+    }
+  };
+  if (WORKERS > 0) {
+    if (!admin)
+      throw new Error(
+        "BENCH_CONSOLE_WORKERS needs BENCH_CONSOLE_STORE=postgres (workers are PostgreSQL only)",
+      );
+    await withWorkers(new Date(now - 31 * DAY).toISOString(), now);
+    await cleanUp();
+    return;
+  }
   const served = await startServer();
   const { child, url, apiKey } = served;
   const headers = { authorization: `Bearer ${apiKey}` };
@@ -353,12 +405,57 @@ async function main(): Promise<void> {
   if (SCENARIOS.has("readers")) await withReaders(served, since);
   child.kill("SIGTERM");
   await new Promise((resolve) => child.once("exit", resolve));
-  fs.rmSync(dir, { recursive: true, force: true });
-  if (admin) {
-    await admin.query(`drop database if exists ${databaseName} with (force)`);
-    await admin.end();
-  }
+  await cleanUp();
 }
+
+const verifyEndpoint = (served: Served) => ({
+  origin: served.url,
+  path: "/v1/verify",
+  headers: { authorization: `Bearer ${served.apiKey}`, "content-type": "application/json" },
+  body,
+});
+
+/** One verify run at the steady rate, alone or with the readers: what part 3 reports of it. */
+interface ReaderRun {
+  share: number;
+  p99: number;
+  lateP99: number | undefined;
+  blockMs: number | undefined;
+  reads: Reads | undefined;
+}
+
+/**
+ * Verify at `rate` (open loop: steadyLoad.ts) for SECONDS after SETTLE_SECONDS not counted, with the
+ * console readers when `withThem`: verify's degraded share (degraded, non-2xx and failed answers over
+ * requests sent), its p99, and the server loop's longest block when the server can be watched.
+ */
+async function readerRun(
+  served: Served & { child?: ChildProcess },
+  since: string,
+  rate: number,
+  withThem: boolean,
+): Promise<ReaderRun> {
+  const them = withThem ? startReaders(served, since) : undefined;
+  const endpoint = verifyEndpoint(served);
+  if (SETTLE_SECONDS > 0) await steadyLoad([endpoint], SETTLE_SECONDS, rate);
+  const watch = served.child ? watchServer(served.child) : undefined;
+  const run = await steadyLoad([endpoint], SECONDS, rate);
+  const blockMs = await watch?.stop();
+  const reads = await them?.stop();
+  const sent = Math.round(rate * SECONDS);
+  return {
+    share: ((run.degraded ?? 0) + run.non2xx + run.errors) / sent,
+    p99: run.p99,
+    lateP99: run.lateP99,
+    blockMs,
+    reads,
+  };
+}
+
+const readsCell = (reads: Reads | undefined) =>
+  reads ? `${reads.reads} (${reads.exports}, ${reads.limited}, ${reads.failed})` : "–";
+const median = (v: number[]) => [...v].sort((a, b) => a - b)[Math.floor(v.length / 2)] ?? Number.NaN;
+const readerKeysLabel = () => `${READERS} console readers${ONE_KEY ? " on one key" : ""}`;
 
 /**
  * Verify at one steady rate (open loop: steadyLoad.ts) alone, then with the console readers, in
@@ -381,40 +478,108 @@ async function withReaders(served: { child: ChildProcess } & Served, since: stri
   }
   const rate = Number(process.env.BENCH_CONSOLE_RATE ?? 0) || Math.round((await load(target, 5)).rps / 2);
   process.stdout.write(
-    `\nverify at ${rate} req/s (open loop, ${SECONDS} s after ${SETTLE_SECONDS} s not counted), alone and with ${READERS} console readers\n\n` +
+    `\nverify at ${rate} req/s (open loop, ${SECONDS} s after ${SETTLE_SECONDS} s not counted), alone and with ${readerKeysLabel()}\n\n` +
       "| round | console readers | verify degraded | verify p99 ms | late p99 ms | server loop's longest block ms | reads (exports, 429s, failed) |\n" +
       "|---|---|---:|---:|---:|---:|---|\n",
   );
   const shares: Record<string, number[]> = { none: [], readers: [] };
   for (let round = 1; round <= READER_ROUNDS; round++) {
     for (const withThem of [false, true]) {
-      const them = withThem ? startReaders(served, since) : undefined;
-      const endpoint = {
-        origin: served.url,
-        path: "/v1/verify",
-        headers: { authorization: `Bearer ${served.apiKey}`, "content-type": "application/json" },
-        body,
-      };
-      if (SETTLE_SECONDS > 0) await steadyLoad([endpoint], SETTLE_SECONDS, rate);
-      const watch = watchServer(served.child);
-      const run = await steadyLoad([endpoint], SECONDS, rate);
-      const blockMs = await watch.stop();
-      const reads = await them?.stop();
-      const sent = Math.round(rate * SECONDS);
-      const share = ((run.degraded ?? 0) + run.non2xx + run.errors) / sent;
-      shares[withThem ? "readers" : "none"]?.push(share);
+      const run = await readerRun(served, since, rate, withThem);
+      shares[withThem ? "readers" : "none"]?.push(run.share);
       process.stdout.write(
-        `| ${round} | ${withThem ? READERS : "none"} | ${(share * 100).toFixed(2)}% | ${run.p99} | ${run.lateP99} | ${blockMs} | ` +
-          `${reads ? `${reads.reads} (${reads.exports}, ${reads.limited}, ${reads.failed})` : "–"} |\n`,
+        `| ${round} | ${withThem ? READERS : "none"} | ${(run.share * 100).toFixed(2)}% | ${run.p99} | ${run.lateP99} | ${run.blockMs} | ${readsCell(run.reads)} |\n`,
       );
     }
   }
-  const median = (v: number[]) => [...v].sort((a, b) => a - b)[Math.floor(v.length / 2)] ?? Number.NaN;
   const [none, withThem] = [median(shares.none ?? []), median(shares.readers ?? [])];
   process.stdout.write(
     `median degraded share: ${(none * 100).toFixed(2)}% alone, ${(withThem * 100).toFixed(2)}% with ${READERS} readers ` +
       `(${((withThem - none) * 100).toFixed(2)} points)\n`,
   );
+}
+
+/**
+ * `warden serve --workers WORKERS` of `bin` on the seeded database, every worker listening; its keys
+ * were made beforehand (they are in the database).
+ */
+async function startWorkers(
+  bin: string,
+  keys: Omit<Served, "url">,
+): Promise<Served & { stop(): Promise<unknown> }> {
+  const adminPort = await freePort();
+  const warden = await startWarden(
+    {
+      WARDEN_DATABASE_URL: file,
+      WARDEN_RATE_LIMIT_MAX: "100000000",
+      WARDEN_LOG_LEVEL: "warn",
+      WARDEN_ADMIN_PORT: String(adminPort),
+    },
+    60_000,
+    ["--workers", String(WORKERS)],
+    { command: process.execPath, args: [bin] },
+  );
+  for (;;) {
+    const text = await (await fetch(`http://127.0.0.1:${adminPort}/metrics`)).text();
+    if (Number(/^warden_workers_listening (\d+)/m.exec(text)?.[1]) === WORKERS) break;
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  return { url: warden.url, ...keys, stop: () => warden.stop() };
+}
+
+/**
+ * Part 3 against `warden serve --workers WORKERS`, each build of WARDEN_BINS started afresh in every
+ * round (the builds alternated, the first one first in odd rounds), alone then with the readers.
+ */
+async function withWorkers(since: string, now: number): Promise<void> {
+  const store = await openPostgresStore({ url: file, statementTimeoutMs: 60_000, poolSize: 2 });
+  await store.tenants.create({ id: "bench", rawPii: false, logOnly: false, createdAt: now });
+  const issue = async () =>
+    (await issueApiKey(store, { tenantId: "bench", scopes: [...ALL_SCOPES], logOnly: false, now })).apiKey;
+  const keys = { apiKey: await issue(), readerKeys: await readerKeysOf(issue) };
+  await store.close();
+  const builds = WARDEN_BINS.map((bin) => ({ bin, name: path.relative(process.cwd(), bin) || bin }));
+  let rate = Number(process.env.BENCH_CONSOLE_RATE ?? 0);
+  if (rate === 0) {
+    const first = await startWorkers((builds[0] as (typeof builds)[number]).bin, keys);
+    rate = Math.round((await load({ url: first.url, apiKey: keys.apiKey }, 5)).rps / 2);
+    await first.stop();
+  }
+  process.stdout.write(
+    `\nwarden serve --workers ${WORKERS}: verify at ${rate} req/s (open loop, ${SECONDS} s after ${SETTLE_SECONDS} s not counted), ` +
+      `alone and with ${readerKeysLabel()}\n\n` +
+      "| round | build | verify degraded alone | with readers | verify p99 ms alone / with | reads (exports, 429s, failed) |\n" +
+      "|---|---|---:|---:|---:|---|\n",
+  );
+  const shares = new Map(builds.map((b) => [b.bin, { none: [] as number[], readers: [] as number[] }]));
+  for (let round = 1; round <= READER_ROUNDS; round++) {
+    const order = round % 2 === 1 ? builds : [...builds].reverse();
+    for (const build of order) {
+      const served = await startWorkers(build.bin, keys);
+      try {
+        // A fresh server's first 15–25 s of load are degraded on their own (docs/benchmarks.md,
+        // "On PostgreSQL"): not counted.
+        await steadyLoad([verifyEndpoint(served)], WORKERS_WARMUP_SECONDS, rate);
+        const alone = await readerRun(served, since, rate, false);
+        const withThem = await readerRun(served, since, rate, true);
+        shares.get(build.bin)?.none.push(alone.share);
+        shares.get(build.bin)?.readers.push(withThem.share);
+        process.stdout.write(
+          `| ${round} | ${build.name} | ${(alone.share * 100).toFixed(2)}% | ${(withThem.share * 100).toFixed(2)}% | ` +
+            `${alone.p99} / ${withThem.p99} | ${readsCell(withThem.reads)} |\n`,
+        );
+      } finally {
+        await served.stop();
+      }
+    }
+  }
+  for (const build of builds) {
+    const { none, readers } = shares.get(build.bin) ?? { none: [], readers: [] };
+    process.stdout.write(
+      `${build.name}: median degraded share ${(median(none) * 100).toFixed(2)}% alone, ${(median(readers) * 100).toFixed(2)}% ` +
+        `with the readers (${((median(readers) - median(none)) * 100).toFixed(2)} points)\n`,
+    );
+  }
 }
 
 if (serving) await serve();

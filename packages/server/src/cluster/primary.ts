@@ -147,7 +147,8 @@ export async function runPrimary(
   };
 
   const fork = (replacing: boolean) => {
-    const worker = cluster.fork();
+    // Each worker knows how many share the port: the console's read budget is split among them.
+    const worker = cluster.fork({ WARDEN_WORKERS: String(options.workers) });
     const state: WorkerState = { worker, forkedAt: Date.now(), ready: false };
     states.set(worker.id, state);
     listening.set([...states.values()].filter((s) => s.ready).length);

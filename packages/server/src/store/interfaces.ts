@@ -549,9 +549,15 @@ export interface EventListFilter extends EventScope {
 }
 /**
  * Told how long each statement of a read took in the store, in milliseconds (SQLite: on the read
- * worker, its queue not counted; PostgreSQL: on the reads pool): the console's read budget charges it.
+ * worker, its queue not counted; PostgreSQL: in its read slot, the waits for a connection and a slot
+ * not counted): the console's read budget charges it. `holder` names whose reads they are (an API
+ * key's id): on PostgreSQL one holder's reads go to the database one at a time per process
+ * (postgres/readSlots.ts).
  */
-export type ReadMeter = (storeMs: number) => void;
+export interface ReadMeter {
+  (storeMs: number): void;
+  readonly holder?: string;
+}
 
 /**
  * The console's reads. Long scans run off the request path (SQLite: on the read worker's own

@@ -38,6 +38,11 @@ describe("ReadBudget", () => {
     budget.admit("k1", 1000).settle();
   });
 
+  it("names the key on its reads' meter: PostgreSQL runs one key's reads one at a time (readSlots.ts)", () => {
+    const budget = new ReadBudget(1000, () => 0);
+    expect(budget.admit("k1", 1).meter.holder).toBe("k1");
+  });
+
   it("counts a settled read once, at least one row, and ignores rows added after", () => {
     const budget = new ReadBudget(1000, () => 0);
     const empty = budget.admit("k", 500);

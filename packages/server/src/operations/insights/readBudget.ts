@@ -31,7 +31,9 @@ const WINDOW_MS = 60_000;
  * PostgreSQL's reads pool). A read is admitted while the key's minute has rows left, counting those
  * reserved by its reads still running (each reserves its most, e.g. its `limit`); past it the answer
  * is 429 `rate_limited` with Retry-After. One process's count, kept in memory (check and reservation
- * are one synchronous step): behind N processes a key gets up to N budgets.
+ * are one synchronous step): each worker of `warden serve --workers N` is given 1/N of the settings
+ * (app.ts), so a key's readers, spread over the workers, get what the settings state; separate
+ * processes each hold the whole.
  *
  * Rows answered are not what a read costs the store: a filter that matches one event in a month
  * scans the month for it. So the key's minute also holds `storeMsPerMinute` of its reads' time in the
@@ -87,9 +89,12 @@ export class ReadBudget {
     let used = 0;
     let open = true;
     return {
-      meter: (storeMs) => {
-        this.current(held, this.clock()).storeMs += storeMs;
-      },
+      meter: Object.assign(
+        (storeMs: number) => {
+          this.current(held, this.clock()).storeMs += storeMs;
+        },
+        { holder: keyId },
+      ),
       add: (rows) => {
         if (open) used += rows;
       },

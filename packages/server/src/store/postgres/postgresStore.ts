@@ -21,6 +21,7 @@ import { createSqlStore, type SqlRuntime } from "../sqlStore.js";
 import { abandonedWrites } from "./abandonedWrites.js";
 import { ensurePartitionsAhead, listEventPartitions, maintainPartitions } from "./eventPartitions.js";
 import { NamedStatements } from "./namedStatements.js";
+import { ReadSlots } from "./readSlots.js";
 import { reuseGuard } from "./reuseGuard.js";
 
 // Epoch milliseconds and counts are int8; they fit a JavaScript number, so parse them as numbers.
@@ -49,6 +50,16 @@ export interface PostgresOptions {
   patientTimeoutMs?: number;
   /** The statement timeout of long reads (the console's aggregates, ledger totals). Default 10,000 ms. */
   readTimeoutMs?: number;
+  /**
+   * Long reads running at once on the server they read, across every process that reads it
+   * (readSlots.ts); the others wait their turn. Default 1.
+   */
+  readConcurrency?: number;
+  /**
+   * The share of its time, in percent, each of those slots may spend reading: after a read it rests,
+   * taken and idle, for the rest (readSlots.ts). Default 50.
+   */
+  readShare?: number;
   /**
    * Another server for the long reads (the console's aggregates and lists, ledger totals), e.g. a
    * streaming replica: they then lag the primary by its replication delay. Everything verify,
@@ -96,6 +107,8 @@ const patientPoolSize = counterPoolSize;
 const READ_POOL_SIZE = 2;
 const DEFAULT_PATIENT_TIMEOUT_MS = 2_000;
 const DEFAULT_READ_TIMEOUT_MS = 10_000;
+const DEFAULT_READ_CONCURRENCY = 1;
+const DEFAULT_READ_SHARE = 50;
 /**
  * Settling a write its connection gave up on (abandonedWrites.ts): one connection, opened when
  * needed, with a timeout of its own, since the verify and patient timeouts may be what gave up. The
@@ -439,6 +452,11 @@ export async function openPostgresStore(opts: PostgresOptions): Promise<Store> {
       ),
     }),
   });
+  const readSlots = new ReadSlots({
+    slots: opts.readConcurrency ?? DEFAULT_READ_CONCURRENCY,
+    share: opts.readShare ?? DEFAULT_READ_SHARE,
+    timeoutMs: opts.readTimeoutMs ?? DEFAULT_READ_TIMEOUT_MS,
+  });
   const patientCounters = new Kysely<Database>({
     dialect: new PostgresDialect({
       pool: reuseGuard(pool(opts, opts.patientTimeoutMs ?? DEFAULT_PATIENT_TIMEOUT_MS, "patientCounters")),
@@ -461,15 +479,9 @@ export async function openPostgresStore(opts: PostgresOptions): Promise<Store> {
       named?.register(query.sql);
       return conn.executeQuery(query);
     },
-    // Long reads on their own connections and timeout: a console user never takes verify's.
-    report: async (query, meter) => {
-      const started = performance.now();
-      try {
-        return (await reads.executeQuery(query)).rows;
-      } finally {
-        meter?.(performance.now() - started);
-      }
-    },
+    // Long reads on their own connections and timeout, a console user never taking verify's, and
+    // in a read slot: however many processes read the server, only so many scan it at once.
+    report: (query, meter) => readSlots.run(reads, query, meter),
     tryExclusive: async (trx, key) => {
       const { rows } = await sql<{
         held: boolean;
@@ -510,6 +522,7 @@ export async function openPostgresStore(opts: PostgresOptions): Promise<Store> {
     },
     warmConnections: keptConnections(opts),
     close: async () => {
+      readSlots.close();
       await Promise.all([
         db.destroy(),
         counters.destroy(),
