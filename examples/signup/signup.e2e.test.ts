@@ -144,17 +144,31 @@ if (chromiumOrSkip(SUITE)) {
     warden = await makeTestApp({ env: { WARDEN_RATE_LIMIT_MAX: "100000" } });
     const wardenUrl = await warden.app.listen({ host: "127.0.0.1", port: 0 });
     for (const tenant of ["shop", "strict", "busy", "pages"]) await warden.tenant(tenant);
+    // Every browser of this suite runs on one machine: one environment and one shape, dozens of
+    // sign-ups in minutes, which Warden counts as a campaign (signals/campaign.ts). This suite is
+    // about each attempt's own evidence, so its tenants raise the campaign floor out of reach, as a
+    // tenant whose people share one managed device image would.
+    const oneMachine = { campaign: { floor: 100_000 } };
+    await warden.store.policies.put("shop", JSON.stringify(oneMachine), Date.now());
     // The strict tenant denies the network every test browser comes from.
-    await warden.store.policies.put("strict", JSON.stringify({ deny: { networks: [LOOPBACK] } }), Date.now());
+    await warden.store.policies.put(
+      "strict",
+      JSON.stringify({ ...oneMachine, deny: { networks: [LOOPBACK] } }),
+      Date.now(),
+    );
     // The busy tenant takes one sign-up per network an hour; the loopback network has made many (an
     // office or a campus behind one address): a person from it is challenged, for no automation.
     await warden.store.policies.put(
       "busy",
-      JSON.stringify({ velocity: { ip_network: { perHour: 1 } } }),
+      JSON.stringify({ ...oneMachine, velocity: { ip_network: { perHour: 1 } } }),
       Date.now(),
     );
     // The pages tenant refuses an attempt whose form's page never ran.
-    await warden.store.policies.put("pages", JSON.stringify({ requirePage: true }), Date.now());
+    await warden.store.policies.put(
+      "pages",
+      JSON.stringify({ ...oneMachine, requirePage: true }),
+      Date.now(),
+    );
     const settings = (tenantId: string, apiKey: string) => ({
       wardenUrl,
       apiKey,

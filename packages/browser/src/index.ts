@@ -2,6 +2,7 @@ import { defineWardenChallenge } from "./element.js";
 import { setDefaultWorkerUrl } from "./solver.js";
 
 export { defineWardenChallenge, WardenChallengeElement } from "./element.js";
+export type { LayoutProbe, PageEnvironment } from "./environment.js";
 export {
   type PageBehaviour,
   type PageReport,

@@ -1,3 +1,5 @@
+import { type LayoutProbe, type PageEnvironment, readEnvironment } from "./environment.js";
+
 /**
  * Evidence that a form's page ran and what happened on it, for the form to carry to your server
  * (field `wardenPage`), which forwards it to Warden as `subject.page`:
@@ -25,6 +27,8 @@ export interface PageReport {
   /** Absent when Warden could not be asked (the verify then meets the tenant's rule for it). */
   token?: string;
   behaviour: PageBehaviour;
+  /** What the page read of its browser, with the token's layout probe measured (environment.ts). */
+  environment?: PageEnvironment;
 }
 
 export interface PageWatchOptions {
@@ -53,7 +57,7 @@ const TYPED_TYPES = new Set(["insertText", "insertCompositionText", "insertLineB
  * The token, asked for now and, after a failure, again in the background (1, 2, 4, 8 s later): a token
  * asked for only at submit would show Warden a form sent the moment its page loaded.
  */
-async function tokenWithRetries(url: string): Promise<string | undefined> {
+async function tokenWithRetries(url: string): Promise<IssuedToken | undefined> {
   for (let attempt = 0; ; attempt++) {
     const token = await fetchToken(url);
     if (token !== undefined || attempt === 4) return token;
@@ -61,7 +65,13 @@ async function tokenWithRetries(url: string): Promise<string | undefined> {
   }
 }
 
-async function fetchToken(url: string): Promise<string | undefined> {
+/** A page token, with the layout probe Warden handed out with it (if any). */
+interface IssuedToken {
+  token: string;
+  probe: LayoutProbe | undefined;
+}
+
+async function fetchToken(url: string): Promise<IssuedToken | undefined> {
   try {
     const res = await fetch(url, {
       method: "POST",
@@ -70,12 +80,21 @@ async function fetchToken(url: string): Promise<string | undefined> {
       credentials: "same-origin",
     });
     if (!res.ok) return undefined;
-    const body = (await res.json()) as { pageToken?: unknown };
-    return typeof body.pageToken === "string" ? body.pageToken : undefined;
+    const body = (await res.json()) as { pageToken?: unknown; probe?: unknown };
+    if (typeof body.pageToken !== "string") return undefined;
+    const probe =
+      typeof body.probe === "object" && body.probe !== null ? (body.probe as LayoutProbe) : undefined;
+    return { token: body.pageToken, probe };
   } catch {
     return undefined;
   }
 }
+
+/** Once the document has a body (the probe is laid out in it). */
+const bodyReady = (doc: Document): Promise<void> =>
+  doc.body
+    ? Promise.resolve()
+    : new Promise((resolve) => doc.addEventListener("DOMContentLoaded", () => resolve(), { once: true }));
 
 /** Starts watching the page: call it as the page loads, and `report()` when the form is sent. */
 export function watchPage(opts: PageWatchOptions = {}): PageWatch {
@@ -84,8 +103,17 @@ export function watchPage(opts: PageWatchOptions = {}): PageWatch {
   const started = performance.now();
   /** Settled with the token, or undefined while it has not arrived (never awaited past the submit). */
   let token: string | undefined;
-  void tokenWithRetries(url).then((t) => {
-    token = t;
+  /** The environment, read once the token (and its probe) came or could not be had. */
+  let environment: PageEnvironment | undefined;
+  void tokenWithRetries(url).then(async (issued) => {
+    await bodyReady(root);
+    try {
+      environment = readEnvironment(issued?.probe, root);
+    } catch {
+      // a browser that cannot read it sends the form without it
+    }
+    // The token with its measurements: a form sent in between carries neither.
+    token = issued?.token;
   });
   const counts = {
     keys: 0,
@@ -141,7 +169,9 @@ export function watchPage(opts: PageWatchOptions = {}): PageWatch {
   return {
     async report(): Promise<PageReport> {
       const behaviour = { elapsedMs: Math.round(performance.now() - started), ...counts };
-      return token === undefined ? { behaviour } : { token, behaviour };
+      const report: PageReport = token === undefined ? { behaviour } : { token, behaviour };
+      if (environment) report.environment = environment;
+      return report;
     },
     stop() {
       for (const [type, fn] of listeners) root.removeEventListener(type, fn, { capture: true });

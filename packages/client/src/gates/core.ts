@@ -393,18 +393,28 @@ export function challengeRoutes(opts: ChallengeRouteOptions) {
   return {
     /**
      * A page token for the page that just loaded (@warden/browser's watchPage asks for it): Warden
-     * binds it to this request's network and user agent; the form sends it back as `wardenPage`.
+     * binds it to this request's network and user agent and hands the page a layout probe to
+     * measure; the form sends both back as `wardenPage`.
      */
     async page(view: RequestView): Promise<RouteAnswer> {
       const { ipTrunc, userAgent } = await subjectFromRequest(view, {
         ...(opts.trustedProxies ? { trustedProxies: opts.trustedProxies } : {}),
         headers: [],
       });
+      // With the layout probe: the form must then carry its measurements, which only a page laid out
+      // by a browser engine has (verify's page_engine_absent otherwise).
       const result = await opts.client.pageToken({
         subject: { ...(ipTrunc ? { ipTrunc } : {}), ...(userAgent ? { userAgent } : {}) },
+        probe: true,
       });
       return result.ok
-        ? { status: 200, body: { pageToken: result.value.pageToken } }
+        ? {
+            status: 200,
+            body: {
+              pageToken: result.value.pageToken,
+              ...(result.value.probe ? { probe: result.value.probe } : {}),
+            },
+          }
         : {
             status: result.status === 0 ? 503 : result.status,
             body: result.error ?? {

@@ -208,6 +208,34 @@ export type paths = {
                                 } & {
                                     [key: string]: unknown;
                                 };
+                                /** @description What the page read of its browser (@warden/browser watchPage): the layout probe's measurements and the environment counted across attempts. It can only add suspicion or group attempts: a page can lie. */
+                                environment?: {
+                                    /** @description The sizes the page measured of its token's layout probe (POST /v1/page-tokens with probe). */
+                                    probe?: number[];
+                                    /** @description screen.width x screen.height, e.g. 1920x1080. */
+                                    screen?: string;
+                                    colorDepth?: number;
+                                    pixelRatio?: number;
+                                    /** @description navigator.hardwareConcurrency */
+                                    cores?: number;
+                                    /** @description navigator.deviceMemory */
+                                    memory?: number;
+                                    /** @description navigator.maxTouchPoints */
+                                    touchPoints?: number;
+                                    timezone?: string;
+                                    /** @description navigator.languages, comma-separated. */
+                                    languages?: string;
+                                    /** @description navigator.platform */
+                                    platform?: string;
+                                    /** @description WebGL's unmasked renderer. */
+                                    renderer?: string;
+                                    /** @description A hash of a fixed drawing on a canvas. */
+                                    canvas?: string;
+                                    /** @description The same drawing read back differently twice, or a known colour read back altered. */
+                                    canvasNoise?: boolean;
+                                } & {
+                                    [key: string]: unknown;
+                                };
                             } & {
                                 [key: string]: unknown;
                             };
@@ -458,6 +486,8 @@ export type paths = {
                         } & {
                             [key: string]: unknown;
                         };
+                        /** @description Hand the page a layout probe to measure (@warden/browser watchPage does): verify then requires the measurements with the form, so a client without a browser engine cannot use the token. */
+                        probe?: boolean;
                     } & {
                         [key: string]: unknown;
                     };
@@ -475,6 +505,13 @@ export type paths = {
                             pageToken: string;
                             /** Format: date-time */
                             expiresAt: string;
+                            /** @description With probe asked for: boxes for the page to lay out and measure (CSS declarations of each box and its children); hand it to the page with the token. */
+                            probe?: {
+                                boxes: {
+                                    style: string[][];
+                                    children: string[][][];
+                                }[];
+                            };
                         };
                     };
                 };
@@ -869,7 +906,7 @@ export type paths = {
                     emailHash?: string;
                     /** @description An IP address or network, no wider than /24 (IPv4) or /48 (IPv6): its truncated network */
                     network?: string;
-                    reasonCode?: "agent_verified" | "agent_signature_invalid" | "agent_signature_unverified" | "ua_missing" | "ua_unrecognized" | "ua_automation" | "browser_headers_missing" | "browser_headers_impossible" | "browser_consistent" | "client_hints_mismatch" | "header_order_override" | "fetch_metadata_navigation_json" | "tls_library" | "tls_not_browser" | "tls_other_browser" | "tls_unfamiliar" | "page_webdriver" | "page_worker_headless" | "page_scope_mismatch" | "page_evidence_missing" | "page_token_invalid" | "page_submitted_fast" | "page_token_expired" | "page_other_user_agent" | "page_other_network" | "page_input_without_keys" | "page_pointer_teleported" | "page_synthetic_events" | "email_disposable" | "email_invalid" | "email_random" | "form_links" | "hosting_network" | "tenant_deny_list" | "tenant_allow_list" | "tenant_verified_agents" | "no_evidence" | "no_risk_signal" | "risk_estimate" | "challenge_cleared" | "challenge_cleared_after_degraded" | "clear_not_honoured" | "log_only" | "degraded" | "velocity_ip_network" | "velocity_email_hash" | "velocity_email_normalized" | "velocity_email_domain" | "velocity_session" | "velocity_form_value" | "velocity_page_token";
+                    reasonCode?: "agent_verified" | "agent_signature_invalid" | "agent_signature_unverified" | "ua_missing" | "ua_unrecognized" | "ua_automation" | "browser_headers_missing" | "browser_headers_impossible" | "browser_consistent" | "client_hints_mismatch" | "header_order_override" | "fetch_metadata_navigation_json" | "tls_library" | "tls_not_browser" | "tls_other_browser" | "tls_unfamiliar" | "page_webdriver" | "page_worker_headless" | "page_scope_mismatch" | "page_evidence_missing" | "page_token_invalid" | "page_submitted_fast" | "page_token_expired" | "page_other_user_agent" | "page_other_network" | "page_input_without_keys" | "page_pointer_teleported" | "page_synthetic_events" | "page_engine_absent" | "page_environment_inconsistent" | "email_disposable" | "email_invalid" | "email_random" | "form_links" | "hosting_network" | "tenant_deny_list" | "tenant_allow_list" | "tenant_verified_agents" | "no_evidence" | "no_risk_signal" | "risk_estimate" | "challenge_cleared" | "challenge_cleared_after_degraded" | "clear_not_honoured" | "log_only" | "degraded" | "velocity_ip_network" | "velocity_email_hash" | "velocity_email_normalized" | "velocity_email_domain" | "velocity_session" | "velocity_form_value" | "velocity_page_token" | "campaign_surge";
                     degraded?: "true" | "false";
                     /** @description Items per page: JSON 1–500 (default 50); CSV up to 50,000 (default 50,000) */
                     limit?: string;
@@ -1246,7 +1283,7 @@ export type paths = {
                             until: string;
                             action: string | null;
                             rows: {
-                                code: "agent_verified" | "agent_signature_invalid" | "agent_signature_unverified" | "ua_missing" | "ua_unrecognized" | "ua_automation" | "browser_headers_missing" | "browser_headers_impossible" | "browser_consistent" | "client_hints_mismatch" | "header_order_override" | "fetch_metadata_navigation_json" | "tls_library" | "tls_not_browser" | "tls_other_browser" | "tls_unfamiliar" | "page_webdriver" | "page_worker_headless" | "page_scope_mismatch" | "page_evidence_missing" | "page_token_invalid" | "page_submitted_fast" | "page_token_expired" | "page_other_user_agent" | "page_other_network" | "page_input_without_keys" | "page_pointer_teleported" | "page_synthetic_events" | "email_disposable" | "email_invalid" | "email_random" | "form_links" | "hosting_network" | "tenant_deny_list" | "tenant_allow_list" | "tenant_verified_agents" | "no_evidence" | "no_risk_signal" | "risk_estimate" | "challenge_cleared" | "challenge_cleared_after_degraded" | "clear_not_honoured" | "log_only" | "degraded" | "velocity_ip_network" | "velocity_email_hash" | "velocity_email_normalized" | "velocity_email_domain" | "velocity_session" | "velocity_form_value" | "velocity_page_token";
+                                code: "agent_verified" | "agent_signature_invalid" | "agent_signature_unverified" | "ua_missing" | "ua_unrecognized" | "ua_automation" | "browser_headers_missing" | "browser_headers_impossible" | "browser_consistent" | "client_hints_mismatch" | "header_order_override" | "fetch_metadata_navigation_json" | "tls_library" | "tls_not_browser" | "tls_other_browser" | "tls_unfamiliar" | "page_webdriver" | "page_worker_headless" | "page_scope_mismatch" | "page_evidence_missing" | "page_token_invalid" | "page_submitted_fast" | "page_token_expired" | "page_other_user_agent" | "page_other_network" | "page_input_without_keys" | "page_pointer_teleported" | "page_synthetic_events" | "page_engine_absent" | "page_environment_inconsistent" | "email_disposable" | "email_invalid" | "email_random" | "form_links" | "hosting_network" | "tenant_deny_list" | "tenant_allow_list" | "tenant_verified_agents" | "no_evidence" | "no_risk_signal" | "risk_estimate" | "challenge_cleared" | "challenge_cleared_after_degraded" | "clear_not_honoured" | "log_only" | "degraded" | "velocity_ip_network" | "velocity_email_hash" | "velocity_email_normalized" | "velocity_email_domain" | "velocity_session" | "velocity_form_value" | "velocity_page_token" | "campaign_surge";
                                 category: "agent" | "browser" | "page" | "tls" | "email" | "network" | "form" | "velocity" | "policy" | "evidence" | "decision" | "challenge" | "mode" | "operational";
                                 events: number;
                                 decisions: {

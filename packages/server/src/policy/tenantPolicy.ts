@@ -107,6 +107,21 @@ export const TenantPolicyDocument = Type.Object(
         { additionalProperties: false },
       ),
     ),
+    campaign: Type.Optional(
+      Type.Object(
+        {
+          floor: Type.Optional(
+            Type.Integer({
+              minimum: 2,
+              maximum: 1_000_000,
+              description:
+                "The fewest attempts of one request shape or page environment in ten minutes that can be a campaign (default 6).",
+            }),
+          ),
+        },
+        { additionalProperties: false },
+      ),
+    ),
     challenge: Type.Optional(
       Type.Object(
         {
@@ -182,6 +197,8 @@ export interface TenantPolicy {
   /** Whether attempts at an action must carry page evidence (subject.page). */
   requirePage(action: string): boolean;
   velocity: NonNullable<TenantPolicyDocument["velocity"]>;
+  /** The tenant's campaign floor (signals/campaign.ts); undefined: the model's. */
+  campaignFloor: number | undefined;
   powDifficulty: Readonly<Record<RiskTier, number>>;
   /** The hosts a Web Bot Auth signature must have been made for; undefined: any host (not bound). */
   webBotAuthHosts: AgentHosts | undefined;
@@ -339,6 +356,7 @@ export function compilePolicy(input: unknown, version: string): PolicyParse {
       decisionCosts: (action: string) => ({ ...doc.decisionCosts, ...actions[action]?.decisionCosts }),
       requirePage: (action: string) => actions[action]?.requirePage ?? doc.requirePage ?? false,
       velocity: doc.velocity ?? {},
+      campaignFloor: doc.campaign?.floor,
       powDifficulty: Object.freeze(pow),
       webBotAuthHosts: hosts?.hosts,
       webBotAuthStepUp: doc.challenge?.webBotAuthStepUp ?? false,

@@ -26,6 +26,11 @@ export interface PageTokenClaims {
   /** Short hashes of the issuing request's network and user agent ("" when it had none). */
   network: string;
   userAgent: string;
+  /**
+   * The page was handed a layout probe with its token (operations/page/layoutProbe.ts): the form
+   * must carry the probe's measurements, which only a page laid out by a browser engine has.
+   */
+  probe?: true;
 }
 
 /** The HMAC key for page tokens derived from a signing key's private scalar. */
@@ -49,6 +54,7 @@ export function sealPageToken(kid: string, key: Buffer, claims: PageTokenClaims)
       n: claims.nonce,
       a: claims.network,
       u: claims.userAgent,
+      ...(claims.probe && { p: 1 }),
     }),
   ).toString("base64url");
   const signed = `${PREFIX}.${kid}.${payload}`;
@@ -78,8 +84,8 @@ export function openPageToken(
   } catch {
     return undefined;
   }
-  const { t, i, n, a, u } = (body ?? {}) as Record<string, unknown>;
+  const { t, i, n, a, u, p } = (body ?? {}) as Record<string, unknown>;
   if (typeof t !== "string" || typeof i !== "number" || typeof n !== "string") return undefined;
   if (typeof a !== "string" || typeof u !== "string") return undefined;
-  return { tenantId: t, issuedAt: i, nonce: n, network: a, userAgent: u };
+  return { tenantId: t, issuedAt: i, nonce: n, network: a, userAgent: u, ...(p === 1 && { probe: true }) };
 }

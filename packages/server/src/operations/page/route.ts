@@ -36,7 +36,11 @@ export function registerPageTokens(
       if (!caller) throw new ApiError("page_token_unavailable");
       const result = issuePageToken(deps, caller, request.body);
       if (!result.ok) throw new ApiError(result.code, result.message);
-      return { pageToken: result.pageToken, expiresAt: result.expiresAt };
+      return {
+        pageToken: result.pageToken,
+        expiresAt: result.expiresAt,
+        ...(result.probe && { probe: result.probe }),
+      };
     },
   );
 }

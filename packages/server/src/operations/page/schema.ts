@@ -10,6 +10,12 @@ export const PageTokenRequest = Type.Object(
           "The page request's network and user agent, read as verify reads them (the SDK's subjectFromRequest); the token is bound to short hashes of both.",
       }),
     ),
+    probe: Type.Optional(
+      Type.Boolean({
+        description:
+          "Hand the page a layout probe to measure (@warden/browser watchPage does): verify then requires the measurements with the form, so a client without a browser engine cannot use the token.",
+      }),
+    ),
   },
   { additionalProperties: true },
 );
@@ -20,4 +26,20 @@ export const PageTokenResponse = Type.Object({
     description: "Hand it to the page; the form sends it back as subject.page.token.",
   }),
   expiresAt: Type.String({ format: "date-time" }),
+  probe: Type.Optional(
+    Type.Object(
+      {
+        boxes: Type.Array(
+          Type.Object({
+            style: Type.Array(Type.Array(Type.String(), { minItems: 2, maxItems: 2 })),
+            children: Type.Array(Type.Array(Type.Array(Type.String(), { minItems: 2, maxItems: 2 }))),
+          }),
+        ),
+      },
+      {
+        description:
+          "With probe asked for: boxes for the page to lay out and measure (CSS declarations of each box and its children); hand it to the page with the token.",
+      },
+    ),
+  ),
 });

@@ -1,3 +1,5 @@
+import type { CampaignRules, CampaignWeights } from "./signals/campaign.js";
+import type { PageEnvironmentWeights } from "./signals/pageEnvironment.js";
 import type { PageEvidenceWeights } from "./signals/pageEvidence.js";
 import type { TlsWeights } from "./signals/tlsFingerprint.js";
 import type { VelocityKind, VelocityLimits, VelocityWeights } from "./signals/velocity.js";
@@ -42,12 +44,18 @@ export interface DecisionModel {
     agentInvalid: number;
     agentUnverified: number;
     page: PageEvidenceWeights;
+    /** What the page read of its browser (signals/pageEnvironment.ts). */
+    pageEnvironment: PageEnvironmentWeights;
+    /** A request shape or page environment surging across networks (signals/campaign.ts). */
+    campaign: CampaignWeights;
     /** The client's TLS handshake against the browser it claims (signals/tlsFingerprint.ts). */
     tls: TlsWeights;
     /** Per kind: how strongly a count over its limit counts. */
     velocity: Readonly<Record<VelocityKind, VelocityWeights>>;
   };
   velocity: Readonly<Partial<Record<VelocityKind, VelocityLimits>>>;
+  /** When a shape or environment's count is a campaign's (signals/campaign.ts). */
+  campaign: CampaignRules;
   /** Below this risk estimate a request with consistent browser evidence is classified human. */
   humanMaxRisk: number;
   /** Tolerated clock difference for Web Bot Auth created/expires, in seconds. */
@@ -94,6 +102,15 @@ export const DEFAULT_MODEL: DecisionModel = Object.freeze({
       syntheticEvents: 1.5,
       behaviourCap: 3.5,
     },
+    pageEnvironment: {
+      // As strong as a page that never ran: the token was used without a browser engine.
+      engineAbsent: 4.0,
+      inconsistent: 2.5,
+    },
+    // A surge alone challenges (at the severe tier: friction priced to it), even beside a consistent
+    // browser's -1.0; never a deny on its own (a person on the campaign's device class meets a
+    // challenge at worst); with other evidence, deny.
+    campaign: { surge: 4.0, perDoubling: 0.5, cap: 5.0 },
     tls: {
       library: 5.0,
       notBrowser: 4.0,
@@ -125,6 +142,7 @@ export const DEFAULT_MODEL: DecisionModel = Object.freeze({
     form_value: { perHour: 10, perDay: 50 },
     page_token: { perHour: 4 },
   },
+  campaign: { floor: 6, ratio: 4, environmentPriorShare: 0.05, priorWeight: 200, shapeMinBaseline: 500 },
   humanMaxRisk: 0.2,
   signatureSkewSeconds: 60,
   pageMinFillMs: 1_500,

@@ -1,8 +1,10 @@
+import { sha256Hex } from "../../lib/crypto.js";
 import { matchNetwork, type TenantPolicy } from "../../policy/tenantPolicy.js";
 import { type AgentIdentity, type KeyLookup, verifyAgent } from "../../webBotAuth/verifyAgent.js";
 import type { DecisionModel } from "./decisionModel.js";
 import type { VerifyRequest } from "./schema.js";
 import { browserHeadersSignal, normaliseHeaders } from "./signals/browserHeaders.js";
+import { type CampaignKey, campaignKeys } from "./signals/campaign.js";
 import { readEmail } from "./signals/email.js";
 import { capJointly, type Finding } from "./signals/findings.js";
 import { readFormData } from "./signals/formData.js";
@@ -15,6 +17,7 @@ import {
   readAddress,
   readNetwork,
 } from "./signals/ip.js";
+import { environmentDigest, readEnvironment } from "./signals/pageEnvironment.js";
 import { type PageKeyLookup, readPageToken } from "./signals/pageEvidence.js";
 import { SIGNALS } from "./signals/registry.js";
 import type { RequestView, Signal } from "./signals/signal.js";
@@ -56,6 +59,8 @@ export interface Observation {
   /** A business email domain (not free, not disposable) of a raw address, for attribution. */
   businessDomain: string | undefined;
   velocityKeys: VelocityKey[];
+  /** The shape and environment the attempt counts under across networks (signals/campaign.ts). */
+  campaignKeys: CampaignKey[];
   /** Recorded with the event: hashes, truncated networks and flags only. */
   recorded: Record<string, unknown>;
 }
@@ -147,6 +152,7 @@ const JOINT_CAPS: readonly {
     story: (f) =>
       (f.id === "client_hints_mismatch" && !f.automation) ||
       f.id === "page_scope_mismatch" ||
+      f.id === "page_environment_inconsistent" ||
       f.id === "tls_other_browser",
     cap: (w) => w.disguiseCap,
   },
@@ -236,6 +242,12 @@ export function observe(req: VerifyRequest, ctx: ObserveContext): Observation {
   for (const value of form.repeatKeys) velocityKeys.push({ kind: "form_value", value });
   if (pageToken.state === "valid") velocityKeys.push({ kind: "page_token", value: pageToken.claims.nonce });
 
+  const environment = environmentDigest(readEnvironment(subject.page));
+  // An agent that signed its requests is one operator by its own word: counted by the tenant's rule
+  // for verified agents, not as a campaign disguised across networks.
+  const campaign = view.declared ? [] : campaignKeys(ua, headers, ja4, environment);
+  const shape = campaign.find((k) => k.kind === "shape");
+
   return {
     findings,
     channels,
@@ -244,6 +256,7 @@ export function observe(req: VerifyRequest, ctx: ObserveContext): Observation {
     lists: listHits(ctx.tenant, exact, email, agent),
     businessDomain,
     velocityKeys,
+    campaignKeys: campaign,
     recorded: {
       ipNetwork: network?.text ?? null,
       hosting: hosting ? { asn: hosting.asn } : null,
@@ -256,6 +269,9 @@ export function observe(req: VerifyRequest, ctx: ObserveContext): Observation {
       tls: ja4?.text ?? null,
       formFields: form.fields,
       page: pageToken.state === "valid" ? { ageMs: pageToken.ageMs } : pageToken.state,
+      // Digests that group attempts of one setup (the console's campaigns): never the values.
+      environment: environment ?? null,
+      shape: shape ? sha256Hex(`warden-shape:${shape.value}`).slice(0, 32) : null,
       agent: agentRecord(agent),
     },
   };

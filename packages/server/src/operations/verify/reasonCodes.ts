@@ -1,4 +1,5 @@
 import { VELOCITY_KINDS, type VelocityKind } from "../../policy/tenantPolicy.js";
+import { CAMPAIGN_CODES } from "./signals/campaign.js";
 import { SIGNALS, type SignalCode } from "./signals/registry.js";
 
 /**
@@ -44,7 +45,7 @@ const OTHER_CODES = {
 } as const satisfies Record<string, ReasonCategory>;
 
 export type VelocityCode = `velocity_${VelocityKind}`;
-export type ReasonCode = SignalCode | keyof typeof OTHER_CODES | VelocityCode;
+export type ReasonCode = SignalCode | keyof typeof OTHER_CODES | VelocityCode | keyof typeof CAMPAIGN_CODES;
 
 /** Every code a verdict's reasonDetails can carry, with its category. */
 export const REASON_CODES: Readonly<Record<ReasonCode, ReasonCategory>> = Object.freeze({
@@ -54,6 +55,7 @@ export const REASON_CODES: Readonly<Record<ReasonCode, ReasonCategory>> = Object
     VelocityCode,
     "velocity"
   >),
+  ...CAMPAIGN_CODES,
 });
 
 /** The codes in catalogue order (what a filter or a breakdown by code accepts). */

@@ -3,6 +3,7 @@ import { ACTOR_TYPES, DECISIONS, ENFORCEMENT_MODES } from "../../domain.js";
 import { literalUnion } from "../../lib/literalUnion.js";
 import { MAX_PAGE_TOKEN } from "../../tokens/pageToken.js";
 import { REASON_CATEGORIES } from "./reasonCodes.js";
+import { MAX_PROBE_ANSWER } from "./signals/layoutProbe.js";
 import { JA4_PATTERN } from "./signals/tlsFingerprint.js";
 import { MAX_USER_AGENT } from "./signals/userAgent.js";
 
@@ -22,6 +23,50 @@ export const MAX_SUBJECT_HEADERS = 64;
 
 /** A count of page events (or milliseconds): a whole number, bounded so that no sum overflows. */
 const Count = Type.Optional(Type.Integer({ minimum: 0, maximum: 1_000_000_000 }));
+
+/** What @warden/browser's watchPage read of the browser it runs in (subject.page.environment). */
+const PageEnvironmentSchema = Type.Object(
+  {
+    probe: Type.Optional(
+      Type.Array(Type.Number({ minimum: -1e6, maximum: 1e6 }), {
+        maxItems: MAX_PROBE_ANSWER,
+        description:
+          "The sizes the page measured of its token's layout probe (POST /v1/page-tokens with probe).",
+      }),
+    ),
+    screen: Type.Optional(
+      Type.String({ maxLength: 32, description: "screen.width x screen.height, e.g. 1920x1080." }),
+    ),
+    colorDepth: Type.Optional(Type.Integer({ minimum: 0, maximum: 64 })),
+    pixelRatio: Type.Optional(Type.Number({ minimum: 0, maximum: 16 })),
+    cores: Type.Optional(
+      Type.Integer({ minimum: 0, maximum: 1024, description: "navigator.hardwareConcurrency" }),
+    ),
+    memory: Type.Optional(Type.Number({ minimum: 0, maximum: 1024, description: "navigator.deviceMemory" })),
+    touchPoints: Type.Optional(
+      Type.Integer({ minimum: 0, maximum: 256, description: "navigator.maxTouchPoints" }),
+    ),
+    timezone: Type.Optional(Type.String({ maxLength: 64 })),
+    languages: Type.Optional(
+      Type.String({ maxLength: 256, description: "navigator.languages, comma-separated." }),
+    ),
+    platform: Type.Optional(Type.String({ maxLength: 64, description: "navigator.platform" })),
+    renderer: Type.Optional(Type.String({ maxLength: 256, description: "WebGL's unmasked renderer." })),
+    canvas: Type.Optional(
+      Type.String({ pattern: "^[0-9a-f]{1,64}$", description: "A hash of a fixed drawing on a canvas." }),
+    ),
+    canvasNoise: Type.Optional(
+      Type.Boolean({
+        description: "The same drawing read back differently twice, or a known colour read back altered.",
+      }),
+    ),
+  },
+  {
+    additionalProperties: true,
+    description:
+      "What the page read of its browser (@warden/browser watchPage): the layout probe's measurements and the environment counted across attempts. It can only add suspicion or group attempts: a page can lie.",
+  },
+);
 
 export const Subject = Type.Object(
   {
@@ -119,6 +164,7 @@ export const Subject = Type.Object(
               },
             ),
           ),
+          environment: Type.Optional(PageEnvironmentSchema),
         },
         {
           additionalProperties: true,

@@ -44,7 +44,8 @@ export function velocityChecksOf(
 
 /**
  * The worst assessment the observation leaves open while the velocity counters cannot be read (a
- * degraded verdict): every counter the attempt would hit over its limit, each kind at its cap. A
+ * degraded verdict): every counter the attempt would hit over its limit, each kind at its cap, and
+ * its shape or environment surging at the campaign cap. A
  * velocity finding only adds risk and is never automation evidence, so no scored verdict of the same
  * request, whatever its counts, has a higher risk estimate or another automation class.
  */
@@ -62,6 +63,13 @@ export function worstCaseAssessment(
       reason: `${kind} velocity at its cap`,
     }),
   );
+  if (observed.campaignKeys.length > 0) {
+    velocity.push({
+      id: "campaign_surge",
+      logOdds: Math.max(0, model.weights.campaign.cap),
+      reason: "campaign surge at its cap",
+    });
+  }
   return assess(model, call, policy, observed, velocity);
 }
 

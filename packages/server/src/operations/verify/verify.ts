@@ -11,6 +11,7 @@ import { recordAnswer } from "./record.js";
 import { clearRefusal, type RedeemableClear, readClear, redeemClear } from "./reverify.js";
 import type { VerifyRequest } from "./schema.js";
 import { assess, observeCall, velocityChecksOf } from "./scoring.js";
+import { campaignFindings, campaignHits, campaignReadings } from "./signals/campaign.js";
 import { velocityFindings } from "./signals/velocity.js";
 import { verifyCall } from "./verdict.js";
 import type { VerifyDeps, VerifyResult } from "./verifyDeps.js";
@@ -127,14 +128,24 @@ async function scoreAndRecord(
     clear = undefined;
   }
   const checks = velocityChecksOf(deps.model, call, policy, observed);
+  const campaign = campaignHits(caller.tenant.id, req.action, observed.campaignKeys);
+  const campaignRules = { ...deps.model.campaign, floor: policy.campaignFloor ?? deps.model.campaign.floor };
   // One store call counts the request against its key's rate limit (unless it was counted before its
-  // clear) and hits the velocity counters.
-  const hits = checks.map((c) => c.hit);
+  // clear) and hits the velocity and campaign counters.
+  const hits = [...checks.map((c) => c.hit), ...campaign];
   const counted = await deps.store.counters.hit(limit ? hits : [limitHit, ...hits], call.now);
   const readings = limit ? counted : counted.slice(1);
   limit ??= rateLimitState(deps.rateLimit, counted[0], call.now);
   if (limit.retryAfterSeconds !== undefined) return rateLimited(limit);
-  const velocity = velocityFindings(req.action, checks, readings, deps.model.weights.velocity);
+  const velocity = [
+    ...velocityFindings(req.action, checks, readings, deps.model.weights.velocity),
+    ...campaignFindings(
+      req.action,
+      campaignReadings(observed.campaignKeys, readings.slice(checks.length), campaignRules),
+      campaignRules,
+      deps.model.weights.campaign,
+    ),
+  ];
   const assessment = assess(deps.model, call, policy, observed, velocity);
   if (clear && assessment.decision === "deny") {
     clearNote = clearNotHonored(DENY_NOT_CLEARED);

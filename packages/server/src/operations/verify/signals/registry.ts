@@ -7,6 +7,7 @@ import { fetchMetadataSignal } from "./fetchMetadata.js";
 import { formDataSignal } from "./formData.js";
 import { headerOrderSignal } from "./headerOrder.js";
 import { hostingNetworkSignal } from "./hostingNetworks.js";
+import { pageEnvironmentSignal } from "./pageEnvironment.js";
 import { pageEvidenceSignal } from "./pageEvidence.js";
 import { tlsSignal } from "./tlsFingerprint.js";
 import { userAgentSignal } from "./userAgent.js";
@@ -25,6 +26,7 @@ export const SIGNALS = [
   tlsSignal,
   browserSignalsSignal,
   pageEvidenceSignal,
+  pageEnvironmentSignal,
   emailSignal,
   formDataSignal,
   hostingNetworkSignal,
