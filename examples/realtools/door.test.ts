@@ -7,7 +7,8 @@ import { JA4_HEADER, MODEL_JA4_HEADER, openDoor } from "./lib/stack.mjs";
 /**
  * The realtools front door (lib/stack.mjs) without browsers: it terminates TLS, passes the JA4 it
  * computed in X-JA4 (never one the client sent), honours a model's declared JA4 only on a MODEL
- * class's door, and keeps the client's headers in their order and case.
+ * class's door, passes none as a plain reverse proxy, and keeps the client's headers in their order
+ * and case.
  */
 describe("realtools door", () => {
   let received: string[][] = [];
@@ -28,9 +29,9 @@ describe("realtools door", () => {
     await new Promise((r) => app.close(r));
   });
 
-  const through = async (modelJa4: boolean) => {
+  const through = async (modelJa4: boolean, ja4 = true) => {
     received = [];
-    const door = await openDoor(appPort, "73.22.33.44", agent, { modelJa4 });
+    const door = await openDoor(appPort, "73.22.33.44", agent, { modelJa4, ja4 });
     const dispatcher = new Agent({ connect: { rejectUnauthorized: false } });
     try {
       expect(door.url).toMatch(/^https:\/\/localhost:\d+$/);
@@ -73,5 +74,15 @@ describe("realtools door", () => {
     expect(raw.filter((v) => v.toLowerCase() === MODEL_JA4_HEADER)).toEqual([]);
     expect([...door.ja4]).toEqual(["t13d9999h2_model"]);
     expect([...door.tlsJa4][0]).toMatch(/^t13d\d{4}h1_/);
+  });
+
+  it("passes no JA4 at all as a plain reverse proxy (--no-ja4), a model's included", async () => {
+    for (const model of [false, true]) {
+      const { raw, door } = await through(model, false);
+      const names = raw.filter((_, i) => i % 2 === 0);
+      expect(names).toEqual(["host", "connection", "User-Agent", "Accept", "X-Forwarded-For"]);
+      expect([...door.ja4]).toEqual(["(not passed)"]);
+      expect([...door.tlsJa4][0]).toMatch(/^t13d\d{4}h1_/);
+    }
   });
 });

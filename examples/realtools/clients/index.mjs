@@ -1,7 +1,10 @@
 // Every client class, in the order of the table.
+import { clients as carefulBrowsers } from "./carefulBrowsers.mjs";
 import { clients as chromiumHeaders } from "./chromiumHeaders.mjs";
+import { clients as curlCffi } from "./curlCffi.mjs";
 import { clients as gotScraping } from "./gotScraping.mjs";
 import { clients as headerSets } from "./headerSets.mjs";
+import { clients as impit } from "./impit.mjs";
 import { clients as patchedPlaywright } from "./patchedPlaywright.mjs";
 import { clients as patchrightPersistent } from "./patchrightPersistent.mjs";
 import { clients as personChromium } from "./personChromium.mjs";
@@ -22,6 +25,9 @@ export const CLIENTS = [
   ...playwrightHeadful,
   ...patchrightPersistent,
   ...stealthKits,
+  ...impit,
+  ...curlCffi,
+  ...carefulBrowsers,
   ...personChromium,
   ...personHeaderSets,
 ];

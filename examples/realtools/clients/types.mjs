@@ -13,8 +13,10 @@
  *   pageModel: { personPageFields: Function, forgedPageFields: Function },
  *   chromiumHeaders: () => Promise<{ navigate: [string, string][], fetch: [string, string][] }>,
  *   answersFor: (address: string) => { path: string, status: number, code?: string }[],
+ *   personBehaviours: Record<string, number>[],
  *   log: (line: string) => void,
  * }} RunContext
+ *   personBehaviours: the page counts this run's real people's pages sent (first /signup), newest last
  * @typedef {{ signup(door: Door, identity: Identity): Promise<unknown>, close(): Promise<void> }} RunningClient
  * @typedef {{
  *   id: string,

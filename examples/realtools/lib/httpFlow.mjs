@@ -5,7 +5,8 @@ import { solvePow } from "./pow.mjs";
 import { sleep } from "./time.mjs";
 
 /**
- * @typedef {{ method: "GET" | "POST", path: string, body?: Record<string, unknown>, kind: "navigate" | "fetch" }} HttpRequest
+ * @typedef {{ method: "GET" | "POST", path: string, body?: Record<string, unknown>, kind: "navigate" | "fetch" | "script" }} HttpRequest
+ *   kind: what a browser would be doing: loading the page, the page's fetch(), or loading one of its scripts
  * @typedef {{ status: number, text: string, json: any }} HttpAnswer
  * @typedef {(request: HttpRequest) => Promise<HttpAnswer>} Send
  */
@@ -22,11 +23,19 @@ export function parseJson(text) {
  * One signup. `pageFields` adds what the page would have added to the body (lib/pageEvidence.mjs).
  * @param {Send} send
  * @param {{ email: string, name: string }} identity
- * @param {{ pageFields: (page: import("./pageEvidence.mjs").PageContext) => Promise<Record<string, unknown>> }} opts
+ * @param {{
+ *   pageFields: (page: import("./pageEvidence.mjs").PageContext) => Promise<Record<string, unknown>>,
+ *   personBehaviours?: Record<string, number>[],
+ * }} opts personBehaviours: what this run's people's pages sent, for a page model that copies them
  */
-export async function httpSignup(send, identity, { pageFields }) {
+export async function httpSignup(send, identity, { pageFields, personBehaviours }) {
   const page = await send({ method: "GET", path: "/", kind: "navigate" });
-  const fields = await pageFields({ send, identity, pageHtml: page.text });
+  const fields = await pageFields({
+    send,
+    identity,
+    pageHtml: page.text,
+    ...(personBehaviours ? { personBehaviours } : {}),
+  });
   const form = { email: identity.email, name: identity.name };
   const post = (body) => send({ method: "POST", path: "/signup", body, kind: "fetch" });
   let answer = await post({ ...form, ...fields });

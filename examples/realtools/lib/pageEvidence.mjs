@@ -18,7 +18,9 @@ import { between } from "./xdotool.mjs";
  *   identity: { email: string, name: string },
  *   pageHtml: string,
  *   device?: "desktop" | "touch",
+ *   personBehaviours?: Record<string, number>[],
  * }} PageContext
+ *   personBehaviours: the counts the pages of this run's real people sent (lib/run.mjs), newest last.
  */
 
 /** The page token, asked for as the page's script does at load; undefined when the route refuses. */
@@ -82,6 +84,42 @@ export async function forgedPageFields({ send, identity }) {
     clicks: 2,
     touches: 0,
     untrusted: 0,
+  };
+  return {
+    wardenSignals: { webdriver: false },
+    wardenPage: token === undefined ? { behaviour } : { token, behaviour },
+  };
+}
+
+/** The page's scripts, fetched after the page as its <script type="module"> tags ask for them. */
+const PAGE_SCRIPTS = ["/warden/warden.js", "/signup.js"];
+
+/**
+ * What a careful bot that never runs the page sends, having read its public script and a real
+ * person's request: the page's scripts fetched after the page (as a browser loading it would), the page
+ * token asked for as the script asks for it, a person's pace (3 to 8 s between the token and the
+ * submit), and the counts a person's page sent in this run (one of `personBehaviours`, with keys for
+ * this identity), or the desktop person's counts above when no person has run yet.
+ * @param {PageContext} page
+ * @returns {Promise<Record<string, unknown>>}
+ */
+export async function carefulPageFields({ send, identity, personBehaviours = [] }) {
+  for (const path of PAGE_SCRIPTS) await send({ method: "GET", path, kind: "script" });
+  const started = Date.now();
+  const token = await pageToken(send);
+  await sleep(between(3000, 8000));
+  const seen =
+    personBehaviours.length > 0 ? personBehaviours[between(0, personBehaviours.length - 1)] : undefined;
+  const behaviour = {
+    elapsedMs: Date.now() - started + between(150, 400),
+    keys: keysFor(identity),
+    inserted: seen?.inserted ?? 0,
+    pasted: seen?.pasted ?? 0,
+    autofilled: seen?.autofilled ?? 0,
+    pointerMoves: seen?.pointerMoves ?? between(40, 160),
+    clicks: seen?.clicks ?? 2,
+    touches: seen?.touches ?? 0,
+    untrusted: seen?.untrusted ?? 0,
   };
   return {
     wardenSignals: { webdriver: false },

@@ -68,7 +68,7 @@ const clientOf = (req) => {
  */
 export function createRecordedSignupApp(settings) {
   const inner = createSignupApp(settings);
-  /** @type {Map<string, { path: string, status: number, code?: string, degraded?: boolean, eventId?: string, ticket?: string, at: number }[]>} */
+  /** @type {Map<string, { path: string, status: number, code?: string, degraded?: boolean, eventId?: string, ticket?: string, behaviour?: Record<string, number>, at: number }[]>} */
   const answers = new Map();
   const app = express();
   app.disable("x-powered-by");
@@ -85,6 +85,9 @@ export function createRecordedSignupApp(settings) {
           degraded: body?.degraded,
           eventId: body?.eventId,
           ticket: body?.ticket,
+          // The page's counts as the client sent them (read after the app parsed the body): what a
+          // person's page reported is what the careful HTTP clients copy (lib/pageEvidence.mjs).
+          behaviour: req.path === "/signup" ? req.body?.wardenPage?.behaviour : undefined,
           at: Date.now(),
         });
         answers.set(client, list);
@@ -106,9 +109,11 @@ export function createRecordedSignupApp(settings) {
  * @param {number} appPort
  * @param {string} address
  * @param {http.Agent} agent
- * @param {{ modelJa4?: boolean }} [opts] modelJa4: a MODEL class's door, which honours MODEL_JA4_HEADER
+ * @param {{ modelJa4?: boolean, ja4?: boolean }} [opts] modelJa4: a MODEL class's door, which honours
+ *   MODEL_JA4_HEADER; ja4: false makes it a plain reverse proxy that passes no JA4 to the app (the
+ *   JA4 is still computed, for the report)
  */
-export async function openDoor(appPort, address, agent, { modelJa4 = false } = {}) {
+export async function openDoor(appPort, address, agent, { modelJa4 = false, ja4: passJa4 = true } = {}) {
   /** @type {string[]} */
   const paths = [];
   /** @type {Set<string>} */
@@ -130,9 +135,9 @@ export async function openDoor(appPort, address, agent, { modelJa4 = false } = {
     }
     const presented = modelJa4 && declared ? declared : computed;
     tlsJa4.add(computed ?? "(none)");
-    ja4.add(presented ?? "(none)");
+    ja4.add(passJa4 ? (presented ?? "(none)") : "(not passed)");
     headers.push("X-Forwarded-For", address);
-    if (presented) headers.push(JA4_HEADER, presented);
+    if (presented && passJa4) headers.push(JA4_HEADER, presented);
     const up = http.request(
       { host: "127.0.0.1", port: appPort, method: req.method, path: req.url, headers, setHost: false, agent },
       (answer) => {
@@ -197,7 +202,7 @@ export async function startStack({ tempRoot, policy = DEFAULT_POLICY, log = () =
       "--tenant",
       TENANT,
       "--scopes",
-      "verify:write,challenge:write,ledger:read",
+      "verify:write,challenge:write,ledger:read,feedback:write",
       "--json",
     ],
     { env },
@@ -251,7 +256,7 @@ export async function startStack({ tempRoot, policy = DEFAULT_POLICY, log = () =
      * A door for one signup, with its own client address; `modelJa4` only for a MODEL class (the
      * door then passes on the JA4 the model declares for the browser it stands for).
      * @param {string} address
-     * @param {{ modelJa4?: boolean }} [opts]
+     * @param {{ modelJa4?: boolean, ja4?: boolean }} [opts]
      */
     async door(address, opts) {
       const d = await openDoor(appPort, address, agent, opts);
@@ -266,6 +271,25 @@ export async function startStack({ tempRoot, policy = DEFAULT_POLICY, log = () =
       if (!res.ok) return undefined;
       const body = await res.json();
       return body.event ?? body;
+    },
+    /**
+     * Posts one feedback observation on an event (as an app's abuse desk would), with an idempotency
+     * key so a retry is stored once; resolves the answer's status.
+     * @param {string} eventId
+     * @param {string} outcome
+     */
+    async feedback(eventId, outcome, source = "trust_queue") {
+      const res = await fetch(`${wardenUrl}/v1/feedback`, {
+        method: "POST",
+        headers: {
+          authorization: `Bearer ${apiKey}`,
+          "content-type": "application/json",
+          "idempotency-key": `realtools-${outcome}-${eventId}`,
+        },
+        body: JSON.stringify({ eventId, outcome, source }),
+      });
+      await res.arrayBuffer();
+      return res.status;
     },
     /** The first event recorded at or after `since` (ISO date-time): a signup's first verify, when signups run one at a time. */
     async firstEventSince(since) {
