@@ -20,9 +20,21 @@ const Lists = Type.Object(
       Type.Array(Type.String({ pattern: "^[0-9a-fA-F]{64}$" }), { maxItems: 10_000 }),
     ),
     agentOperators: Type.Optional(Type.Array(Type.String({ minLength: 1 }), { maxItems: 1_000 })),
+    // What a client chooses itself, for deny lists only (a campaign's setup, from the console's
+    // campaigns): an allow list of these would let a client allow itself.
+    environments: Type.Optional(Type.Array(Type.String({ pattern: "^[0-9a-f]{32}$" }), { maxItems: 10_000 })),
+    tlsFingerprints: Type.Optional(
+      Type.Array(Type.String({ minLength: 1, maxLength: 128 }), { maxItems: 10_000 }),
+    ),
+    userAgents: Type.Optional(
+      Type.Array(Type.String({ minLength: 1, maxLength: 2048 }), { maxItems: 10_000 }),
+    ),
   },
   { additionalProperties: false },
 );
+
+/** List kinds that name what a client chooses: deny lists only. */
+const DENY_ONLY_KINDS = ["environments", "tlsFingerprints", "userAgents"] as const;
 
 export const VERIFIED_AGENT_RULES = ["score", "allow", "challenge", "deny"] as const;
 export type VerifiedAgentRule = (typeof VERIFIED_AGENT_RULES)[number];
@@ -183,6 +195,12 @@ export interface ListSet {
   emailDomains: ReadonlySet<string>;
   emailHashes: ReadonlySet<string>;
   agentOperators: ReadonlySet<string>;
+  /** Environment digests as events record them (deny only). */
+  environments: ReadonlySet<string>;
+  /** JA4 fingerprints (deny only). */
+  tlsFingerprints: ReadonlySet<string>;
+  /** Exact user agents (deny only). */
+  userAgents: ReadonlySet<string>;
 }
 
 /** A validated document, compiled for the verify path. */
@@ -271,11 +289,23 @@ function compileLists(lists: Static<typeof Lists> | undefined, path: string, err
   for (const [i, name] of operators.entries()) {
     if (name === "") errors.push(`${path}.agentOperators[${i}]: is blank (name a registered operator)`);
   }
+  if (path === "allow") {
+    for (const kind of DENY_ONLY_KINDS) {
+      if ((lists?.[kind] ?? []).length > 0) {
+        errors.push(
+          `allow.${kind}: a client chooses its ${kind}, so they can only be denied (list them under deny)`,
+        );
+      }
+    }
+  }
   return {
     networks,
     emailDomains: new Set(domains),
     emailHashes: new Set((lists?.emailHashes ?? []).map((h) => h.toLowerCase())),
     agentOperators: new Set(operators),
+    environments: new Set(lists?.environments ?? []),
+    tlsFingerprints: new Set((lists?.tlsFingerprints ?? []).map((f) => f.trim())),
+    userAgents: new Set(lists?.userAgents ?? []),
   };
 }
 

@@ -65,13 +65,27 @@ export interface Observation {
   recorded: Record<string, unknown>;
 }
 
+/** What a client chose of its setup, matched by deny lists only. */
+interface ClientSetup {
+  environment: string | undefined;
+  ja4: string | undefined;
+  userAgent: string | undefined;
+}
+
 function listHits(
   policy: TenantPolicy,
   network: Network | undefined,
   email: { hash?: string | undefined; normalizedHash?: string | undefined; domain?: string | undefined },
   agent: AgentIdentity,
+  setup: ClientSetup,
 ): ListHits {
   const hits: ListHits = { allow: [], deny: [] };
+  const { deny } = policy;
+  if (setup.environment && deny.environments.has(setup.environment)) {
+    hits.deny.push(`browser environment ${setup.environment}`);
+  }
+  if (setup.ja4 && deny.tlsFingerprints.has(setup.ja4)) hits.deny.push(`TLS fingerprint ${setup.ja4}`);
+  if (setup.userAgent && deny.userAgents.has(setup.userAgent)) hits.deny.push("this user agent");
   for (const side of ["allow", "deny"] as const) {
     const lists = policy[side];
     const net = matchNetwork(lists.networks, network);
@@ -253,7 +267,11 @@ export function observe(req: VerifyRequest, ctx: ObserveContext): Observation {
     channels,
     browserConsistent: findings.some((f) => f.id === "browser_consistent"),
     agent,
-    lists: listHits(ctx.tenant, exact, email, agent),
+    lists: listHits(ctx.tenant, exact, email, agent, {
+      environment,
+      ja4: ja4?.text,
+      userAgent: subject.userAgent ?? headers?.["user-agent"],
+    }),
     businessDomain,
     velocityKeys,
     campaignKeys: campaign,

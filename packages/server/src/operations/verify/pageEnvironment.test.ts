@@ -1,7 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { compilePolicy } from "../../policy/tenantPolicy.js";
 import { bearer, CHROME_HEADERS, CHROME_UA, makeTestApp, type TestApp } from "../../testing/harness.js";
 import { openPageToken } from "../../tokens/pageToken.js";
 import { layoutProbe } from "./signals/layoutProbe.js";
+import { environmentDigest } from "./signals/pageEnvironment.js";
 
 /**
  * The page's environment (docs/api.md, "Page evidence"): a page token asked for with `probe` hands
@@ -90,7 +92,8 @@ describe("a page token with a layout probe", () => {
     });
     expect(v.findings).not.toContain("page_engine_absent");
     expect(v.decision).toBe("allow");
-    expect(v.signals.environment).toMatch(/^[0-9a-f]{32}$/);
+    // The digest of the device facts (the probe's measurements differ per token and are left out).
+    expect(v.signals.environment).toBe(environmentDigest(WINDOWS_DEVICE));
     expect(v.signals.shape).toMatch(/^[0-9a-f]{32}$/);
   });
 
@@ -188,5 +191,58 @@ describe("a campaign: one environment from many networks (signals/campaign.ts)",
     const after = await attempt(60, { ...WINDOWS_DEVICE, canvas: "ffff", screen: "1536x864" });
     expect(after.findings).not.toContain("campaign_surge");
     expect(after.decision).toBe("allow");
+  });
+});
+
+describe("deny lists of a campaign's setup: environments, TLS fingerprints, user agents", () => {
+  it("deny an attempt whose environment, fingerprint or user agent is listed, and nothing else", async () => {
+    await t.tenant("lists");
+    const key = (await t.key("lists")).apiKey;
+    // The digest an event records for this environment (what the console's campaigns show).
+    const digest = environmentDigest(WINDOWS_DEVICE) as string;
+    const ja4 = "t13d1516h2_8daaf6152771_d8a2da3f94cd";
+    const odd =
+      "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36 Campaign/1";
+    await t.store.policies.put(
+      "lists",
+      JSON.stringify({ deny: { environments: [digest], tlsFingerprints: [ja4], userAgents: [odd] } }),
+      now,
+    );
+    const verdict = async (i: number, subject: Record<string, unknown>) => {
+      const res = await t.app.inject({
+        method: "POST",
+        url: "/v1/verify",
+        headers: bearer(key),
+        payload: {
+          action: "signup",
+          session: `l-${i}`,
+          subject: { ipTrunc: `198.18.${i}.0/24`, ...subject },
+        },
+      });
+      return res.json() as { decision: string; reasons: string[] };
+    };
+    const person = { userAgent: CHROME_UA, headers: CHROME_HEADERS };
+    const env = await verdict(1, { ...person, page: { environment: WINDOWS_DEVICE } });
+    expect(env.decision).toBe("deny");
+    expect(env.reasons.join(" ")).toMatch(/browser environment/);
+    const tls = await verdict(2, { ...person, tls: { ja4 } });
+    expect(tls.decision).toBe("deny");
+    const ua = await verdict(3, { userAgent: odd, headers: { ...CHROME_HEADERS, "user-agent": odd } });
+    expect(ua.decision).toBe("deny");
+    const other = await verdict(4, {
+      ...person,
+      page: { environment: { ...WINDOWS_DEVICE, canvas: "beef" } },
+    });
+    expect(other.decision).toBe("allow");
+  });
+
+  it("are refused on the allow side: a client would allow itself", () => {
+    for (const kind of ["environments", "tlsFingerprints", "userAgents"]) {
+      const value = kind === "environments" ? "0".repeat(32) : "x";
+      const parsed = compilePolicy({ allow: { [kind]: [value] } }, "v1");
+      expect(parsed.ok).toBe(false);
+      expect(JSON.stringify(parsed)).toContain(`allow.${kind}: a client chooses its ${kind}`);
+      expect(compilePolicy({ deny: { [kind]: [value] } }, "v1").ok).toBe(true);
+    }
   });
 });
