@@ -5,75 +5,11 @@ import type { TenantPolicies } from "../../policy/tenantPolicies.js";
 import type { RiskTier, TenantPolicy } from "../../policy/tenantPolicy.js";
 import type { ChallengeRecord, Store } from "../../store/interfaces.js";
 import type { KeyLookup } from "../../webBotAuth/verifyAgent.js";
-import type { PaymentSettings } from "./methods/paymentPreauth/stripeSetupIntents.js";
-
-/** What the challenge operation and its methods are built with, once (app.ts). */
-export interface ChallengeDeps {
-  store: Store;
-  clock: () => number;
-  ttlMs: number;
-  payment: PaymentSettings;
-  tenantPolicies: TenantPolicies;
-  /** The agent registry, for web_bot_auth_stepup proofs (the same verifier as verify). */
-  agentKeys: KeyLookup;
-  signatureSkewSeconds: number;
-  /** The methods that can be issued and completed: methods/registry.ts's METHODS. */
-  methods: readonly Method[];
-}
-
-/** A completion's proof as the request carries it: its members are its method's to read and check. */
-export type Proof = Readonly<Record<string, unknown>>;
-
-/** What a method seals into the challenge at issue; a completion is checked against it alone. */
-export type Sealed = Pick<ChallengeRecord, "difficulty" | "seed" | "instructions">;
-
-/** An issue being made: a challenged event of the tenant, for its own session. */
-export interface Issue {
-  deps: ChallengeDeps;
-  tenantId: string;
-  session: string;
-  event: EventRecord;
-  /** The tenant's compiled policy, read once for the issue. */
-  policy: TenantPolicy;
-  /** The tier sealed: the caller's or the event's own, whichever costs more (challenge.ts, eventTier). */
-  tier: RiskTier;
-}
-
-/** A completion being checked: an issued challenge of the tenant, not cleared nor expired, whose method the proof names. */
-export interface Completion {
-  deps: ChallengeDeps;
-  tenantId: string;
-  challenge: ChallengeRecord;
-  proof: Proof;
-  /** Unix milliseconds. */
-  now: number;
-}
-
-/** An expected failure; without a message the catalogue's message for the code is used. */
-export interface Refusal {
-  ok: false;
-  code: ErrorCode;
-  message?: string;
-}
-
-export const refuse = (code: ErrorCode, message?: string): Refusal =>
-  message === undefined ? { ok: false, code } : { ok: false, code, message };
-
-/**
- * A proof that clears one challenge only (a SetupIntent, a WebAuthn credential): its reference,
- * unique across challenges in the store, and the answer when it already cleared another one.
- */
-export interface SingleUseProof {
-  ref: string;
-  reused: Refusal;
-}
-
-export type ProofCheck = { ok: true; singleUse?: SingleUseProof } | Refusal;
 
 /**
  * A challenge method: the friction one challenge asks for. Adding one is a folder of methods/
  * implementing this and one line in methods/registry.ts (CONTRIBUTING.md, "Add a challenge method");
- * challenge.ts selects, seals, checks the order of completion failures and clears, whatever the method.
+ * challenge.ts selects, seals, orders the completion's failures and clears, whatever the method.
  */
 export interface Method {
   /** Its name in the API: `prefer` entries and the challenge's `method`. */
@@ -97,4 +33,76 @@ export interface Method {
   seal(issue: Issue, challengeId: string): Sealed;
   /** The proof against what was sealed; a failure leaves the challenge issued. */
   check(completion: Completion): Promise<ProofCheck>;
+}
+
+/** An issue being made: a challenged event of the tenant, for its own session. */
+export interface Issue {
+  deps: ChallengeDeps;
+  tenantId: string;
+  session: string;
+  event: EventRecord;
+  /** The tenant's compiled policy, read once for the issue. */
+  policy: TenantPolicy;
+  /** The tier sealed: the caller's or the event's own, whichever costs more (challenge.ts, eventTier). */
+  tier: RiskTier;
+}
+
+/** What a method seals into the challenge at issue; a completion is checked against it alone. */
+export type Sealed = Pick<ChallengeRecord, "difficulty" | "seed" | "instructions">;
+
+/**
+ * A completion being checked: an issued challenge of the tenant, for the same session, neither cleared
+ * nor expired, with a proof for its method.
+ */
+export interface Completion {
+  deps: ChallengeDeps;
+  tenantId: string;
+  challenge: ChallengeRecord;
+  proof: Proof;
+  /** Unix milliseconds. */
+  now: number;
+}
+
+/** A completion's proof as the request carries it: its members are its method's to read and check. */
+export type Proof = Readonly<Record<string, unknown>>;
+
+export type ProofCheck = { ok: true; singleUse?: SingleUseProof } | Refusal;
+
+/**
+ * A proof that clears one challenge only (a SetupIntent, a WebAuthn credential): its reference,
+ * unique across challenges in the store, and the answer when it already cleared another one.
+ */
+export interface SingleUseProof {
+  ref: string;
+  reused: Refusal;
+}
+
+/** An expected failure; without a message the catalogue's message for the code is used. */
+export interface Refusal {
+  ok: false;
+  code: ErrorCode;
+  message?: string;
+}
+
+export const refuse = (code: ErrorCode, message?: string): Refusal =>
+  message === undefined ? { ok: false, code } : { ok: false, code, message };
+
+/** What the challenge operation and its methods are built with, once (app.ts). */
+export interface ChallengeDeps {
+  store: Store;
+  clock: () => number;
+  ttlMs: number;
+  payment: PaymentSettings;
+  tenantPolicies: TenantPolicies;
+  /** The agent registry, for web_bot_auth_stepup proofs (the same verifier as verify). */
+  agentKeys: KeyLookup;
+  signatureSkewSeconds: number;
+  /** The methods that can be issued and completed: methods/registry.ts's METHODS. */
+  methods: readonly Method[];
+}
+
+/** The payment provider's address and deadline, for payment_preauth proofs (WARDEN_STRIPE_*). */
+export interface PaymentSettings {
+  apiBase: URL;
+  timeoutMs: number;
 }
