@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { solvePow } from "../../server/src/operations/challenge/proofOfWork.js";
+import { solvePow } from "../../server/src/operations/challenge/methods/proofOfWork/proofOfWork.js";
 import { makeTestApp, type TestApp } from "../../server/src/testing/harness.js";
 import { completionIdempotencyKey, WardenClient } from "./client.js";
 

@@ -24,6 +24,7 @@ import { refuseNulInQuery } from "./http/queryText.js";
 import { rateLimiter } from "./http/rateLimit.js";
 import { warmUp } from "./http/warmUp.js";
 import { traceRequests, withVerdictOnSpan } from "./observability/requestSpans.js";
+import { METHODS } from "./operations/challenge/methods/registry.js";
 import { registerChallenge } from "./operations/challenge/route.js";
 import { registerFeedback } from "./operations/feedback/route.js";
 import { registerInsights } from "./operations/insights/route.js";
@@ -228,6 +229,7 @@ export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<Fa
       tenantPolicies,
       agentKeys: agents.lookup,
       signatureSkewSeconds: model.signatureSkewSeconds,
+      methods: METHODS,
     },
     { onRequest },
   );

@@ -90,13 +90,19 @@ export interface EventRecord {
   reasonCodes: string[];
 }
 
-/** The friction a challenge asks for (docs/api.md#post-v1challenge-and-re-verify). */
-export type ChallengeMethod =
-  | "payment_preauth"
-  | "proof_of_work"
-  | "device_attestation"
-  | "web_bot_auth_stepup"
-  | "email_otp";
+/**
+ * The friction a challenge asks for: the API's closed set (docs/api.md#post-v1challenge-and-re-verify).
+ * Each one issued is a method of operations/challenge/methods/ (registry.ts); email_otp is named by
+ * the API and never issued.
+ */
+export const CHALLENGE_METHODS = [
+  "payment_preauth",
+  "proof_of_work",
+  "device_attestation",
+  "web_bot_auth_stepup",
+  "email_otp",
+] as const;
+export type ChallengeMethod = (typeof CHALLENGE_METHODS)[number];
 
 /**
  * Only "effective" counts toward any total. "rejected": a quarantined observation a person rejected;

@@ -5,7 +5,7 @@ import Fastify from "fastify";
 import { Hono } from "hono";
 import { request } from "undici";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { solvePow } from "../../../server/src/operations/challenge/proofOfWork.js";
+import { solvePow } from "../../../server/src/operations/challenge/methods/proofOfWork/proofOfWork.js";
 import { CHROME_HEADERS, CHROME_UA, makeTestApp, type TestApp } from "../../../server/src/testing/harness.js";
 import { WardenClient } from "../client.js";
 import { verifyVerdictToken } from "../verdictToken.js";

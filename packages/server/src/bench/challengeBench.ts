@@ -1,7 +1,7 @@
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import autocannon from "autocannon";
-import { newSeed, solvePow, solvesPow } from "../operations/challenge/proofOfWork.js";
+import { newSeed, solvePow, solvesPow } from "../operations/challenge/methods/proofOfWork/proofOfWork.js";
 import { startBenchServer } from "./startBenchServer.js";
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);

@@ -2,7 +2,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { runWarden } from "../lib/wardenProcess.js";
-import { powDigest } from "../operations/challenge/proofOfWork.js";
+import { powDigest } from "../operations/challenge/methods/proofOfWork/proofOfWork.js";
 import { openSqliteStore } from "../store/sqlite/sqliteStore.js";
 import { cliSandbox } from "../testing/cliSandbox.js";
 import { testEvent } from "../testing/harness.js";

@@ -1,4 +1,4 @@
-import { solvePow } from "../operations/challenge/proofOfWork.js";
+import { solvePow } from "../operations/challenge/methods/proofOfWork/proofOfWork.js";
 import { ledgerSummary } from "../operations/feedback/ledger.js";
 import { type Command, requireTenant, str, UsageError } from "./command.js";
 

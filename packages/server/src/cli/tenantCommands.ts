@@ -1,4 +1,4 @@
-import { isStripeSecretKey } from "../operations/challenge/stripeSetupIntents.js";
+import { isStripeSecretKey } from "../operations/challenge/methods/paymentPreauth/stripeSetupIntents.js";
 import { type Command, requireTenant, str, UsageError } from "./command.js";
 
 /** `warden tenant …`: tenants, their raw-PII and log-only settings and their payment key. */

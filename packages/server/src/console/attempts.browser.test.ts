@@ -4,7 +4,7 @@ import { fileURLToPath } from "node:url";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { launchChromium } from "../../../browser/tooling/chromium.mjs";
-import { solvePow } from "../operations/challenge/proofOfWork.js";
+import { solvePow } from "../operations/challenge/methods/proofOfWork/proofOfWork.js";
 import { chromiumOrSkip, pastTheSecond, signedInConsole } from "../testing/chromium.js";
 import { bearer, CHROME_HEADERS, CHROME_UA, makeTestApp, type TestApp } from "../testing/harness.js";
 

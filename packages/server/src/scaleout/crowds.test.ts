@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createKey, startWardens, type WardenProcess } from "../lib/wardenProcess.js";
-import { solvePow } from "../operations/challenge/proofOfWork.js";
+import { solvePow } from "../operations/challenge/methods/proofOfWork/proofOfWork.js";
 import { ALREADY_USED } from "../operations/verify/clearRedemption.js";
 import { wardenCliInProcess } from "../testing/cliSandbox.js";
 import { FaultProxy } from "../testing/faultProxy.js";

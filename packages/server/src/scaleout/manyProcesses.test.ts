@@ -2,7 +2,7 @@ import { randomBytes } from "node:crypto";
 import { createLocalJWKSet, decodeProtectedHeader, type JSONWebKeySet, jwtVerify } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createKey, startWardens, type WardenProcess } from "../lib/wardenProcess.js";
-import { solvePow } from "../operations/challenge/proofOfWork.js";
+import { solvePow } from "../operations/challenge/methods/proofOfWork/proofOfWork.js";
 import { wardenCliInProcess } from "../testing/cliSandbox.js";
 import { postgresDatabaseOrSkip } from "../testing/postgres.js";
 import { redisPrefixOrSkip, TEST_REDIS_URL } from "../testing/redis.js";

@@ -11,7 +11,7 @@ import {
   type WardenProcess,
   wardenCli,
 } from "../lib/wardenProcess.js";
-import { solvePow } from "../operations/challenge/proofOfWork.js";
+import { solvePow } from "../operations/challenge/methods/proofOfWork/proofOfWork.js";
 import { tempDir } from "../testing/harness.js";
 import { postgresDatabaseOrSkip, TEST_POSTGRES_URL } from "../testing/postgres.js";
 import { skipLoudly } from "../testing/skip.js";

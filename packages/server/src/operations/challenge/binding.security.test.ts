@@ -11,7 +11,7 @@ import {
   type TestApp,
 } from "../../testing/harness.js";
 import { emailHash } from "../verify/signals/email.js";
-import { solvePow } from "./proofOfWork.js";
+import { solvePow } from "./methods/proofOfWork/proofOfWork.js";
 
 /**
  * A challenge belongs to its event's attempt, and its clear is honoured only for that attempt

@@ -10,7 +10,7 @@ import {
   type TestApp,
 } from "../../testing/harness.js";
 import { CLEARED_REASON } from "../verify/verify.js";
-import { powDigest, solvePow } from "./proofOfWork.js";
+import { powDigest, solvePow } from "./methods/proofOfWork/proofOfWork.js";
 
 let t: TestApp;
 let key: string;

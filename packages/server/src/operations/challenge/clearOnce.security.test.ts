@@ -2,7 +2,7 @@ import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { bearer, makeTestApp, type TestApp } from "../../testing/harness.js";
 import { postgresSchemaOrSkip, sqliteAndPostgres, TEST_POSTGRES_URL } from "../../testing/postgres.js";
-import { solvePow } from "./proofOfWork.js";
+import { solvePow } from "./methods/proofOfWork/proofOfWork.js";
 
 const pgSchema = await postgresSchemaOrSkip(
   "one clear per challenged attempt on PostgreSQL",

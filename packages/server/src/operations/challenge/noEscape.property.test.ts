@@ -10,7 +10,7 @@ import {
   type TestApp,
 } from "../../testing/harness.js";
 import { emailHash } from "../verify/signals/email.js";
-import { solvePow } from "./proofOfWork.js";
+import { solvePow } from "./methods/proofOfWork/proofOfWork.js";
 
 /**
  * No sequence of requests turns an attempt whose fresh verify is deny into an allow: not through a

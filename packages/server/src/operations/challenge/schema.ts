@@ -1,4 +1,16 @@
-import { type Static, Type } from "@sinclair/typebox";
+import { type Static, type TOptional, type TSchema, type TString, Type } from "@sinclair/typebox";
+import { METHODS } from "./methods/registry.js";
+
+/**
+ * A proof's members: the method it names, then each method's own, with their descriptions, in the
+ * registry's order (methods/registry.ts).
+ */
+const proofMembers: { method: TOptional<TString> } & Record<string, TOptional<TSchema>> = {
+  method: Type.Optional(Type.String({ maxLength: 64 })),
+  ...Object.fromEntries(METHODS.flatMap((m) => Object.entries(m.proof.members))),
+};
+/** Each method's proof, as "<method>: <its form>". */
+const proofForms = METHODS.map((m) => `${m.name}: ${m.proof.form}`);
 
 export const ChallengeRequest = Type.Object(
   {
@@ -11,43 +23,10 @@ export const ChallengeRequest = Type.Object(
     ),
     challengeId: Type.Optional(Type.String({ minLength: 1, maxLength: 128 })),
     proof: Type.Optional(
-      Type.Object(
-        {
-          method: Type.Optional(Type.String({ maxLength: 64 })),
-          nonce: Type.Optional(Type.String()),
-          setupIntentId: Type.Optional(Type.String({ maxLength: 255 })),
-          headers: Type.Optional(
-            Type.Record(Type.String(), Type.String({ maxLength: 8192 }), {
-              description: "web_bot_auth_stepup: the signed request's headers.",
-            }),
-          ),
-          registration: Type.Optional(
-            Type.Object(
-              {},
-              {
-                additionalProperties: true,
-                description:
-                  "device_attestation: the credential from navigator.credentials.create, as its toJSON() (RegistrationResponseJSON).",
-              },
-            ),
-          ),
-          assertion: Type.Optional(
-            Type.Object(
-              {},
-              {
-                additionalProperties: true,
-                description:
-                  "device_attestation: the credential from navigator.credentials.get with the new credential, as its toJSON() (AuthenticationResponseJSON).",
-              },
-            ),
-          ),
-        },
-        {
-          additionalProperties: true,
-          description:
-            "proof_of_work: { nonce } (at most 64 characters); payment_preauth: { method: provider_setup_intent, setupIntentId }; web_bot_auth_stepup: { method: web_bot_auth, headers }; device_attestation: { method: webauthn, registration, assertion } (the two WebAuthn credentials' toJSON()).",
-        },
-      ),
+      Type.Object(proofMembers, {
+        additionalProperties: true,
+        description: `${proofForms.join("; ")}.`,
+      }),
     ),
     idempotencyKey: Type.Optional(
       Type.String({

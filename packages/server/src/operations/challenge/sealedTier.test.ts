@@ -15,7 +15,7 @@ import {
 } from "../../testing/harness.js";
 import { emailHash } from "../verify/signals/email.js";
 import { eventTier } from "./challenge.js";
-import { powDigest } from "./proofOfWork.js";
+import { powDigest } from "./methods/proofOfWork/proofOfWork.js";
 
 /**
  * The proof-of-work tier sealed at issue is the higher of the caller's `context.riskTier` and the

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { bearer, expectError, makeTestApp, type TestApp } from "../../testing/harness.js";
-import { solvePow } from "../challenge/proofOfWork.js";
+import { solvePow } from "../challenge/methods/proofOfWork/proofOfWork.js";
 
 let t: TestApp;
 let key: string;

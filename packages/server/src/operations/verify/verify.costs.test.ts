@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { StoreUnavailableError } from "../../store/interfaces.js";
 import { bearer, faultyStore, makeTestApp, type TestApp } from "../../testing/harness.js";
-import { solvePow } from "../challenge/proofOfWork.js";
+import { solvePow } from "../challenge/methods/proofOfWork/proofOfWork.js";
 
 /**
  * The costs an event records are the weights its verdict stood under (docs/api.md, tenant policy

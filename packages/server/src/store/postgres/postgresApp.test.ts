@@ -4,7 +4,7 @@ import { buildApp } from "../../app.js";
 import { loadConfig } from "../../config.js";
 import { buildDeps, closeDeps } from "../../deps.js";
 import { ALL_SCOPES } from "../../domain.js";
-import { solvePow } from "../../operations/challenge/proofOfWork.js";
+import { solvePow } from "../../operations/challenge/methods/proofOfWork/proofOfWork.js";
 import { bearer, LOGIC_TEST_DEADLINE_MS } from "../../testing/harness.js";
 import { postgresSchemaOrSkip, TEST_POSTGRES_URL } from "../../testing/postgres.js";
 import { openPostgresStore } from "./postgresStore.js";

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { agentRequestHeaders, registerAgent, type TestAgent } from "../../testing/agents.js";
-import { bearer, makeTestApp, type TestApp } from "../../testing/harness.js";
-import type { Verdict } from "../verify/schema.js";
-import { solvePow } from "./proofOfWork.js";
+import { agentRequestHeaders, registerAgent, type TestAgent } from "../../../../testing/agents.js";
+import { bearer, makeTestApp, type TestApp } from "../../../../testing/harness.js";
+import type { Verdict } from "../../../verify/schema.js";
+import { solvePow } from "../proofOfWork/proofOfWork.js";
 
 const AGENT_URL = "https://agent.example";
 let t: TestApp;

@@ -8,7 +8,7 @@ import {
 } from "node:crypto";
 import { isoCBOR } from "@simplewebauthn/server/helpers";
 import { describe, expect, it } from "vitest";
-import { compilePolicy, type DeviceAttestationSettings } from "../../policy/tenantPolicy.js";
+import { compilePolicy, type DeviceAttestationSettings } from "../../../../policy/tenantPolicy.js";
 import { checkDeviceAttestation, deviceAttestationChallenge } from "./deviceAttestation.js";
 
 /**

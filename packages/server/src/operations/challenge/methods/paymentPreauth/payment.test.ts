@@ -1,7 +1,7 @@
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { bearer, expectError, makeTestApp, type TestApp } from "../../testing/harness.js";
+import { bearer, expectError, makeTestApp, type TestApp } from "../../../../testing/harness.js";
 import { CHALLENGE_METADATA_KEY } from "./stripeSetupIntents.js";
 
 /** A local server that plays the one Stripe endpoint Warden uses, with failures and slow answers. */

@@ -6,9 +6,9 @@ import { fileURLToPath } from "node:url";
 import { SettingsService } from "@simplewebauthn/server";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { launchChromium } from "../../../../browser/tooling/chromium.mjs";
-import { chromiumOrSkip } from "../../testing/chromium.js";
-import { bearer, makeTestApp, type TestApp } from "../../testing/harness.js";
+import { launchChromium } from "../../../../../../browser/tooling/chromium.mjs";
+import { chromiumOrSkip } from "../../../../testing/chromium.js";
+import { bearer, makeTestApp, type TestApp } from "../../../../testing/harness.js";
 
 /**
  * device_attestation end to end in Debian's Chromium, with the DevTools protocol's virtual
@@ -38,7 +38,7 @@ if (chromiumOrSkip(SUITE)) {
   /** The browser package's ES module build (npm run build makes it). */
   const BUNDLE = path.resolve(
     path.dirname(fileURLToPath(import.meta.url)),
-    "../../../../browser/dist/warden.js",
+    "../../../../../../browser/dist/warden.js",
   );
 
   /** A page on http://localhost (a secure context, so WebAuthn runs) and @warden/browser at /warden.js. */

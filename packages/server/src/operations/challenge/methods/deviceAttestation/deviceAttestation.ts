@@ -6,8 +6,10 @@ import {
   verifyRegistrationResponse,
 } from "@simplewebauthn/server";
 import { decodeAttestationObject } from "@simplewebauthn/server/helpers";
-import type { DeviceAttestationSettings } from "../../policy/tenantPolicy.js";
-import type { ChallengeRecord } from "../../store/interfaces.js";
+import { Type } from "@sinclair/typebox";
+import type { DeviceAttestationSettings } from "../../../../policy/tenantPolicy.js";
+import type { ChallengeRecord } from "../../../../store/interfaces.js";
+import { type Method, refuse } from "../../method.js";
 import { type ChainCheck, chainToAnchor } from "./attestationChain.js";
 
 /**
@@ -152,3 +154,65 @@ function isCredential(v: unknown): v is { id: string; response: object } {
   const o = v as { id?: unknown; response?: unknown } | undefined;
   return typeof o === "object" && o !== null && typeof o.id === "string" && typeof o.response === "object";
 }
+
+/**
+ * device_attestation, issuable to a tenant whose policy names a WebAuthn relying party
+ * (challenge.deviceAttestation). A credential clears one challenge only: a key kept by a bot farm is
+ * not a standing pass.
+ */
+export const deviceAttestationMethod: Method = {
+  name: "device_attestation",
+  proof: {
+    names: ["webauthn"],
+    form: "{ method: webauthn, registration, assertion } (the two WebAuthn credentials' toJSON())",
+    members: {
+      registration: Type.Optional(
+        Type.Object(
+          {},
+          {
+            additionalProperties: true,
+            description:
+              "device_attestation: the credential from navigator.credentials.create, as its toJSON() (RegistrationResponseJSON).",
+          },
+        ),
+      ),
+      assertion: Type.Optional(
+        Type.Object(
+          {},
+          {
+            additionalProperties: true,
+            description:
+              "device_attestation: the credential from navigator.credentials.get with the new credential, as its toJSON() (AuthenticationResponseJSON).",
+          },
+        ),
+      ),
+    },
+  },
+  issuable: ({ policy }) => policy.deviceAttestation !== undefined,
+  seal({ deps, session, policy }, challengeId) {
+    const settings = policy.deviceAttestation;
+    // issuable() read the same policy object.
+    if (!settings)
+      throw new Error("device_attestation sealed for a tenant whose policy names no relying party");
+    return deviceAttestationChallenge(challengeId, session, settings, deps.ttlMs);
+  },
+  async check({ deps, tenantId, challenge, proof }) {
+    const settings = (await deps.tenantPolicies.get(tenantId)).deviceAttestation;
+    if (!settings) {
+      return refuse("invalid_challenge_proof", "Device attestation is no longer configured for this tenant.");
+    }
+    const check = await checkDeviceAttestation(proof, challenge, settings);
+    if (!check.ok)
+      return refuse("invalid_challenge_proof", `The WebAuthn proof was not accepted: ${check.why}.`);
+    return {
+      ok: true,
+      singleUse: {
+        ref: `webauthn:${check.credentialId}`,
+        reused: refuse(
+          "invalid_challenge_proof",
+          "The WebAuthn proof was not accepted: this credential already cleared another challenge.",
+        ),
+      },
+    };
+  },
+};

@@ -1,13 +1,9 @@
 import Stripe from "stripe";
-import type { ChallengeRecord } from "../../store/interfaces.js";
+import type { ChallengeRecord } from "../../../../store/interfaces.js";
+import type { PaymentSettings } from "../../method.js";
 
 /** The SetupIntent metadata key that must name the challenge (Warden validates the provider's result only: docs/api.md#post-v1challenge-and-re-verify). */
 export const CHALLENGE_METADATA_KEY = "warden_challenge_id";
-
-export interface PaymentSettings {
-  apiBase: URL;
-  timeoutMs: number;
-}
 
 export type SetupIntentCheck =
   | { ok: true }
