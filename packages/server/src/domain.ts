@@ -53,6 +53,8 @@ export interface RecordedRisk {
 export interface WorstCase {
   actorType: ActorType;
   riskEstimate: number;
+  /** The attempt had a shape or environment that could have been surging (a campaign: severe). */
+  campaign?: true;
 }
 
 /** One verify call, as recorded. Holds only protected forms of personal data (hashes, truncations). */

@@ -117,16 +117,29 @@ async function issue(
  * The tier an event's own evidence calls for, sealed even when the caller asks for less (integrations
  * rarely pass riskTier): automation evidence (agent_abusive) is severe, since a proof of work that any
  * browser or script solves in a fraction of a second is no friction to a program; an abuse estimate of
- * three in four or more is elevated. A degraded event was never scored: its tier is that of the worst
+ * three in four or more is elevated; a campaign's surge (campaign_surge) is severe, the friction priced
+ * to one setup making attempts across networks. A degraded event was never scored: its tier is that of the worst
  * case its request's stateless evidence left open (signals.worstCase), so a degraded challenge costs
  * at least what a scored one would for the same attempt (docs/security-model.md, invariant 12); one
  * recorded without a worst case (the evidence could not be read) is severe, as nothing excluded
  * automation.
  */
 export function eventTier(event: Pick<EventRecord, "actorType" | "risk" | "degraded" | "signals">): RiskTier {
-  if (!event.degraded) return tierOf(event.actorType, event.risk?.estimate);
+  if (!event.degraded) {
+    // One setup surging across networks: friction priced to a campaign (signals/campaign.ts).
+    return surged(event.signals) ? "severe" : tierOf(event.actorType, event.risk?.estimate);
+  }
   const worst = worstCaseOf(event.signals);
-  return worst ? tierOf(worst.actorType, worst.riskEstimate) : "severe";
+  if (!worst || worst.campaign) return "severe";
+  return tierOf(worst.actorType, worst.riskEstimate);
+}
+
+/** Whether a scored event's findings hold a campaign's surge. */
+function surged(signals: Record<string, unknown>): boolean {
+  const findings = signals.findings;
+  return (
+    Array.isArray(findings) && findings.some((f) => (f as { id?: unknown } | null)?.id === "campaign_surge")
+  );
 }
 
 function tierOf(actorType: ActorType, riskEstimate: number | undefined): RiskTier {
@@ -140,7 +153,11 @@ function worstCaseOf(signals: Record<string, unknown>): WorstCase | undefined {
   const w = signals.worstCase as Partial<WorstCase> | null | undefined;
   if (!w || typeof w.riskEstimate !== "number" || !ACTOR_TYPES.includes(w.actorType as ActorType))
     return undefined;
-  return { actorType: w.actorType as ActorType, riskEstimate: w.riskEstimate };
+  return {
+    actorType: w.actorType as ActorType,
+    riskEstimate: w.riskEstimate,
+    ...(w.campaign === true && { campaign: true }),
+  };
 }
 
 const higherTier = (a: RiskTier, b: RiskTier): RiskTier =>

@@ -172,18 +172,18 @@ describe("a degraded challenge costs at least what a scored one would for the sa
     expect((await sealed(eventId, "a-degraded", "default")).difficulty).toBe(6);
   });
 
-  it("a person's browser goes one step up while its counters cannot be read: its shape could be surging, as its email's counters could be over their limit", async () => {
+  it("a person's browser is sealed severe while its counters cannot be read: its shape could be surging (a campaign's tier)", async () => {
     const browser = { userAgent: CHROME_UA, headers: CHROME_HEADERS };
     const clean = { action: "signup", subject: browser };
     expect(await scoredDifficulty(clean, "h-scored")).toBe(4);
-    // A campaign's surge (signals/campaign.ts) could make the scored attempt elevated.
+    // A campaign's surge (signals/campaign.ts) could make the scored attempt severe.
     expect(
       (await sealed(await degradedVerify({ ...clean, session: "h-degraded" }), "h-degraded")).difficulty,
-    ).toBe(5);
-    // An email address's counters, over their limit, could make the scored attempt elevated.
+    ).toBe(6);
+    // With an email address too, the worst case recorded is the attempt's own.
     const withEmail = { action: "signup", subject: { ...browser, emailSha256: emailHash("p@example.org") } };
     const eventId = await degradedVerify({ ...withEmail, session: "he-degraded" });
-    expect((await sealed(eventId, "he-degraded")).difficulty).toBe(5);
+    expect((await sealed(eventId, "he-degraded")).difficulty).toBe(6);
     // The protected values are recorded as a scored event's are, with the worst case left open.
     const event = (await t.store.events.get("acme", eventId)) as EventRecord;
     expect(event).toMatchObject({ degraded: true, emailHash: emailHash("p@example.org"), risk: null });

@@ -124,6 +124,7 @@ function readUnscored(deps: VerifyDeps, call: VerifyCall, policy: TenantPolicy |
         worstCase: {
           actorType: worst.actorType,
           riskEstimate: Math.ceil(worst.risk.estimate * 10_000) / 10_000,
+          ...(observed.campaignKeys.length > 0 && { campaign: true }),
         },
       };
     } catch (err) {

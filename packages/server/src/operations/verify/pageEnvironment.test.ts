@@ -246,3 +246,40 @@ describe("deny lists of a campaign's setup: environments, TLS fingerprints, user
     }
   });
 });
+
+describe("friction priced to a campaign", () => {
+  it("a challenge on a surging attempt is sealed at the severe tier, whatever the caller asks", async () => {
+    await t.tenant("priced");
+    await t.store.policies.put("priced", JSON.stringify({}), now);
+    const key = (await t.key("priced", { scopes: ["verify:write", "challenge:write"] })).apiKey;
+    let last: { decision: string; eventId: string } | undefined;
+    for (let i = 0; i < 12; i++) {
+      now += 5_000;
+      const res = await t.app.inject({
+        method: "POST",
+        url: "/v1/verify",
+        headers: bearer(key),
+        payload: {
+          action: "signup",
+          session: `priced-${i}`,
+          subject: {
+            userAgent: CHROME_UA,
+            ipTrunc: `203.1.${i}.0/24`,
+            headers: CHROME_HEADERS,
+            page: { environment: WINDOWS_DEVICE },
+          },
+        },
+      });
+      last = res.json();
+    }
+    expect(last?.decision).toBe("challenge");
+    const issued = await t.app.inject({
+      method: "POST",
+      url: "/v1/challenge",
+      headers: bearer(key),
+      payload: { eventId: last?.eventId, session: "priced-11", context: { riskTier: "default" } },
+    });
+    expect(issued.statusCode).toBe(200);
+    expect(issued.json().instructions.difficulty).toBe(6);
+  });
+});
