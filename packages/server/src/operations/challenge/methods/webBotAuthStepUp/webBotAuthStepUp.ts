@@ -63,6 +63,7 @@ export const webBotAuthStepUpMethod: Method = {
         "This step-up names no key to prove; issue a fresh challenge.",
       );
     }
+    // Its `headers` member, whose shape the request schema checked (members, above).
     const headers = proof.headers as Record<string, string> | undefined;
     const result = verifyAgent({ headers: normaliseHeaders(headers) ?? {} }, deps.agentKeys, {
       now: Math.floor(now / 1000),
