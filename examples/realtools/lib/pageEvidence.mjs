@@ -2,10 +2,11 @@
 // clients that do not run the page (HTTP bots forging it, and the modelled people's header sets).
 // The page (public/signup.js) sends, as of this writing:
 // - wardenSignals: @warden/browser collectSignals() = { webdriver, mismatch?, workerHeadless? };
-// - wardenPage: watchPage().report() = { token, behaviour }: a page token its script asked for at
-//   load (POST /warden/challenge/page, bound to the client's network and user agent) and counts of
-//   trusted events between load and submit (keys, inserted, pasted, autofilled, pointerMoves,
-//   clicks, touches, untrusted; elapsedMs).
+// - wardenPage: watchPage().report() = { token, behaviour, environment }: a page token its script
+//   asked for at load (POST /warden/challenge/page, bound to the client's network and user agent,
+//   with a layout probe), counts of trusted events between load and submit (keys, inserted, pasted,
+//   autofilled, pointerMoves, clicks, touches, untrusted; elapsedMs), and the page's environment
+//   (the probe's measured sizes, screen, hardware, time zone, languages, GPU, a canvas hash).
 // When the page protocol changes, change this module, or pass another one with `--page-model <file>`
 // exporting the same two functions.
 
@@ -27,6 +28,66 @@ import { between } from "./xdotool.mjs";
 async function pageToken(send) {
   const answer = await send({ method: "POST", path: "/warden/challenge/page", body: {}, kind: "fetch" });
   return typeof answer.json?.pageToken === "string" ? answer.json.pageToken : undefined;
+}
+
+/**
+ * What a person's browser measures of the token's layout probe: the sizes its layout engine gives
+ * the boxes, which are exactly what Warden computes for them (layoutProbe.browser.test.ts checks it
+ * in Chromium). A MODEL of a browser, for the modelled people only: the bots here replay what a
+ * real page sent, as a client without a layout engine does (the probe's code is public, so a bot
+ * could compute it too: docs/security-model.md).
+ */
+async function measuredProbe(token) {
+  const { layoutProbe } = await import(
+    "../../../packages/server/dist/operations/verify/signals/layoutProbe.js"
+  );
+  const payload = JSON.parse(Buffer.from(token.split(".")[2] ?? "", "base64url").toString("utf8"));
+  return [...layoutProbe(payload.n).expected];
+}
+
+/** A person's device as its page reports it: one per person (their own screen, GPU and canvas). */
+function personEnvironment(device) {
+  const hex = () => between(0, 2 ** 31).toString(16);
+  if (device === "touch") {
+    const [w, h] = [
+      [390, 844],
+      [393, 852],
+      [412, 915],
+      [360, 800],
+    ][between(0, 3)];
+    return {
+      screen: `${w}x${h}`,
+      colorDepth: 24,
+      pixelRatio: 3,
+      cores: [6, 8][between(0, 1)],
+      touchPoints: 5,
+      timezone: ["America/New_York", "Europe/London", "Europe/Berlin"][between(0, 2)],
+      languages: "en-US,en",
+      renderer: ["Apple GPU", "Adreno (TM) 740", "Mali-G710"][between(0, 2)],
+      canvas: hex(),
+      canvasNoise: false,
+    };
+  }
+  const [w, h] = [
+    [1920, 1080],
+    [1536, 864],
+    [2560, 1440],
+    [1440, 900],
+  ][between(0, 3)];
+  return {
+    screen: `${w}x${h}`,
+    colorDepth: 24,
+    pixelRatio: [1, 1.25, 2][between(0, 2)],
+    cores: [4, 8, 12, 16][between(0, 3)],
+    memory: 8,
+    touchPoints: 0,
+    timezone: ["America/Chicago", "Europe/Paris", "Europe/Madrid"][between(0, 2)],
+    languages: "en-US,en",
+    platform: "Linux x86_64",
+    renderer: `ANGLE (Intel, Mesa Intel(R) UHD Graphics ${between(600, 770)}, OpenGL 4.6)`,
+    canvas: hex(),
+    canvasNoise: false,
+  };
 }
 
 /** Keys a person presses to type the form: every character, a Tab between the fields, a few fixes. */
@@ -57,9 +118,13 @@ export async function personPageFields({ send, identity, device = "desktop" }) {
     touches: touch ? between(3, 5) : 0,
     untrusted: 0,
   };
+  const environment = {
+    ...personEnvironment(device),
+    ...(token === undefined ? {} : { probe: await measuredProbe(token) }),
+  };
   return {
     wardenSignals: { webdriver: false },
-    wardenPage: token === undefined ? { behaviour } : { token, behaviour },
+    wardenPage: token === undefined ? { behaviour, environment } : { token, behaviour, environment },
   };
 }
 

@@ -11,7 +11,11 @@ export const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 16);
  */
 export const SETTLE_SECONDS = Number(process.env.BENCH_SETTLE_SECONDS ?? 10);
 
-/** A realistic signup: browser evidence, a hashed email and a /24 that vary per request. */
+/**
+ * A realistic signup: browser evidence, a hashed email and a /24 that vary per request, and the
+ * page's environment as @warden/browser reports it (its own canvas hash per person), so that verify
+ * counts the request's shape and environment (signals/campaign.ts) as it does a real page's.
+ */
 export function body(): string {
   return JSON.stringify({
     action: "signup",
@@ -22,6 +26,22 @@ export function body(): string {
       headers: CHROME_HEADERS,
       emailSha256: randomBytes(32).toString("hex"),
       ipTrunc: `198.51.${Math.floor(Math.random() * 256)}.0/24`,
+      page: {
+        environment: {
+          screen: "1920x1080",
+          colorDepth: 24,
+          pixelRatio: 1,
+          cores: 8,
+          memory: 8,
+          touchPoints: 0,
+          timezone: "Europe/Berlin",
+          languages: "de-DE,de,en",
+          platform: "Win32",
+          renderer: "ANGLE (NVIDIA, NVIDIA GeForce RTX 3060 Direct3D11 vs_5_0 ps_5_0, D3D11)",
+          canvas: randomBytes(6).toString("hex"),
+          canvasNoise: false,
+        },
+      },
     },
   });
 }
