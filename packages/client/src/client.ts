@@ -81,9 +81,8 @@ export interface WardenClientOptions {
   /** Deadline of one try of the other calls; default 5,000 ms. */
   timeoutMs?: number;
   /**
-   * The spec's retry policy (3 retries, Retry-After, full-jitter backoff from 1 s). Off by default:
-   * the spec says the official SDKs do not retry automatically, so retrying is the integrator's
-   * choice. `true` takes the documented retry policy (docs/api.md#idempotency); an object adjusts it (never above 3 retries).
+   * The retry policy (3 retries, Retry-After, full-jitter backoff from 1 s). Off by default: the
+   * official SDKs do not retry automatically, so retrying is the integrator's choice. `true` takes the documented retry policy (docs/api.md#idempotency); an object adjusts it (never above 3 retries).
    */
   retry?: boolean | Partial<RetryPolicy>;
   /** Feedback the retries could not deliver (or a non-retryable refusal): keep it, alert on it. */

@@ -3,7 +3,7 @@ import { WardenClient } from "./client.js";
 import type { RetryClock } from "./retry.js";
 import { backoffMs, SPEC_RETRY_POLICY } from "./retry.js";
 
-/** The spec's retry table, row by row, with a fake clock and a scripted server. */
+/** The retry table (packages/client/README.md), row by row, with a fake clock and a scripted server. */
 type Scripted = { status: number; body?: unknown; headers?: Record<string, string> } | "network";
 
 function harness(script: Scripted[], opts: { random?: number } = {}) {

@@ -1,5 +1,5 @@
 /**
- * The spec's client-side retry policy. Retried: network errors (and timeouts), 429, and 5xx answers
+ * The client-side retry policy (packages/client/README.md, "Retries"). Retried: network errors (and timeouts), 429, and 5xx answers
  * that carry an Error body. Not retried: any other 4xx. A Retry-After is waited at least; otherwise
  * exponential backoff with full jitter (base 1 s, factor 2, cap 60 s). At most 3 retries after the
  * first try. The caller keeps one Idempotency-Key per attempt across its retries.

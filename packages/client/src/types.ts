@@ -14,5 +14,5 @@ export type FeedbackRequest = Json<paths["/v1/feedback"]["post"]["requestBody"]>
 export type FeedbackAck = Json<paths["/v1/feedback"]["post"]["responses"][200]>;
 export type LedgerSummary = Json<paths["/v1/ledger/summary"]["get"]["responses"][200]>;
 export type LedgerQuery = NonNullable<paths["/v1/ledger/summary"]["get"]["parameters"]["query"]>;
-/** The spec's Error schema. */
+/** The Error schema (docs/api.md#errors). */
 export type WardenErrorBody = Json<paths["/v1/verify"]["post"]["responses"]["4XX"]>;

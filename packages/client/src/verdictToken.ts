@@ -42,7 +42,7 @@ export interface VerdictClaims extends JWTPayload {
 export type TokenCheck = { ok: true; claims: VerdictClaims } | { ok: false; reason: string };
 
 /**
- * Checks a verdictToken as the spec asks: the ES256 signature against the published key set, then
+ * Checks a verdictToken as docs/api.md#verdicttoken asks: the ES256 signature against the published key set, then
  * iss, aud, exp, tid and sub, and the decision (and the action, when expected). Pair it with the verdict's enforcementMode (not a
  * claim) before authorizing anything.
  */

@@ -405,7 +405,7 @@ const OTEL_VARIABLES = [
   "OTEL_TRACES_SAMPLER_ARG",
 ] as const;
 
-/** The first of the named variables that is set and not blank (signal-specific first, as the spec says). */
+/** The first of the named variables that is set and not blank (signal-specific first, as OpenTelemetry's exporter settings rank them). */
 function firstSet(env: Env, ...names: string[]): { name: string; value: string } | undefined {
   for (const name of names) {
     const value = env[name]?.trim();

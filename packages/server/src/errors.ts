@@ -180,7 +180,7 @@ export const ERROR_LABELS: Readonly<Record<number, string>> = {
   503: "service_unavailable",
 };
 
-/** The spec's Error schema, for route response schemas and the OpenAPI document. */
+/** The Error schema (docs/api.md#errors), for route response schemas and the OpenAPI document. */
 export const ErrorResponse = Type.Object({
   error: Type.String({ description: "Stable label per HTTP status." }),
   message: Type.String({ description: "Human-readable; never handle on it." }),

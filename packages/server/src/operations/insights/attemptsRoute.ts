@@ -28,7 +28,7 @@ function endingOf(first: EventView, reverifyEventId: string | null): AttemptEndi
 
 /**
  * Attempts (docs/api.md, "Attempts"): counted by how they ended, and one attempt in full from any of
- * its events. The spec's events stay as they are; an attempt groups them.
+ * its events. Verify's events stay as they are; an attempt groups them.
  */
 export function registerAttemptRoutes(
   app: FastifyInstance,

@@ -146,7 +146,7 @@ export function verdictOf(call: VerifyCall, o: VerdictOptions): UnsignedVerdict 
   const verdict: UnsignedVerdict = {
     decision,
     actorType: assessment.actorType,
-    // The spec's "model confidence for the returned decision": the model's margin for it, also when
+    // `confidence`, "model confidence for the returned decision" (docs/api.md#post-v1verify): the model's margin for it, also when
     // a tenant rule or log_only chose it (0 where another decision cost the model less).
     confidence: confidenceFor(
       decision,

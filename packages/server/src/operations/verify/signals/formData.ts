@@ -4,7 +4,7 @@ import type { Finding } from "./findings.js";
 import type { Signal } from "./signal.js";
 
 /**
- * subject.formData / subject.formDataHashed, whose structure the spec leaves open: read generically.
+ * subject.formData / subject.formDataHashed, whose structure the API leaves to the integration (docs/api.md): read generically.
  * Counted: fields (members of an object, items of an array), links in free text, and up to
  * MAX_REPEAT_KEYS values long enough to be free text, whose hashes are counted across attempts.
  */
