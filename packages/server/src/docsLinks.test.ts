@@ -76,7 +76,9 @@ describe("documentation links", () => {
     const absent: string[] = [];
     for (const file of [...sources("packages"), ...sources("examples")]) {
       if (file.endsWith("docsLinks.test.ts")) continue;
-      for (const [cited] of read(file).matchAll(/\(spec\b[^)]*\)|\bthe spec(?:'s|\s+(?:says|asks|leaves|allows))\b/gi))
+      for (const [cited] of read(file).matchAll(
+        /\(spec\b[^)]*\)|\bthe spec(?:'s|\s+(?:says|asks|leaves|allows))\b/gi,
+      ))
         absent.push(`${file}: ${cited}`);
     }
     expect(absent).toEqual([]);

@@ -58,7 +58,7 @@ async function main(): Promise<void> {
       const t0 = performance.now();
       const obs = observe(req, {
         model: DEFAULT_MODEL,
-        tenant: DEFAULT_TENANT_POLICY,
+        policy: DEFAULT_TENANT_POLICY,
         hosting,
         agentKeys: (id) => keys.get(id),
         nowSeconds: now,

@@ -18,7 +18,7 @@ const parsed = compilePolicy({}, "v1");
 if (!parsed.ok) throw new Error("the empty policy does not compile");
 const ctx: ObserveContext = {
   model: DEFAULT_MODEL,
-  tenant: parsed.policy,
+  policy: parsed.policy,
   hosting: await hostingNetworks(),
   agentKeys: () => undefined,
   nowSeconds: Math.floor(Date.now() / 1000),

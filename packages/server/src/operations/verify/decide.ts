@@ -75,9 +75,9 @@ const sigmoid = (x: number): number => 1 / (1 + Math.exp(-x));
 const logit = (p: number): number => Math.log(p / (1 - p));
 
 /** The abuse estimate with its band: evidence adds log-odds to the prior; thin evidence widens the band. */
-export function estimateRisk(evidence: Evidence, policy: DecisionModel): Risk {
-  const score = logit(policy.prior) + evidence.findings.reduce((sum, f) => sum + f.logOdds, 0);
-  const spreads = policy.spreadByChannels;
+export function estimateRisk(evidence: Evidence, model: DecisionModel): Risk {
+  const score = logit(model.prior) + evidence.findings.reduce((sum, f) => sum + f.logOdds, 0);
+  const spreads = model.spreadByChannels;
   const spread = spreads[Math.min(evidence.channels, spreads.length - 1)] ?? 0;
   return { estimate: sigmoid(score), low: sigmoid(score - spread), high: sigmoid(score + spread) };
 }
@@ -138,10 +138,10 @@ export function confidenceFor(
  * one (forged signatures included); human only when the browser evidence is consistent and the risk
  * low; unknown otherwise: a request is never called human just because nothing was wrong.
  */
-function classify(evidence: Evidence, risk: Risk, policy: DecisionModel): ActorType {
+function classify(evidence: Evidence, risk: Risk, model: DecisionModel): ActorType {
   if (evidence.agent === "verified") return "agent_principal";
   if (evidence.findings.some((f) => f.automation)) return "agent_abusive";
-  if (evidence.browserConsistent && risk.estimate < policy.humanMaxRisk) return "human";
+  if (evidence.browserConsistent && risk.estimate < model.humanMaxRisk) return "human";
   return "unknown";
 }
 
@@ -189,7 +189,7 @@ function cheapestAllowed(cost: Record<Decision, number>, actorType: ActorType, r
 function modelDecision(
   risk: Risk,
   costs: DecisionCosts,
-  policy: DecisionModel,
+  model: DecisionModel,
   actorType: ActorType,
   raised: boolean,
 ): {
@@ -198,10 +198,10 @@ function modelDecision(
   automated?: Record<Decision, number>;
   escalated?: true;
 } {
-  const general = expectedCosts(risk, costs, policy.challengeLeak);
+  const general = expectedCosts(risk, costs, model.challengeLeak);
   const decision = cheapestAllowed(general, actorType, raised);
   if (actorType !== "agent_abusive") return { decision, cost: general };
-  const automated = expectedCosts(risk, costs, policy.challengeLeakAutomated);
+  const automated = expectedCosts(risk, costs, model.challengeLeakAutomated);
   if (decision === "challenge" && raised && automated.deny < automated.challenge) {
     return { decision: "deny", cost: general, automated, escalated: true };
   }
@@ -219,27 +219,27 @@ export function replayDecision(
   risk: Risk & { raised: boolean },
   actorType: ActorType,
   costs: DecisionCosts,
-  policy: DecisionModel,
+  model: DecisionModel,
 ): Decision {
-  return modelDecision(risk, costs, policy, actorType, risk.raised).decision;
+  return modelDecision(risk, costs, model, actorType, risk.raised).decision;
 }
 
-/** The pure decision: evidence, costs and policy in; decision, actor type and its grounds out. */
-export function decide(evidence: Evidence, costs: DecisionCosts, policy: DecisionModel): Assessment {
-  const risk = estimateRisk(evidence, policy);
+/** The pure decision: evidence, costs and the decision model in; decision, actor type and its grounds out. */
+export function decide(evidence: Evidence, costs: DecisionCosts, model: DecisionModel): Assessment {
+  const risk = estimateRisk(evidence, model);
   const rule = tenantRule(evidence);
-  const actorType = classify(evidence, risk, policy);
-  const model = modelDecision(risk, costs, policy, actorType, raisesRisk(evidence.findings));
+  const actorType = classify(evidence, risk, model);
+  const weighed = modelDecision(risk, costs, model, actorType, raisesRisk(evidence.findings));
   return {
-    decision: rule?.decision ?? model.decision,
+    decision: rule?.decision ?? weighed.decision,
     rule: rule?.rule,
     ...(rule ? { ruleCode: rule.code } : {}),
     actorType,
     risk,
-    expectedCost: model.cost,
-    ...(model.automated ? { expectedCostAutomated: model.automated } : {}),
+    expectedCost: weighed.cost,
+    ...(weighed.automated ? { expectedCostAutomated: weighed.automated } : {}),
     // Only when the model's deny is the decision (a tenant rule's deny was not weighed so).
-    ...(model.escalated && !rule ? { escalated: true as const } : {}),
+    ...(weighed.escalated && !rule ? { escalated: true as const } : {}),
     findings: [...evidence.findings].sort((a, b) => Math.abs(b.logOdds) - Math.abs(a.logOdds)),
   };
 }

@@ -28,7 +28,8 @@ import type { VelocityKey } from "./signals/velocity.js";
 /** What observe needs besides the request: the model, the tenant's rules and the shared lookups. */
 export interface ObserveContext {
   model: DecisionModel;
-  tenant: TenantPolicy;
+  /** The tenant's compiled policy document. */
+  policy: TenantPolicy;
   hosting: HostingNetworks;
   agentKeys: KeyLookup;
   /** Unix seconds, for signature times. */
@@ -50,7 +51,7 @@ export interface ListHits {
  * What one verify request shows, read without the store: findings of the stateless signals, the agent
  * identity, list hits, the keys to count velocity on, and the protected values recorded with the event.
  */
-export interface Observation {
+export interface RequestEvidence {
   findings: Finding[];
   channels: number;
   browserConsistent: boolean;
@@ -182,13 +183,13 @@ function viewOf(req: VerifyRequest, ctx: ObserveContext): RequestView {
     ? verifyAgent({ headers }, ctx.agentKeys, {
         now: ctx.nowSeconds,
         skewSeconds: ctx.model.signatureSkewSeconds,
-        hosts: ctx.tenant.webBotAuthHosts,
+        hosts: ctx.policy.webBotAuthHosts,
       })
     : { outcome: "absent" };
   return {
     req,
     model: ctx.model,
-    tenant: ctx.tenant,
+    policy: ctx.policy,
     nowMs: ctx.nowMs,
     ua: readUserAgent(subject.userAgent ?? headers?.["user-agent"]),
     headers,
@@ -225,7 +226,7 @@ function findingsOf(view: RequestView): Finding[] {
 }
 
 /** Reads a request that passed subjectError. */
-export function observe(req: VerifyRequest, ctx: ObserveContext): Observation {
+export function observe(req: VerifyRequest, ctx: ObserveContext): RequestEvidence {
   const view = viewOf(req, ctx);
   const { subject } = req;
   const { network, email, form, agent, headers, ua, hosting, ja4, pageToken } = view;
@@ -267,7 +268,7 @@ export function observe(req: VerifyRequest, ctx: ObserveContext): Observation {
     channels,
     browserConsistent: findings.some((f) => f.id === "browser_consistent"),
     agent,
-    lists: listHits(ctx.tenant, exact, email, agent, {
+    lists: listHits(ctx.policy, exact, email, agent, {
       environment,
       ja4: ja4?.text,
       userAgent: subject.userAgent ?? headers?.["user-agent"],

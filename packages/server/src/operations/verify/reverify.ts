@@ -3,7 +3,7 @@ import { attemptFingerprint } from "./attempt.js";
 import { type ClearCheck, checkClear, DENY_NOT_CLEARED } from "./clearRedemption.js";
 import type { Cancellation } from "./deadline.js";
 import type { DecisionModel } from "./decisionModel.js";
-import type { Observation } from "./evidence.js";
+import type { RequestEvidence } from "./evidence.js";
 import { recordAnswer } from "./record.js";
 import { assess } from "./scoring.js";
 import type { VerifyCall } from "./verdict.js";
@@ -44,7 +44,7 @@ export function clearRefusal(
   model: DecisionModel,
   call: VerifyCall,
   policy: TenantPolicy,
-  observed: Observation,
+  observed: RequestEvidence,
 ): string | undefined {
   const [denied] = observed.lists.deny;
   if (denied !== undefined) return `the tenant's deny list names ${denied}`;

@@ -1,7 +1,7 @@
 import type { TenantPolicy } from "../../policy/tenantPolicy.js";
 import { type Assessment, decide, type Evidence } from "./decide.js";
 import type { DecisionModel } from "./decisionModel.js";
-import { type Observation, observe } from "./evidence.js";
+import { observe, type RequestEvidence } from "./evidence.js";
 import type { Finding } from "./signals/findings.js";
 import { mergeLimits, type VelocityCheck, velocityChecks } from "./signals/velocity.js";
 import type { VerifyCall } from "./verdict.js";
@@ -14,10 +14,10 @@ import type { VerifyDeps } from "./verifyDeps.js";
  */
 
 /** The request's evidence, read under the decision model and the tenant's rules. */
-export function observeCall(deps: VerifyDeps, call: VerifyCall, policy: TenantPolicy): Observation {
+export function observeCall(deps: VerifyDeps, call: VerifyCall, policy: TenantPolicy): RequestEvidence {
   return observe(call.req, {
     model: deps.model,
-    tenant: policy,
+    policy,
     hosting: deps.hosting,
     agentKeys: deps.agentKeys,
     nowSeconds: Math.floor(call.now / 1000),
@@ -32,7 +32,7 @@ export function velocityChecksOf(
   model: DecisionModel,
   call: VerifyCall,
   policy: TenantPolicy,
-  observed: Observation,
+  observed: RequestEvidence,
 ): VelocityCheck[] {
   return velocityChecks(
     call.caller.tenant.id,
@@ -53,7 +53,7 @@ export function worstCaseAssessment(
   model: DecisionModel,
   call: VerifyCall,
   policy: TenantPolicy,
-  observed: Observation,
+  observed: RequestEvidence,
 ): Assessment {
   const kinds = new Set(velocityChecksOf(model, call, policy, observed).map((c) => c.key.kind));
   const velocity = [...kinds].map(
@@ -78,7 +78,7 @@ export function assess(
   model: DecisionModel,
   call: VerifyCall,
   policy: TenantPolicy,
-  observed: Observation,
+  observed: RequestEvidence,
   velocity: readonly Finding[],
 ): Assessment {
   const evidence: Evidence = {

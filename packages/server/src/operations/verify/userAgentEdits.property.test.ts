@@ -163,7 +163,7 @@ function assessed(req: VerifyRequest): {
 } {
   const observed = observe(req, {
     model: DEFAULT_MODEL,
-    tenant,
+    policy: tenant,
     hosting: HostingNetworks.empty(),
     agentKeys: () => undefined,
     nowSeconds: Math.floor(NOW / 1000),

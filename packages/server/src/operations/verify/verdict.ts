@@ -15,7 +15,7 @@ import { attemptFingerprint } from "./attempt.js";
 import { CLEARED_REASON, clearedAfterDegradedReason } from "./clearRedemption.js";
 import { type Assessment, confidenceFor, raisesRisk, reasonDetailsFor, resolveCosts } from "./decide.js";
 import { enforcementModeFor } from "./enforcement.js";
-import type { Observation } from "./evidence.js";
+import type { RequestEvidence } from "./evidence.js";
 import type { Idempotency } from "./idempotency.js";
 import { principalFor } from "./principal.js";
 import { type ReasonDetail, reason } from "./reasonCodes.js";
@@ -76,7 +76,7 @@ export type VerdictOptions =
   | {
       kind: "scored";
       assessment: Assessment;
-      observed: Observation;
+      observed: RequestEvidence;
       /** Why the clear this re-verify carried was not used, when it carried one. */
       clearNote: string | undefined;
       redeems: ChallengeRecord | undefined;

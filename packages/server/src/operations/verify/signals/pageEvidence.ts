@@ -215,13 +215,13 @@ export const pageEvidenceSignal: Signal<keyof typeof CODES> = {
   explainedByDeclaredAgent: true,
   // A page that never ran, or was not filled in by a person.
   contradictsBrowser: (f) => f.automation === true,
-  findings: ({ req, pageToken, network, headers, tenant, model }) =>
+  findings: ({ req, pageToken, network, headers, policy, model }) =>
     pageEvidenceFindings(
       pageToken,
       req.subject.page?.behaviour,
       { network: network?.text, userAgent: req.subject.userAgent ?? headers?.["user-agent"] },
       {
-        required: tenant.requirePage(req.action),
+        required: policy.requirePage(req.action),
         minFillMs: model.pageMinFillMs,
         ttlMs: model.pageTokenTtlMs,
       },

@@ -22,7 +22,7 @@ export interface RequestView {
   /** The decision model (its weights are `model.weights`). */
   model: DecisionModel;
   /** The tenant's compiled policy document. */
-  tenant: TenantPolicy;
+  policy: TenantPolicy;
   /** Unix milliseconds. */
   nowMs: number;
   ua: UserAgentSignal;
