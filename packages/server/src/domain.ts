@@ -28,6 +28,14 @@ export type EnforcementMode = (typeof ENFORCEMENT_MODES)[number];
 export const DECIDERS = ["model", "rule", "clear", "degraded"] as const;
 export type Decider = (typeof DECIDERS)[number];
 
+/**
+ * What the console's campaigns group abusive attempts by (event.signals): the page environment's
+ * digest, the request shape's digest, the JA4 TLS fingerprint, the user agent, the email domain and
+ * the network (/24 or /48).
+ */
+export const CAMPAIGN_MARKS = ["environment", "shape", "tls", "userAgent", "emailDomain", "network"] as const;
+export type CampaignMark = (typeof CAMPAIGN_MARKS)[number];
+
 /** Relative, dimensionless weights of the three mistakes (docs/api.md#tenant-policy). */
 export interface DecisionCosts {
   falseAllow: number;
