@@ -5,13 +5,20 @@
  */
 
 /** What an API key may do (docs/api.md#verdicttoken). */
-export type Scope = "verify:write" | "challenge:write" | "feedback:write" | "ledger:read" | "ledger:write";
+export type Scope =
+  | "verify:write"
+  | "challenge:write"
+  | "feedback:write"
+  | "ledger:read"
+  | "ledger:write"
+  | "policy:write";
 export const ALL_SCOPES: readonly Scope[] = [
   "verify:write",
   "challenge:write",
   "feedback:write",
   "ledger:read",
   "ledger:write",
+  "policy:write",
 ];
 
 /** A verdict's decision, the actor type it names and whether it was enforced (docs/api.md#post-v1verify). */

@@ -449,6 +449,12 @@ export interface PolicyStore {
    * sets from several processes get distinct versions and none is lost. Resolves the version.
    */
   put(tenantId: string, document: string, now: number): Promise<number>;
+  /**
+   * Atomic: stores `document` as version `basedOn + 1` only while the tenant's highest version is
+   * `basedOn` (0: it never set one), so a change made from a version read earlier never overwrites
+   * one stored since. Resolves the new version, or undefined when the tenant's version is not `basedOn`.
+   */
+  putIfCurrent(tenantId: string, document: string, basedOn: number, now: number): Promise<number | undefined>;
   /** The tenant's highest version, if it ever set one. */
   current(tenantId: string): Promise<TenantPolicyRecord | undefined>;
 }
