@@ -40,8 +40,7 @@ export async function applyDenyRule(
   for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
     const current = await deps.store.policies.current(tenantId);
     const version = current?.version ?? 0;
-    if (req.basedOn !== undefined && req.basedOn !== versionLabel(version))
-      return changed(req.basedOn, version);
+    if (req.basedOn !== undefined && req.basedOn !== versionLabel(version)) return changed(req.basedOn);
     const document = current ? (JSON.parse(current.document) as PolicyLists) : {};
     const answer = { tenantId, list: req.list, value: rule.value, previousVersion: versionLabel(version) };
     if (denies(document, req.list, rule.value)) {
@@ -66,12 +65,12 @@ export async function applyDenyRule(
       deps.tenantPolicies.forget(tenantId);
       return { ok: true, answer: { ...answer, added: true, policyVersion: versionLabel(stored) } };
     }
-    if (req.basedOn !== undefined) return changed(req.basedOn, version + 1);
+    if (req.basedOn !== undefined) return changed(req.basedOn);
   }
   return { ok: false, code: "policy_changed", message: "The tenant's policy kept changing: try again." };
 }
 
-function changed(basedOn: string, version: number): DenyRuleResult {
+function changed(basedOn: string): DenyRuleResult {
   return {
     ok: false,
     code: "policy_changed",

@@ -1,4 +1,4 @@
-import { type CompiledQuery, type ExpressionBuilder, type Kysely, sql } from "kysely";
+import { type CompiledQuery, type ExpressionBuilder, sql } from "kysely";
 import {
   type ActorType,
   ATTEMPT_ENDINGS,
