@@ -1,4 +1,4 @@
-import type { ResolutionAnswer, Session } from "./types.js";
+import type { DenyRuleAnswer, ResolutionAnswer, RuleList, Session } from "./types.js";
 
 /** Query parameters: undefined, null and "" are left out. */
 export type Query = Record<string, string | number | undefined | null>;
@@ -118,4 +118,8 @@ export const api = {
       method: "POST",
       body: note.trim() ? { resolution, note: note.trim() } : { resolution },
     }),
+
+  /** Append a value to the tenant policy's deny list (needs policy:write; sent with the session cookie). */
+  deny: (list: RuleList, value: string, basedOn: string) =>
+    request<DenyRuleAnswer>("/v1/policy/deny", { method: "POST", body: { list, value, basedOn } }),
 };

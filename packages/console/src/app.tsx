@@ -5,6 +5,7 @@ import { Nav } from "./components/Nav.js";
 import { mayResolve } from "./components/ResolveQuarantined.js";
 import { type Filters, filterParams, filtersFromParams } from "./filters.js";
 import { CalibrationPage } from "./pages/CalibrationPage.js";
+import { CampaignsPage } from "./pages/CampaignsPage.js";
 import { EventPage } from "./pages/EventPage.js";
 import { EventsPage } from "./pages/EventsPage.js";
 import { NotFoundPage } from "./pages/NotFoundPage.js";
@@ -114,6 +115,8 @@ function page(
       return <CalibrationPage {...shared} />;
     case "what-if":
       return <WhatIfPage {...shared} tenantId={session.tenantId} />;
+    case "campaigns":
+      return <CampaignsPage {...shared} canDeny={session.scopes.includes("policy:write")} />;
     case "not-found":
       return <NotFoundPage path={route.path} />;
   }

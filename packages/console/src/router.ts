@@ -7,6 +7,7 @@ export type Route =
   | { page: "outcomes" }
   | { page: "calibration" }
   | { page: "what-if" }
+  | { page: "campaigns" }
   | { page: "not-found"; path: string };
 
 export const links = {
@@ -17,6 +18,7 @@ export const links = {
   outcomes: "#/outcomes",
   calibration: "#/calibration",
   whatIf: "#/what-if",
+  campaigns: "#/campaigns",
 };
 
 /** "#/events/evt_1" → the event page; "" and "#/" → the overview. */
@@ -33,7 +35,10 @@ export function parseHash(hash: string): Route {
     if (parts.length === 2) return { page: "event", eventId: safeDecode(second) };
     return notFound(raw);
   }
-  if (parts.length === 1 && (first === "outcomes" || first === "calibration" || first === "what-if")) {
+  if (
+    parts.length === 1 &&
+    (first === "outcomes" || first === "calibration" || first === "what-if" || first === "campaigns")
+  ) {
     return { page: first };
   }
   return notFound(raw);

@@ -70,3 +70,9 @@ export type Interval = NonNullable<CalibrationBin["interval"]>;
 export type WhatIfStats = Ok<"/v1/stats/what-if">;
 export type Costs = WhatIfStats["costs"];
 export type DecisionCounts = Record<Decision, number>;
+export type CampaignStats = Ok<"/v1/stats/campaigns">;
+export type CampaignRow = CampaignStats["rows"][number];
+export type RuleWhatIf = Ok<"/v1/stats/what-if-rule">;
+/** The answer to applying a deny rule. */
+export type DenyRuleAnswer = Ok<"/v1/policy/deny", "post">;
+export type RuleList = RuleWhatIf["list"];

@@ -29,6 +29,7 @@ import { registerChallenge } from "./operations/challenge/route.js";
 import { registerFeedback } from "./operations/feedback/route.js";
 import { registerInsights } from "./operations/insights/route.js";
 import { registerPageTokens } from "./operations/page/route.js";
+import { registerPolicy } from "./operations/policy/route.js";
 import { ClearsInFlight } from "./operations/verify/clearsInFlight.js";
 import { KeysInFlight } from "./operations/verify/keysInFlight.js";
 import { rehearsalDeps } from "./operations/verify/rehearsal.js";
@@ -244,6 +245,7 @@ export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<Fa
     },
   );
   registerFeedback(app, { store, clock, idempotencyTtlMs: verifyDeps.idempotencyTtlMs }, { onRequest });
+  registerPolicy(app, { store, clock, tenantPolicies }, { onRequest });
   registerInsights(
     app,
     {

@@ -5,13 +5,20 @@
  */
 
 /** What an API key may do (docs/api.md#verdicttoken). */
-export type Scope = "verify:write" | "challenge:write" | "feedback:write" | "ledger:read" | "ledger:write";
+export type Scope =
+  | "verify:write"
+  | "challenge:write"
+  | "feedback:write"
+  | "ledger:read"
+  | "ledger:write"
+  | "policy:write";
 export const ALL_SCOPES: readonly Scope[] = [
   "verify:write",
   "challenge:write",
   "feedback:write",
   "ledger:read",
   "ledger:write",
+  "policy:write",
 ];
 
 /** A verdict's decision, the actor type it names and whether it was enforced (docs/api.md#post-v1verify). */
@@ -27,6 +34,14 @@ export type EnforcementMode = (typeof ENFORCEMENT_MODES)[number];
  */
 export const DECIDERS = ["model", "rule", "clear", "degraded"] as const;
 export type Decider = (typeof DECIDERS)[number];
+
+/**
+ * What the console's campaigns group abusive attempts by (event.signals): the page environment's
+ * digest, the request shape's digest, the JA4 TLS fingerprint, the user agent, the email domain and
+ * the network (/24 or /48).
+ */
+export const CAMPAIGN_MARKS = ["environment", "shape", "tls", "userAgent", "emailDomain", "network"] as const;
+export type CampaignMark = (typeof CAMPAIGN_MARKS)[number];
 
 /** Relative, dimensionless weights of the three mistakes (docs/api.md#tenant-policy). */
 export interface DecisionCosts {

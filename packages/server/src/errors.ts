@@ -50,6 +50,15 @@ export const ERROR_CATALOGUE = {
     status: 403,
     message: "Raw email or IP needs the tenant's opt-in; send emailSha256 or ipTrunc instead.",
   },
+  invalid_rule: {
+    status: 400,
+    message: "The deny rule's list or value is not one a console rule can add.",
+  },
+  policy_changed: {
+    status: 409,
+    message:
+      "The tenant's policy changed since the version the rule was based on: look at the what-if again.",
+  },
   invalid_outcome: { status: 400, message: "outcome is not one of the known outcome values." },
   invalid_value: { status: 400, message: "value must be a number from 0 to 1000000." },
   invalid_unit: { status: 400, message: "unit must be usd, credits or count." },

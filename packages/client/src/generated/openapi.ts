@@ -882,6 +882,92 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
+    "/v1/policy/deny": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Append one value to one of the tenant policy's deny lists, stored as the policy's next version */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        list: "environments" | "tlsFingerprints" | "userAgents" | "emailDomains" | "networks";
+                        value: string;
+                        /** @description A policy version as events record it: "v<n>", or "default" for a tenant that never set one */
+                        basedOn?: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            tenantId: string;
+                            list: "environments" | "tlsFingerprints" | "userAgents" | "emailDomains" | "networks";
+                            value: string;
+                            added: boolean;
+                            /** @description A policy version as events record it: "v<n>", or "default" for a tenant that never set one */
+                            policyVersion: string;
+                            /** @description A policy version as events record it: "v<n>", or "default" for a tenant that never set one */
+                            previousVersion: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Stable label per HTTP status. */
+                            error: string;
+                            /** @description Human-readable; never handle on it. */
+                            message: string;
+                            /** @description Machine discriminator; handle on this. */
+                            code: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Stable label per HTTP status. */
+                            error: string;
+                            /** @description Human-readable; never handle on it. */
+                            message: string;
+                            /** @description Machine discriminator; handle on this. */
+                            code: string;
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/events": {
         parameters: {
             query?: never;
@@ -1662,6 +1748,215 @@ export type paths = {
                                     supersededBy: string | null;
                                 }[];
                             } | null;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Stable label per HTTP status. */
+                            error: string;
+                            /** @description Human-readable; never handle on it. */
+                            message: string;
+                            /** @description Machine discriminator; handle on this. */
+                            code: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Stable label per HTTP status. */
+                            error: string;
+                            /** @description Human-readable; never handle on it. */
+                            message: string;
+                            /** @description Machine discriminator; handle on this. */
+                            code: string;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/stats/campaigns": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** What attempts labelled abusive in the period share, with how many attempts share it unlabelled, and the deny list that would turn it away. With format=csv the table is answered as text/csv. */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description Default: until − 7 days */
+                    since?: string;
+                    /** @description Default: now */
+                    until?: string;
+                    action?: string;
+                    format?: "json" | "csv";
+                    /** @description Campaigns to answer, 1–100 (default 20) */
+                    limit?: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            tenantId: string;
+                            /** Format: date-time */
+                            since: string;
+                            /** Format: date-time */
+                            until: string;
+                            action: string | null;
+                            abusiveAttempts: number;
+                            truncated: boolean;
+                            /** @description "v<n>", or "default" for a tenant that never set one */
+                            policyVersion: string;
+                            rows: {
+                                kind: "environment" | "shape" | "tls" | "userAgent" | "emailDomain" | "network";
+                                value: string;
+                                /** @description Attempts bearing it with an effective abuse outcome */
+                                labelled: number;
+                                /** @description Attempts bearing it without one */
+                                unlabelled: number;
+                                /** @description Of the unlabelled, those with an effective converted or false_positive: the collateral */
+                                good: number;
+                                decisions: {
+                                    allow: number;
+                                    challenge: number;
+                                    deny: number;
+                                };
+                                /** Format: date-time */
+                                firstSeen: string;
+                                /** Format: date-time */
+                                lastSeen: string;
+                                /** @description The deny list that would turn it away; null for a shape (deny its TLS fingerprint instead) */
+                                list: ("environments" | "tlsFingerprints" | "userAgents" | "emailDomains" | "networks") | (never | null);
+                                /** @description Whether that deny list names it already */
+                                listed: boolean;
+                            }[];
+                        };
+                    };
+                };
+                /** @description Default Response */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Stable label per HTTP status. */
+                            error: string;
+                            /** @description Human-readable; never handle on it. */
+                            message: string;
+                            /** @description Machine discriminator; handle on this. */
+                            code: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Stable label per HTTP status. */
+                            error: string;
+                            /** @description Human-readable; never handle on it. */
+                            message: string;
+                            /** @description Machine discriminator; handle on this. */
+                            code: string;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/stats/what-if-rule": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The attempts of the period (default the last 30 days) one more deny-list entry would have matched: their decisions and labels. With format=csv the table is answered as text/csv. */
+        get: {
+            parameters: {
+                query: {
+                    /** @description Default: until − 30 days */
+                    since?: string;
+                    /** @description Default: now */
+                    until?: string;
+                    list: "environments" | "tlsFingerprints" | "userAgents" | "emailDomains" | "networks";
+                    value: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            tenantId: string;
+                            /** Format: date-time */
+                            since: string;
+                            /** Format: date-time */
+                            until: string;
+                            list: "environments" | "tlsFingerprints" | "userAgents" | "emailDomains" | "networks";
+                            /** @description The value as the list would keep it */
+                            value: string;
+                            /** @description Attempts of the period the rule would have matched */
+                            events: number;
+                            decisions: {
+                                allow: number;
+                                challenge: number;
+                                deny: number;
+                            };
+                            newlyDenied: number;
+                            abusive: number;
+                            good: number;
+                            unlabelled: number;
+                            /** @description "v<n>", or "default" for a tenant that never set one */
+                            policyVersion: string;
+                            listed: boolean;
                         };
                     };
                 };

@@ -7,6 +7,7 @@ const ITEMS = [
   { href: links.outcomes, label: "Outcomes", pages: ["outcomes"] },
   { href: links.calibration, label: "Calibration", pages: ["calibration"] },
   { href: links.whatIf, label: "What-if", pages: ["what-if"] },
+  { href: links.campaigns, label: "Campaigns", pages: ["campaigns"] },
 ];
 
 /** The top bar: the pages (real links), the tenant signed in and Sign out. */

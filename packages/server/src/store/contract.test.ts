@@ -2,6 +2,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { attemptContract } from "../testing/attemptContract.js";
+import { campaignContract } from "../testing/campaignContract.js";
 import { eventSearchContract } from "../testing/eventSearchContract.js";
 import { feedbackResolutionContract } from "../testing/feedbackResolutionContract.js";
 import { tempDir } from "../testing/harness.js";
@@ -15,6 +16,9 @@ const file = path.join(dir, "contract.db");
 storeContract("sqlite", () => openSqliteStore({ file, busyTimeoutMs: 5000 }));
 insightContract("sqlite", () =>
   openSqliteStore({ file: path.join(dir, "insights.db"), busyTimeoutMs: 5000 }),
+);
+campaignContract("sqlite", () =>
+  openSqliteStore({ file: path.join(dir, "campaigns.db"), busyTimeoutMs: 5000 }),
 );
 eventSearchContract("sqlite", () =>
   openSqliteStore({ file: path.join(dir, "search.db"), busyTimeoutMs: 5000 }),

@@ -13,6 +13,7 @@
 import type {
   ActorType,
   AttemptEnding,
+  CampaignMark,
   ChallengeMethod,
   Decider,
   Decision,
@@ -448,6 +449,12 @@ export interface PolicyStore {
    * sets from several processes get distinct versions and none is lost. Resolves the version.
    */
   put(tenantId: string, document: string, now: number): Promise<number>;
+  /**
+   * Atomic: stores `document` as version `basedOn + 1` only while the tenant's highest version is
+   * `basedOn` (0: it never set one), so a change made from a version read earlier never overwrites
+   * one stored since. Resolves the new version, or undefined when the tenant's version is not `basedOn`.
+   */
+  putIfCurrent(tenantId: string, document: string, basedOn: number, now: number): Promise<number | undefined>;
   /** The tenant's highest version, if it ever set one. */
   current(tenantId: string): Promise<TenantPolicyRecord | undefined>;
 }
@@ -503,6 +510,28 @@ export interface RiskGroup {
 export interface LabelledRiskGroup extends RiskGroup {
   /** One of the events' effective outcomes is an abuse outcome. */
   abusive: boolean;
+}
+/** One value of one of an attempt's marks (CAMPAIGN_MARKS): what a campaign's attempts can share. */
+export interface MarkValue {
+  kind: CampaignMark;
+  value: string;
+}
+/** An attempt labelled abusive, with the marks its event recorded. */
+export interface AbusiveSetup {
+  eventId: string;
+  createdAt: number;
+  marks: MarkValue[];
+}
+/** Attempts in scope bearing one mark's value, by the engine's decision and label. */
+export interface MarkCount extends MarkValue {
+  decision: Decision;
+  events: number;
+  /** Of them, attempts with an effective abuse outcome. */
+  abusive: number;
+  /** Of them, attempts with an effective good outcome and none of abuse. */
+  good: number;
+  firstSeen: number;
+  lastSeen: number;
 }
 /** Events with effective observations of one outcome, by the engine's decision on them. */
 export interface OutcomeCount {
@@ -639,6 +668,29 @@ export interface InsightStore {
   ): Promise<LabelledRiskGroup[]>;
   /** Effective outcomes on attempts in scope (on any of their events), by the engine's decision. */
   outcomeCounts(tenantId: string, scope: EventScope, meter?: ReadMeter): Promise<OutcomeCount[]>;
+  /**
+   * The attempts in scope labelled abusive (an effective abuse outcome on any of their events), newest
+   * first, at most `limit`, with their marks: where the campaigns start (labels are few).
+   */
+  abusiveSetups(
+    tenantId: string,
+    scope: EventScope,
+    abuseOutcomes: readonly string[],
+    limit: number,
+    meter?: ReadMeter,
+  ): Promise<AbusiveSetup[]>;
+  /**
+   * Attempts in scope bearing each of `marks` (one event per attempt, as riskGroups), by the engine's
+   * decision and with their labels. An email domain counts its subdomains too, as a deny list matches
+   * them. Reads the period's events once, keeping those whose signals hold one of the values.
+   */
+  markCounts(
+    tenantId: string,
+    scope: EventScope,
+    marks: readonly MarkValue[],
+    outcomes: { abuse: readonly string[]; good: readonly string[] },
+    meter?: ReadMeter,
+  ): Promise<MarkCount[]>;
 }
 /** A console sign-in, known by the SHA-256 of its cookie's secret. */
 export interface ConsoleSession {

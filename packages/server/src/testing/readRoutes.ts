@@ -13,6 +13,7 @@ export const CONSOLE_READ_ROUTES = [
   "/v1/stats/what-if",
   "/v1/stats/reasons",
   "/v1/stats/actions",
+  "/v1/stats/campaigns",
 ] as const;
 
 /** The routes above that read a period (since, until): every one but the tenant's list of actions. */

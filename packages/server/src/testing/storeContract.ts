@@ -756,6 +756,21 @@ export function storeContract(
         expect(new Set(versions).size).toBe(10);
         expect((await a.policies.current("t2"))?.version).toBe(11);
       });
+
+      it("stores a change made from a version only while that version is the highest; of concurrent ones, one", async () => {
+        await a.tenants.create({ id: "t3", rawPii: false, logOnly: false, createdAt: 3 });
+        expect(await a.policies.putIfCurrent("t3", '{"n":0}', 1, 9)).toBeUndefined();
+        expect(await a.policies.putIfCurrent("t3", '{"n":1}', 0, 9)).toBe(1);
+        const results = await Promise.all(
+          Array.from({ length: 6 }, (_, i) =>
+            (i % 2 ? a : b).policies.putIfCurrent("t3", `{"m":${i}}`, 1, 10),
+          ),
+        );
+        expect(results.filter((v) => v === 2)).toHaveLength(1);
+        expect(results.filter((v) => v === undefined)).toHaveLength(5);
+        expect((await b.policies.current("t3"))?.version).toBe(2);
+        expect(await b.policies.putIfCurrent("t3", '{"n":3}', 1, 11)).toBeUndefined();
+      });
     });
 
     it("answers ping", async () => {

@@ -44,3 +44,9 @@ export function conflictingOutcomes(outcome: Outcome): Outcome[] {
  * The outcomes that say an event was abuse: exactly those false_positive contradicts (docs/api.md#post-v1feedback-and-the-ledger). The console labels an event abusive when one of its effective outcomes is one of these.
  */
 export const ABUSE_OUTCOMES: readonly Outcome[] = conflictingOutcomes("false_positive");
+
+/**
+ * The outcomes that say an attempt was a good user's: it converted, or a review found it was not
+ * abuse. The console's campaigns count them as a rule's collateral.
+ */
+export const GOOD_OUTCOMES: readonly Outcome[] = ["converted", "false_positive"];

@@ -46,6 +46,8 @@ export const QUERY_FIELDS = [
   "falseAllow",
   "falseChallenge",
   "falseDeny",
+  "list",
+  "value",
 ] as const;
 
 /** Read-only, tenant-scoped, ledger:read; the operator console's session cookie is accepted too. */

@@ -6,6 +6,7 @@ import { ABUSE_OUTCOMES } from "../feedback/conflicts.js";
 import { DEFAULT_COSTS } from "../verify/decide.js";
 import { registerAttemptRoutes } from "./attemptsRoute.js";
 import { calibrationBins } from "./calibration.js";
+import { registerCampaignRoutes } from "./campaignsRoute.js";
 import { registerEventRoutes } from "./eventsRoute.js";
 import { ReadBudget } from "./readBudget.js";
 import { ReadCache } from "./readCache.js";
@@ -70,6 +71,7 @@ export function registerInsights(
   registerEventRoutes(app, deps, route);
   registerReasonRoutes(app, { ...deps, reasonCounts }, route);
   registerAttemptRoutes(app, deps, route);
+  registerCampaignRoutes(app, deps, route);
   const riskGroups = (tenantId: string, scope: EventScope, meter: ReadMeter) =>
     cache.get(key("risk", tenantId, scope), () => store.insights.riskGroups(tenantId, scope, meter));
   const labelledRiskGroups = (tenantId: string, scope: EventScope, meter: ReadMeter) =>

@@ -1,6 +1,7 @@
 import pg from "pg";
 import { describe, expect, it } from "vitest";
 import { attemptContract } from "../../testing/attemptContract.js";
+import { campaignContract } from "../../testing/campaignContract.js";
 import { eventSearchContract } from "../../testing/eventSearchContract.js";
 import { feedbackResolutionContract } from "../../testing/feedbackResolutionContract.js";
 import { testEvent } from "../../testing/harness.js";
@@ -19,6 +20,8 @@ if (schema) {
   storeContract("postgres", open, open);
   // Its own tenants (i1, i2) in the same schema: the store contract's tenants never show in its reads.
   insightContract("postgres", open);
+  // Its own tenants (c1, c2).
+  campaignContract("postgres", open);
   // Its own tenants (q1, q2).
   eventSearchContract("postgres", open);
   // Its own tenants (r1, r2); resolutions race on two pools.

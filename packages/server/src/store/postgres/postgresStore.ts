@@ -504,6 +504,7 @@ export async function openPostgresStore(opts: PostgresOptions): Promise<Store> {
     claimsInOneStatement: true,
     jsonArrayElements: (json, alias) =>
       sql`jsonb_array_elements_text(${json}::jsonb) as ${sql.id(alias)}(value)`,
+    jsonMember: (json, name) => sql<string | null>`(${json}::jsonb ->> ${name})`,
     // Two of each: while one batch is in the database the next gathers, and a slow statement does
     // not hold every verify behind it. The rest of the pools serve what is not batched.
     batchesInFlight: { events: Math.min(2, opts.poolSize), counters: 2 },

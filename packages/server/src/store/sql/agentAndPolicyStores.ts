@@ -1,4 +1,6 @@
+import type { Kysely } from "kysely";
 import type { AgentKeyRecord, AgentStore, PolicyStore } from "../interfaces.js";
+import type { Database } from "../schema.js";
 import { bool, guard } from "./rows.js";
 import type { SqlRuntime } from "./runtime.js";
 
@@ -81,12 +83,20 @@ export function createPolicyStore(rt: SqlRuntime): PolicyStore {
       guard("policies.put", () =>
         rt.writeTransaction(async (trx) => {
           await rt.serialize(trx, `policy:${tenantId}`);
-          const top = await trx
-            .selectFrom("tenant_policies")
-            .select((eb) => eb.fn.max("version").as("v"))
-            .where("tenant_id", "=", tenantId)
-            .executeTakeFirst();
-          const version = Number(top?.v ?? 0) + 1;
+          const version = (await topVersion(trx, tenantId)) + 1;
+          await trx
+            .insertInto("tenant_policies")
+            .values({ tenant_id: tenantId, version, document, created_at: now })
+            .execute();
+          return version;
+        }),
+      ),
+    putIfCurrent: (tenantId, document, basedOn, now) =>
+      guard("policies.putIfCurrent", () =>
+        rt.writeTransaction(async (trx) => {
+          await rt.serialize(trx, `policy:${tenantId}`);
+          if ((await topVersion(trx, tenantId)) !== basedOn) return undefined;
+          const version = basedOn + 1;
           await trx
             .insertInto("tenant_policies")
             .values({ tenant_id: tenantId, version, document, created_at: now })
@@ -113,4 +123,14 @@ export function createPolicyStore(rt: SqlRuntime): PolicyStore {
           : undefined;
       }),
   };
+}
+
+/** The tenant's highest policy version, 0 when it never set one. */
+async function topVersion(trx: Kysely<Database>, tenantId: string): Promise<number> {
+  const top = await trx
+    .selectFrom("tenant_policies")
+    .select((eb) => eb.fn.max("version").as("v"))
+    .where("tenant_id", "=", tenantId)
+    .executeTakeFirst();
+  return Number(top?.v ?? 0);
 }

@@ -1,4 +1,4 @@
-import { type CompiledQuery, type ExpressionBuilder, type Kysely, sql } from "kysely";
+import { type CompiledQuery, type ExpressionBuilder, sql } from "kysely";
 import {
   type ActorType,
   ATTEMPT_ENDINGS,
@@ -20,6 +20,14 @@ import type {
   RiskGroup,
 } from "../interfaces.js";
 import type { Database } from "../schema.js";
+import { effectiveLabels, movedToAttempt, standsForItsAttempt } from "./attemptLabels.js";
+import {
+  abusiveSetupFromRow,
+  abusiveSetupsQuery,
+  markCountsFromRows,
+  markCountsQuery,
+  marksByKind,
+} from "./campaignQueries.js";
 import { eventListQuery, knownActionsQuery, reasonCountFromRow, reasonCountsQuery } from "./eventSearch.js";
 import { challengeFromRow, guard } from "./rows.js";
 import type { SqlRuntime } from "./runtime.js";
@@ -354,6 +362,21 @@ export function createInsightStore(rt: SqlRuntime): InsightStore {
           }),
         );
       }),
+
+    abusiveSetups: (tenantId, scope, abuseOutcomes, limit, meter) =>
+      guard("insights.abusiveSetups", async () =>
+        (await metered(meter)(abusiveSetupsQuery(rt, tenantId, scope, abuseOutcomes, limit))).map(
+          abusiveSetupFromRow,
+        ),
+      ),
+
+    markCounts: (tenantId, scope, marks, outcomes, meter) =>
+      guard("insights.markCounts", async () => {
+        const byKind = marksByKind(marks);
+        if (byKind.size === 0) return [];
+        const rows = await metered(meter)(markCountsQuery(rt, tenantId, scope, byKind, outcomes));
+        return markCountsFromRows(rows, byKind);
+      }),
   };
 }
 
@@ -384,55 +407,6 @@ const RISK_COLUMNS = [
   "risk_raised",
   "would_be_decision",
 ] as const;
-
-/**
- * Whether an event stands for its attempt in the risk views (calibration, what-if): every event but
- * a re-verify whose honoured clear stood in for scoring (the attempt's first verdict holds its risk),
- * and but a degraded first verdict whose clear a scored re-verify redeemed (that re-verify holds it).
- * An attempt is thus counted once, with the risk of its first scored verdict (docs/api.md, "Attempts").
- */
-const standsForItsAttempt = sql<boolean>`not (decided_by = 'clear' and risk_estimate is null)
-  and (decided_by <> 'degraded' or not exists (select 1 from event_clears c
-    where c.tenant_id = events.tenant_id and c.event_id = events.id and c.reverify_event_id is not null))`;
-
-/**
- * The observations whose event does not stand for its attempt (standsForItsAttempt), moved to the
- * one that does: from a re-verify whose clear stood in for scoring to its attempt's first verdict,
- * and from a degraded first verdict to the scored re-verify that redeemed its clear. Read from the
- * tenant's clears (few), so feedback on any event of an attempt counts for the attempt without a
- * lookup per observation.
- */
-function movedToAttempt(tenantId: string) {
-  return sql<{ source: string; target: string }>`(
-    select ec.reverify_event_id as source, ec.event_id as target
-      from event_clears ec join events r on r.id = ec.reverify_event_id
-      where ec.tenant_id = ${tenantId} and r.risk_estimate is null
-    union all
-    select c.event_id as source, c.reverify_event_id as target
-      from event_clears c join events d on d.id = c.event_id
-      where c.tenant_id = ${tenantId} and d.decided_by = 'degraded' and c.reverify_event_id is not null)`;
-}
-
-/** Each attempt with effective observations, once, flagged abusive when one of them is an abuse outcome. */
-function effectiveLabels(db: Kysely<Database>, tenantId: string, abuseOutcomes: readonly string[]) {
-  const attempt = sql<string>`coalesce(m.target, fb.event_id)`;
-  return db
-    .selectFrom("feedback as fb")
-    .leftJoin(movedToAttempt(tenantId).as("m"), (j) => j.onRef("m.source", "=", "fb.event_id"))
-    .select((eb) => [
-      attempt.as("event_id"),
-      eb.fn
-        .max<number>(
-          abuseOutcomes.length === 0
-            ? sql<number>`0`
-            : sql<number>`case when fb.outcome in (${sql.join(abuseOutcomes)}) then 1 else 0 end`,
-        )
-        .as("abusive"),
-    ])
-    .where("fb.tenant_id", "=", tenantId)
-    .where("fb.status", "=", "effective")
-    .groupBy(attempt);
-}
 
 type RiskRow = Pick<Database["events"], (typeof RISK_COLUMNS)[number]> & { count: number | string };
 

@@ -90,6 +90,11 @@ export interface SqlRuntime {
    */
   jsonArrayElements(json: RawBuilder<unknown>, alias: string): RawBuilder<unknown>;
   /**
+   * A top-level text member of a JSON object kept as text, or null: SQLite's json_extract,
+   * PostgreSQL's ->>. Console reads only (the campaigns: signals' digests, JA4, user agent, domain).
+   */
+  jsonMember(json: RawBuilder<unknown>, name: string): RawBuilder<string | null>;
+  /**
    * After a write failed with `err`: whether it committed all the same, as `kept` (a select of the
    * write's row) finds once nothing the write sent can still commit. PostgreSQL: a statement given up
    * on at query_timeout or lost with its connection may still commit (reuseGuard.ts), so the server

@@ -97,6 +97,7 @@ export async function openSqliteStore(opts: SqliteOptions): Promise<Store> {
     writeProbe: CompiledQuery.raw("select 1"),
     claimsInOneStatement: false,
     jsonArrayElements: (json, alias) => sql`json_each(${json}) as ${sql.id(alias)}`,
+    jsonMember: (json, name) => sql<string | null>`json_extract(${json}, ${`$.${name}`})`,
     // Statements run to their end on the store's own threads: none is ever abandoned.
     keptDespite: async () => false,
     warmConnections: 1,
