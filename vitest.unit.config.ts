@@ -26,6 +26,7 @@ export const NEEDS_MORE_THAN_NODE = [
   "packages/server/src/store/postgres/readReplica.test.ts",
   "packages/server/src/store/postgres/readSlots.test.ts",
   "packages/server/src/store/postgres/reuseGuard.test.ts",
+  "packages/server/src/store/postgres/runtimeRole.test.ts",
   "packages/server/src/store/postgres/verifyWriteBatches.test.ts",
   "packages/server/src/store/redis/redisApp.test.ts",
   "packages/server/src/store/redis/redisContract.test.ts",

@@ -45,7 +45,7 @@ export function hostingNetworks(): HostingNetworks {
 export async function openStore(
   config: Config,
   storeTimeoutMs = config.storeTimeoutMs,
-  { migrate = true }: { migrate?: boolean } = {},
+  { migrate = true, runtimeRole }: { migrate?: boolean; runtimeRole?: string } = {},
 ): Promise<Store> {
   const store = config.databaseUrl.startsWith("sqlite:")
     ? await openSqliteStore({
@@ -56,6 +56,7 @@ export async function openStore(
     : await openPostgresStore({
         url: config.databaseUrl,
         migrate,
+        ...(runtimeRole === undefined ? {} : { runtimeRole }),
         statementTimeoutMs: storeTimeoutMs,
         poolSize: config.pgPoolSize,
         poolMin: config.pgPoolMin,

@@ -48,15 +48,23 @@ const COMMANDS: Record<string, Command> = {
     },
   },
   migrate: {
-    usage: "warden migrate",
+    usage: "warden migrate [--runtime-role <role>]",
     summary:
-      "Bring the database schema up to date and exit (run it with a role that may change the schema, before starting `warden serve --no-migrate`). Several may run at once (Kysely's migration lock); it locks the tables it changes while it runs (docs/deployment.md, Upgrading).",
-    options: {},
+      "Bring the database schema up to date and exit (run it with a role that may change the schema, before starting `warden serve --no-migrate`). Several may run at once (Kysely's migration lock); it locks the tables it changes while it runs (docs/deployment.md, Upgrading). --runtime-role (PostgreSQL): grant that existing role what `warden serve --no-migrate` needs, with no right to change the schema: rows of every table, now and of the tables made later, and the function that makes the coming weeks' partitions (docs/deployment.md, Roles).",
+    options: { "runtime-role": { type: "string" } },
     positionals: 0,
-    run: async (_args, ctx) => {
-      await ctx.withStore(async () => undefined);
+    run: async (args, ctx) => {
+      const runtimeRole = str(args.values["runtime-role"]);
+      const config = ctx.config();
+      if (runtimeRole !== undefined && config.databaseUrl.startsWith("sqlite:")) {
+        throw new UsageError("--runtime-role grants a PostgreSQL role; SQLite has no roles");
+      }
+      const store = await openStore({ ...config, redisUrl: undefined }, ADMIN_STORE_TIMEOUT_MS, {
+        ...(runtimeRole === undefined ? {} : { runtimeRole }),
+      });
+      await store.close();
       ctx.io.out(
-        `schema up to date: ${MIGRATION_NAMES.length} migrations, the latest ${MIGRATION_NAMES.at(-1)}`,
+        `schema up to date: ${MIGRATION_NAMES.length} migrations, the latest ${MIGRATION_NAMES.at(-1)}${runtimeRole === undefined ? "" : `; role ${runtimeRole} may serve it (warden serve --no-migrate)`}`,
       );
       return 0;
     },

@@ -1,5 +1,6 @@
 import type { FastifyInstance } from "fastify";
 import type { Store } from "../store/interfaces.js";
+import { SchemaAheadError } from "../store/schemaCompatibility.js";
 import { type RecentVerdicts, UNHEALTHY_VERIFY } from "./recentVerdicts.js";
 
 /**
@@ -9,7 +10,10 @@ import { type RecentVerdicts, UNHEALTHY_VERIFY } from "./recentVerdicts.js";
  *   store down verify still answers (the degraded challenge, never an allow) and that answer is the
  *   one callers should get; a balancer that took every process out on a store outage turned it into
  *   a total one (its 503s are no verdict at all). The body still says whether the store takes
- *   writes. While the process shuts down Fastify answers 503 here, so the balancer drains it.
+ *   writes. While the process shuts down Fastify answers 503 here, so the balancer drains it. One
+ *   fault is this process's own, never the store's: a schema newer than this build may serve
+ *   (store "ahead", store/schemaCompatibility.ts) answers 503, so that the balancer sends traffic
+ *   to the release that migrated it.
  * - /readyz/store: whether verify can score (503 when not): the store takes a probe's write, and most
  *   of this process's recent verify answers were not degraded (UNHEALTHY_VERIFY: more than half of
  *   at least 20 in 30 s, and one still in the last 5 s), so that what the probe cannot see (a table the runtime role may not write,
@@ -21,13 +25,18 @@ export function registerHealth(app: FastifyInstance, store: Store, recent: Recen
   app.get("/healthz", { schema: { summary: "The process is up", tags: ["health"] } }, async () => ({
     ok: true,
   }));
-  const storeUp = async (log: FastifyInstance["log"]): Promise<boolean> => {
+  /** "ahead": the schema is newer than this build may serve (SchemaAheadError): take it out. */
+  const storeState = async (log: FastifyInstance["log"]): Promise<"up" | "down" | "ahead"> => {
     try {
       await store.ping();
-      return true;
+      return "up";
     } catch (err) {
+      if (err instanceof SchemaAheadError) {
+        log.error({ err }, `readiness: this process cannot serve the database's schema: ${err.message}`);
+        return "ahead";
+      }
       log.warn({ err }, "readiness: the store cannot take writes");
-      return false;
+      return "down";
     }
   };
   app.get(
@@ -38,7 +47,11 @@ export function registerHealth(app: FastifyInstance, store: Store, recent: Recen
         tags: ["health"],
       },
     },
-    async (request) => ({ ok: true, store: (await storeUp(request.log)) ? "up" : "down", ...verifyState() }),
+    async (request, reply) => {
+      const state = await storeState(request.log);
+      if (state === "ahead") return reply.code(503).send({ ok: false, store: state, ...verifyState() });
+      return { ok: true, store: state, ...verifyState() };
+    },
   );
   app.get(
     "/readyz/store",
@@ -49,13 +62,13 @@ export function registerHealth(app: FastifyInstance, store: Store, recent: Recen
       },
     },
     async (request, reply) => {
-      const up = await storeUp(request.log);
+      const state = await storeState(request.log);
       const verify = verifyState();
-      if (up && verify.verify !== "degraded") return { ok: true, store: "up", ...verify };
+      if (state === "up" && verify.verify !== "degraded") return { ok: true, store: state, ...verify };
       if (verify.verify === "degraded") {
         request.log.warn(verify, "readiness: most recent verify answers were degraded");
       }
-      return reply.code(503).send({ ok: false, store: up ? "up" : "down", ...verify });
+      return reply.code(503).send({ ok: false, store: state, ...verify });
     },
   );
 

@@ -1,5 +1,11 @@
 import { type Kysely, type Migration, type MigrationProvider, Migrator, sql } from "kysely";
-import { partitionEventsTable } from "./postgres/eventPartitions.js";
+import { createPartitionsFunction, partitionEventsTable } from "./postgres/eventPartitions.js";
+import {
+  COMPATIBILITY_TABLE,
+  requireServableSchema,
+  SchemaAheadError,
+  unknownExecutedMigrations,
+} from "./schemaCompatibility.js";
 
 export type Dialect = "sqlite" | "postgres";
 
@@ -396,6 +402,27 @@ const migrationsFor = (dialect: Dialect): Record<string, Migration> => ({
       if (dialect === "postgres") await partitionEventsTable(db, Date.now());
     },
   },
+  "0016_schema_compatibility": {
+    async up(db) {
+      // The oldest build that may still serve from this schema (schemaCompatibility.ts): every
+      // release since 0015 writes what the previous one reads, so its floor is 0015.
+      await db.schema
+        .createTable(COMPATIBILITY_TABLE)
+        .ifNotExists()
+        .addColumn("id", "integer", (c) => c.primaryKey())
+        .addColumn("oldest_build_knows", "text", (c) => c.notNull())
+        .execute();
+      await sql`insert into ${sql.table(COMPATIBILITY_TABLE)} (id, oldest_build_knows)
+        values (1, '0015_event_partitions') on conflict (id) do nothing`.execute(db);
+    },
+  },
+  "0017_partitions_for_runtime_role": {
+    async up(db) {
+      // PostgreSQL: the coming weeks' partitions made by a role without DDL rights, through a
+      // function the owner defines (postgres/eventPartitions.ts, createPartitionsFunction).
+      if (dialect === "postgres") await createPartitionsFunction(db);
+    },
+  },
 });
 
 /** Every migration this version knows, in order (the schema it needs is the last one's). */
@@ -418,12 +445,19 @@ async function migratorFor(db: Kysely<unknown>, dialect: Dialect): Promise<Migra
 
 /** A database whose schema this version cannot serve from: `warden migrate` has not run on it. */
 export class SchemaBehindError extends Error {}
+export { SchemaAheadError };
 
 /**
  * Checks, changing nothing, that every migration has run (`warden serve --no-migrate`, whose role
- * may lack the right to change the schema); throws SchemaBehindError naming the missing ones.
+ * may lack the right to change the schema) and that this build may serve from the schema: throws
+ * SchemaBehindError naming the missing migrations, or SchemaAheadError (schemaCompatibility.ts).
  */
 export async function requireCurrentSchema(db: Kysely<unknown>, dialect: Dialect): Promise<void> {
+  await requireMigrationsRun(db, dialect);
+  await requireServableSchema(db, MIGRATION_NAMES);
+}
+
+async function requireMigrationsRun(db: Kysely<unknown>, dialect: Dialect): Promise<void> {
   const migrations = await (await migratorFor(db, dialect)).getMigrations();
   const missing = migrations.filter((m) => m.executedAt === undefined).map((m) => m.name);
   if (missing.length > 0) {
@@ -439,8 +473,16 @@ export async function migrateUpTo(db: Kysely<unknown>, dialect: Dialect, name: s
   if (error) throw error;
 }
 
-/** Brings the schema up to date. Safe when several processes start at once (Kysely's migration lock). */
+/**
+ * Brings the schema up to date. Safe when several processes start at once (Kysely's migration lock).
+ * A schema a newer release has migrated is left as it is: this build serves from it if the schema
+ * allows (a rollback, or an older process while the new release rolls out), else SchemaAheadError.
+ */
 export async function migrateToLatest(db: Kysely<unknown>, dialect: Dialect): Promise<void> {
+  if ((await unknownExecutedMigrations(db, MIGRATION_NAMES)).length > 0) {
+    await requireCurrentSchema(db, dialect);
+    return;
+  }
   const { error, results } = await (await migratorFor(db, dialect)).migrateToLatest();
   if (error) {
     const failed = results?.find((r) => r.status === "Error")?.migrationName ?? "unknown";
@@ -448,4 +490,5 @@ export async function migrateToLatest(db: Kysely<unknown>, dialect: Dialect): Pr
       cause: error,
     });
   }
+  await requireServableSchema(db, MIGRATION_NAMES);
 }

@@ -1,4 +1,7 @@
+import type { Kysely } from "kysely";
 import type { Store } from "./interfaces.js";
+import { MIGRATION_NAMES } from "./migrations.js";
+import { requireServableSchema } from "./schemaCompatibility.js";
 import { createAgentStore, createPolicyStore } from "./sql/agentAndPolicyStores.js";
 import { createChallengeStore } from "./sql/challengeStore.js";
 import { createConsoleSessionStore } from "./sql/consoleSessionStore.js";
@@ -46,9 +49,12 @@ export function createSqlStore(rt: SqlRuntime, patient: SqlRuntime = rt): Store 
       idempotency: { find: createIdempotencyStore(patient).find },
     },
 
+    // The probe's write, then the schema's floor: a release that contracted what this build needs
+    // is found by the next readiness probe (SchemaAheadError, which guard lets through).
     ping: () =>
       guard("ping", async () => {
         await rt.write((conn) => rt.execute(conn, rt.writeProbe));
+        await requireServableSchema(patient.db as unknown as Kysely<unknown>, MIGRATION_NAMES);
       }),
     // Each connection held at once (a pool with no idle connection opens one for each) reads every
     // table verify touches, finding nothing: PostgreSQL loads a table's catalog entries into a new

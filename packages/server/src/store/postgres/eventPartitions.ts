@@ -79,6 +79,14 @@ export async function partitionEventsTable(db: Kysely<unknown>, now: number): Pr
   await sql`create table events (like ${sql.id(BEFORE_PARTITION)} including defaults including constraints including storage)
     partition by range (created_at)`.execute(db);
   await sql`alter table events add constraint events_pkey primary key (id, created_at)`.execute(db);
+  // The old table's grants on the new one: a runtime role that wrote events still may.
+  const { rows: grants } = await sql<{ grantee: string; privilege: string }>`
+    select case when a.grantee = 0 then 'public' else a.grantee::regrole::text end as grantee,
+      a.privilege_type as privilege
+    from pg_class c, aclexplode(c.relacl) a
+    where c.oid = ${BEFORE_PARTITION}::regclass and a.grantee <> c.relowner`.execute(db);
+  for (const { grantee, privilege } of grants)
+    await sql`grant ${sql.raw(privilege)} on events to ${sql.raw(grantee)}`.execute(db);
   // As a key of its own, which ATTACH adopts as its part of the parent's (a plain unique index it
   // would not: it would build the key again).
   await sql`alter table ${sql.id(BEFORE_PARTITION)} add constraint ${sql.id(`${BEFORE_PARTITION}_pkey`)} primary key (id, created_at)`.execute(
@@ -161,11 +169,19 @@ export async function ensurePartitionsAhead(
   const partitions = await listEventPartitions(lookup);
   if (!missing(partitions)) return [];
   if (!(await ownsEvents(db))) {
-    // A runtime role (`warden serve --no-migrate`): `warden migrate` makes them. Quiet while the next
-    // weeks have theirs; then it says so at every pass, weeks before the first event is refused.
+    // A runtime role (`warden serve --no-migrate`) makes them through the owner's function when it
+    // was granted it (`warden migrate --runtime-role`).
+    if (await mayMakePartitions(db)) {
+      const { rows } = await sql<{
+        name: string;
+      }>`select name from ${sql.id(PARTITIONS_FUNCTION)}(${sql.lit(now)}::bigint) as made(name)`.execute(db);
+      return rows.map((r) => r.name);
+    }
+    // Without it `warden migrate` makes them. Quiet while the next weeks have theirs; then it says
+    // so at every pass, weeks before the first event is refused.
     if (!missing(partitions, first + 3 * WEEK_MS)) return [];
     throw new Error(
-      `the events partitions of the coming weeks are missing and ${await currentUser(db)} may not create them: run \`warden migrate\` with the schema owner's role (docs/deployment.md, "Partitions")`,
+      `the events partitions of the coming weeks are missing and ${await currentUser(db)} may not create them: run \`warden migrate --runtime-role <this role>\` with the schema owner's role (docs/deployment.md, "Partitions")`,
     );
   }
   // In a transaction, with its advisory lock: ATTACH may run in one, and so this works behind a
@@ -185,6 +201,64 @@ export async function ensurePartitionsAhead(
     const before = partitions.find((p) => p.name === BEFORE_PARTITION);
     return createWeeklyPartitions(trx, Math.max(first, before?.to ?? first), until);
   });
+}
+
+/**
+ * The owner's function that makes the coming weeks' partitions for a role that may not (migration
+ * 0017): SECURITY DEFINER, so it runs as its owner, who owns `events`; EXECUTE only for the roles
+ * `warden migrate --runtime-role` names. It makes exactly what ensurePartitionsAhead would (the
+ * weeks from `now_ms`'s to PARTITIONS_AHEAD past it, named by weeklyPartitionName, made as
+ * createWeeklyPartitions makes them), and refuses a time more than a year from the database's clock.
+ */
+export async function createPartitionsFunction(db: Kysely<unknown>): Promise<void> {
+  const body = String.raw`
+declare
+  week constant bigint := ${WEEK_MS};
+  first_week bigint;
+  before_to bigint;
+  start_ms bigint;
+  part text;
+begin
+  if abs(now_ms - (extract(epoch from clock_timestamp()) * 1000)::bigint) > 366::bigint * 86400000 then
+    raise exception 'warden: % is more than a year from the database clock', now_ms;
+  end if;
+  perform pg_advisory_xact_lock(hashtextextended('${CREATE_LOCK}' || current_schema(), 0));
+  first_week := floor(now_ms::numeric / week)::bigint * week;
+  select (regexp_match(pg_get_expr(c.relpartbound, c.oid), 'TO \(''?(-?\d+)''?\)'))[1]::bigint into before_to
+    from pg_class c join pg_inherits i on i.inhrelid = c.oid
+    where c.relname = '${BEFORE_PARTITION}' and c.relnamespace = current_schema()::regnamespace;
+  for k in 0..${PARTITIONS_AHEAD} loop
+    start_ms := first_week + k * week;
+    continue when before_to is not null and start_ms < before_to;
+    part := '${WEEKLY_PREFIX}' || to_char(to_timestamp(start_ms / 1000.0) at time zone 'UTC', 'YYYYMMDD');
+    continue when to_regclass(quote_ident(part)) is not null;
+    execute format('create table %I (like events including defaults including constraints including storage including indexes)', part);
+    execute format('alter table %I add constraint %I check (created_at >= %s and created_at < %s)', part, part || '_range', start_ms, start_ms + week);
+    execute format('alter table events attach partition %I for values from (%s) to (%s)', part, start_ms, start_ms + week);
+    execute format('alter table %I drop constraint %I', part, part || '_range');
+    name := part;
+    return next;
+  end loop;
+end`;
+  const { rows } = await sql<{ schema: string }>`select current_schema() as schema`.execute(db);
+  const schema = rows[0]?.schema ?? "public";
+  await sql`create or replace function ${sql.id(PARTITIONS_FUNCTION)}(now_ms bigint) returns table (name text)
+    language plpgsql security definer set search_path = ${sql.id(schema)}, pg_temp
+    as ${sql.lit(body)}`.execute(db);
+  // Functions are executable by every role unless revoked.
+  await sql`revoke all on function ${sql.id(PARTITIONS_FUNCTION)}(bigint) from public`.execute(db);
+}
+
+/** The function of migration 0017 (createPartitionsFunction). */
+export const PARTITIONS_FUNCTION = "warden_make_event_partitions";
+
+/** Whether this connection's role may run the owner's function that makes partitions. */
+async function mayMakePartitions(db: Kysely<unknown>): Promise<boolean> {
+  const { rows } = await sql<{ may: boolean | null }>`
+    select has_function_privilege(to_regprocedure(${`${PARTITIONS_FUNCTION}(bigint)`}), 'execute') as may`.execute(
+    db,
+  );
+  return rows[0]?.may === true;
 }
 
 /** Whether this connection's role owns `events` (or is a member of the role that does): DDL on it is the owner's. */

@@ -15,7 +15,7 @@ import {
 import pg from "pg";
 import type { Store } from "../interfaces.js";
 import { StoreUnavailableError } from "../interfaces.js";
-import { migrateToLatest, requireCurrentSchema, SchemaBehindError } from "../migrations.js";
+import { migrateToLatest, requireCurrentSchema, SchemaAheadError, SchemaBehindError } from "../migrations.js";
 import type { Database } from "../schema.js";
 import { createSqlStore, type SqlRuntime } from "../sqlStore.js";
 import { abandonedWrites } from "./abandonedWrites.js";
@@ -23,6 +23,7 @@ import { ensurePartitionsAhead, listEventPartitions, maintainPartitions } from "
 import { NamedStatements } from "./namedStatements.js";
 import { ReadSlots } from "./readSlots.js";
 import { reuseGuard } from "./reuseGuard.js";
+import { grantRuntimeRole } from "./runtimeRole.js";
 
 // Epoch milliseconds and counts are int8; they fit a JavaScript number, so parse them as numbers.
 pg.types.setTypeParser(pg.types.builtins.INT8, (v) => Number(v));
@@ -31,6 +32,8 @@ export interface PostgresOptions {
   url: string;
   /** Bring the schema up to date (default), or only check that it is (SchemaBehindError if not). */
   migrate?: boolean;
+  /** After migrating, grant this role what `warden serve --no-migrate` needs (runtimeRole.ts). */
+  runtimeRole?: string;
   /** Deadline of one statement (statement_timeout) and of acquiring a connection. */
   statementTimeoutMs: number;
   poolSize: number;
@@ -418,9 +421,10 @@ export async function openPostgresStore(opts: PostgresOptions): Promise<Store> {
       // With the role that may change the schema: the coming weeks' partitions (eventPartitions.ts).
       const db = migrator as unknown as Kysely<unknown>;
       await ensurePartitionsAhead(db, Date.now(), db, PARTITIONS_WAIT_MS);
+      if (opts.runtimeRole !== undefined) await grantRuntimeRole(db, opts.runtimeRole);
     }
   } catch (err) {
-    if (err instanceof SchemaBehindError) throw err;
+    if (err instanceof SchemaBehindError || err instanceof SchemaAheadError) throw err;
     throw new StoreUnavailableError(`cannot migrate PostgreSQL: ${(err as Error).message}`, { cause: err });
   } finally {
     await migrator.destroy();
