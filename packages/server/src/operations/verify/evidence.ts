@@ -260,7 +260,12 @@ export function observe(req: VerifyRequest, ctx: ObserveContext): RequestEvidenc
   const environment = environmentDigest(readEnvironment(subject.page));
   // An agent that signed its requests is one operator by its own word: counted by the tenant's rule
   // for verified agents, not as a campaign disguised across networks.
-  const campaign = view.declared ? [] : campaignKeys(ua, headers, ja4, environment);
+  // A probed token's page always reports its device facts (@warden/browser watchPage): a form that
+  // answers the probe and leaves every fact out is counted under one key of its own, so that leaving
+  // them out does not take a campaign out of the counters.
+  const counted =
+    environment ?? (pageToken.state === "valid" && pageToken.claims.probe ? "no-device-facts" : undefined);
+  const campaign = view.declared ? [] : campaignKeys(ua, headers, ja4, counted);
   const shape = campaign.find((k) => k.kind === "shape");
 
   return {

@@ -1,0 +1,106 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { bearer, CHROME_HEADERS, CHROME_UA, makeTestApp, type TestApp } from "../../testing/harness.js";
+import { layoutProbe } from "./signals/layoutProbe.js";
+
+/**
+ * Red-team proofs (branch hrt): what an attacker controls of subject.page.environment and of the
+ * campaign counters. Each test states what should hold; on the code it was written against, it fails.
+ */
+let t: TestApp;
+let now = Date.UTC(2025, 0, 10, 12);
+let apiKey: string;
+beforeAll(async () => {
+  t = await makeTestApp({ clock: () => now });
+  await t.tenant("rt");
+  apiKey = (await t.key("rt")).apiKey;
+});
+afterAll(() => t?.close());
+
+const PERSON = { elapsedMs: 9000, keys: 31, pointerMoves: 84, clicks: 2 };
+const DEVICE = {
+  screen: "1920x1080",
+  colorDepth: 24,
+  pixelRatio: 1,
+  cores: 8,
+  memory: 8,
+  touchPoints: 0,
+  timezone: "UTC",
+  languages: "en-US",
+  platform: "Win32",
+  renderer: "ANGLE (NVIDIA Direct3D11)",
+  canvas: "abcd",
+};
+const nonceOf = (token: string): string =>
+  JSON.parse(Buffer.from(token.split(".")[2] as string, "base64url").toString()).n;
+
+async function token(net: string) {
+  const res = await t.app.inject({
+    method: "POST",
+    url: "/v1/page-tokens",
+    headers: bearer(apiKey),
+    payload: { subject: { userAgent: CHROME_UA, ipTrunc: net }, probe: true },
+  });
+  return (res.json() as { pageToken: string }).pageToken;
+}
+
+let sessions = 0;
+async function verify(
+  net: string,
+  environment: (probe: number[]) => Record<string, unknown>,
+  measured?: (token: string) => number[],
+) {
+  const pageToken = await token(net);
+  now += 10_000;
+  // The answer a real page measures (computed here with the server's own generator).
+  const probe = measured ? measured(pageToken) : [...layoutProbe(nonceOf(pageToken)).expected];
+  const res = await t.app.inject({
+    method: "POST",
+    url: "/v1/verify",
+    headers: bearer(apiKey),
+    payload: {
+      action: "signup",
+      session: `c${++sessions}`,
+      subject: {
+        userAgent: CHROME_UA,
+        ipTrunc: net,
+        headers: { ...CHROME_HEADERS },
+        page: { token: pageToken, behaviour: PERSON, environment: environment(probe) },
+      },
+    },
+  });
+  expect(res.statusCode).toBe(200);
+  const verdict = res.json() as { decision: string; eventId: string };
+  const event = await t.store.events.get("rt", verdict.eventId);
+  const findings = ((event?.signals.findings ?? []) as { id: string }[]).map((f) => f.id);
+  return { decision: verdict.decision, findings };
+}
+
+const surged = (v: { findings: string[] }) => v.findings.includes("campaign_surge");
+
+describe("campaign counters against what an attacker controls", () => {
+  it("a campaign whose forms answer the probe but leave out every device fact still counts as one setup", async () => {
+    // The same 30 attempts with the device facts surge from the 6th (the environment is new to the
+    // baseline); leaving the facts out (only `probe`) gives no environment digest, so no key at all.
+    now += 2 * 86_400_000;
+    let withFacts = 0;
+    for (let i = 0; i < 30; i++)
+      if (surged(await verify(`203.0.${i}.0/24`, (probe) => ({ ...DEVICE, probe })))) withFacts++;
+    expect(withFacts).toBeGreaterThan(20);
+    now += 2 * 86_400_000;
+    let withoutFacts = 0;
+    for (let i = 0; i < 30; i++)
+      if (surged(await verify(`203.1.${i}.0/24`, (probe) => ({ probe })))) withoutFacts++;
+    expect(withoutFacts).toBeGreaterThan(20);
+  });
+
+  it("a client that never laid the page out cannot answer the probe from the token alone", async () => {
+    // The token's payload is base64url JSON (not encrypted): its nonce seeds the public generator.
+    now += 2 * 86_400_000;
+    const v = await verify(
+      "192.0.2.0/24",
+      (probe) => ({ probe }),
+      (pageToken) => [...layoutProbe(nonceOf(pageToken)).expected],
+    );
+    expect(v.findings).toContain("page_engine_absent");
+  });
+});
