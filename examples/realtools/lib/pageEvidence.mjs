@@ -26,23 +26,62 @@ import { between } from "./xdotool.mjs";
 
 /** The page token, asked for as the page's script does at load; undefined when the route refuses. */
 async function pageToken(send) {
+  return (await issuedToken(send)).token;
+}
+
+/** The page token and the layout probe's boxes handed out with it, as the page's script receives them. */
+async function issuedToken(send) {
   const answer = await send({ method: "POST", path: "/warden/challenge/page", body: {}, kind: "fetch" });
-  return typeof answer.json?.pageToken === "string" ? answer.json.pageToken : undefined;
+  const token = typeof answer.json?.pageToken === "string" ? answer.json.pageToken : undefined;
+  return { token, boxes: Array.isArray(answer.json?.probe?.boxes) ? answer.json.probe.boxes : undefined };
 }
 
 /**
- * What a person's browser measures of the token's layout probe: the sizes its layout engine gives
- * the boxes, which are exactly what Warden computes for them (layoutProbe.browser.test.ts checks it
- * in Chromium). A MODEL of a browser, for the modelled people only: the bots here replay what a
- * real page sent, as a client without a layout engine does (the probe's code is public, so a bot
- * could compute it too: docs/security-model.md).
+ * What a person's browser measures of the token's layout probe: the sizes a layout engine gives the
+ * boxes (layoutProbe.browser.test.ts checks Chromium gives Warden's). A MODEL of a browser's layout,
+ * for the modelled people only, covering the CSS the probe uses: flex growth, a grid of a fixed
+ * track and two fractions, percentages with padding, calc(), absolute insets, scale(). The bots
+ * here replay what a real page sent; one that ports this arithmetic passes the probe
+ * (docs/security-model.md).
  */
-async function measuredProbe(token) {
-  const { layoutProbe } = await import(
-    "../../../packages/server/dist/operations/verify/signals/layoutProbe.js"
-  );
-  const payload = JSON.parse(Buffer.from(token.split(".")[2] ?? "", "base64url").toString("utf8"));
-  return [...layoutProbe(payload.n).expected];
+function layOut(boxes) {
+  const px = (v) => Number.parseFloat(v ?? "0") || 0;
+  const sizes = [];
+  for (const box of boxes) {
+    const parent = Object.fromEntries(box.style);
+    const children = box.children.map((c) => Object.fromEntries(c));
+    const width = px(parent.width);
+    if (parent.display === "flex") {
+      const grows = children.map((c) => Number(c["flex-grow"] ?? 0));
+      const used = children.reduce((sum, c) => sum + px(c["flex-basis"]) + px(c["margin-left"]), 0);
+      const unit = (width - used) / grows.reduce((a, b) => a + b, 0);
+      children.forEach((c, i) => sizes.push(px(c["flex-basis"]) + unit * grows[i], px(c.height)));
+    } else if (parent.display === "grid") {
+      const fixed = px(parent["grid-template-columns"]);
+      const fraction = (width - fixed - 2 * px(parent["column-gap"])) / 3;
+      [fixed, fraction, 2 * fraction].forEach((w, i) => sizes.push(w, px(children[i]?.height)));
+    } else if (parent.position === "relative") {
+      const height = px(parent.height);
+      for (const c of children) {
+        if (c.position === "absolute") {
+          sizes.push(width - px(c.left) - px(c.right), height - px(c.top) - px(c.bottom));
+        } else {
+          const scale = Number(/scale\(([\d.]+)\)/.exec(c.transform ?? "")?.[1] ?? 1);
+          sizes.push(px(c.width) * scale, px(c.height) * scale);
+        }
+      }
+    } else {
+      for (const c of children) {
+        const calc = /calc\(([\d.]+)% - ([\d.]+)px\)/.exec(c.width ?? "");
+        if (calc) sizes.push((width * Number(calc[1])) / 100 - Number(calc[2]), px(c.height));
+        else {
+          const padding = px(c.padding);
+          sizes.push((width * px(c.width)) / 100 + 2 * padding, px(c.height) + 2 * padding);
+        }
+      }
+    }
+  }
+  return sizes.map(Math.round);
 }
 
 /** A person's device as its page reports it: one per person (their own screen, GPU and canvas). */
@@ -104,7 +143,7 @@ const keysFor = (identity) => identity.email.length + identity.name.length + 1 +
  */
 export async function personPageFields({ send, identity, device = "desktop" }) {
   const started = Date.now();
-  const token = await pageToken(send);
+  const { token, boxes } = await issuedToken(send);
   await sleep(between(2000, 3500));
   const touch = device === "touch";
   const behaviour = {
@@ -120,7 +159,7 @@ export async function personPageFields({ send, identity, device = "desktop" }) {
   };
   const environment = {
     ...personEnvironment(device),
-    ...(token === undefined ? {} : { probe: await measuredProbe(token) }),
+    ...(boxes === undefined ? {} : { probe: layOut(boxes) }),
   };
   return {
     wardenSignals: { webdriver: false },

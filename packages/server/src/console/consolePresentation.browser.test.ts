@@ -86,7 +86,8 @@ if (chromiumOrSkip(SUITE)) {
         try {
           const signOut = page.getByRole("button", { name: "Sign out" });
           const controls = [signOut, ...(await page.getByRole("navigation").getByRole("link").all())];
-          expect(controls).toHaveLength(6);
+          // Six pages (overview, events, outcomes, calibration, what-if, campaigns) and Sign out.
+          expect(controls).toHaveLength(7);
           for (const control of controls) {
             const name = (await control.textContent()) ?? "";
             const box = await control.boundingBox();

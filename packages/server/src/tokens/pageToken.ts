@@ -40,6 +40,14 @@ export function derivePageKey(privateScalar: string, kid: string): Buffer {
   );
 }
 
+/**
+ * The seed of a token's layout probe: an HMAC of its nonce under the page-token key, so that the
+ * probe's boxes and answer cannot be computed from the token (whose payload is readable) without
+ * the key; the page is handed the boxes and must lay them out.
+ */
+export const probeSeed = (key: Buffer, nonce: string): string =>
+  createHmac("sha256", key).update(`warden-layout-probe:${nonce}`).digest("base64url");
+
 /** A short, one-way tag of a request property bound into the token (never the value itself). */
 export const bindingTag = (value: string | undefined): string =>
   value === undefined || value === "" ? "" : sha256Hex(`warden-page:${value}`).slice(0, 16);

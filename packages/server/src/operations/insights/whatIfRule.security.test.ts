@@ -2,10 +2,9 @@ import { afterAll, beforeAll, expect, it } from "vitest";
 import { bearer, CHROME_HEADERS, CHROME_UA, makeTestApp, type TestApp } from "../../testing/harness.js";
 
 /**
- * Red-team proof (branch hrt): a userAgents deny rule matches subject.userAgent or the forwarded
- * user-agent header (evidence.ts listHits), but events record only subject.userAgent, so the
- * what-if an operator reads before POST /v1/policy/deny counts none of a header-only tenant's
- * attempts that the rule then denies.
+ * A userAgents deny rule matches subject.userAgent or the forwarded user-agent header (evidence.ts
+ * listHits), so events record the user agent as verify read it: the what-if an operator reads before
+ * POST /v1/policy/deny counts the header-only tenant's attempts the rule then denies.
  */
 let t: TestApp;
 let apiKey: string;

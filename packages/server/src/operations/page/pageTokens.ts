@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { sealPageToken } from "../../tokens/pageToken.js";
+import { probeSeed, sealPageToken } from "../../tokens/pageToken.js";
 import type { SigningKeyring } from "../../tokens/signingKeys.js";
 import type { Caller } from "../caller.js";
 import { normaliseHeaders } from "../verify/signals/browserHeaders.js";
@@ -62,5 +62,5 @@ export function issuePageToken(deps: PageTokenDeps, caller: Caller, req: PageTok
   const expiresAt = new Date(now + deps.ttlMs).toISOString();
   // With a probe asked for, the token binds the form to measuring it (verify's page environment).
   if (!probe) return { ok: true, pageToken, expiresAt };
-  return { ok: true, pageToken, expiresAt, probe: { boxes: layoutProbe(nonce).boxes } };
+  return { ok: true, pageToken, expiresAt, probe: { boxes: layoutProbe(probeSeed(key, nonce)).boxes } };
 }

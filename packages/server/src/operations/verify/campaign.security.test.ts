@@ -1,10 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { bearer, CHROME_HEADERS, CHROME_UA, makeTestApp, type TestApp } from "../../testing/harness.js";
+import { probeSeed } from "../../tokens/pageToken.js";
 import { layoutProbe } from "./signals/layoutProbe.js";
 
 /**
- * Red-team proofs (branch hrt): what an attacker controls of subject.page.environment and of the
- * campaign counters. Each test states what should hold; on the code it was written against, it fails.
+ * What an attacker controls of subject.page.environment and of the campaign counters: each test
+ * states what must hold against a client that tries.
  */
 let t: TestApp;
 let now = Date.UTC(2025, 0, 10, 12);
@@ -30,6 +31,12 @@ const DEVICE = {
   renderer: "ANGLE (NVIDIA Direct3D11)",
   canvas: "abcd",
 };
+/** The seed of a token's probe under the server's key: what a page's layout engine measures. */
+function seedOf(pageToken: string): string {
+  const key = t.deps.keyring.pageKey(pageToken.split(".")[1] ?? "") as Buffer;
+  return probeSeed(key, nonceOf(pageToken));
+}
+
 const nonceOf = (token: string): string =>
   JSON.parse(Buffer.from(token.split(".")[2] as string, "base64url").toString()).n;
 
@@ -52,7 +59,7 @@ async function verify(
   const pageToken = await token(net);
   now += 10_000;
   // The answer a real page measures (computed here with the server's own generator).
-  const probe = measured ? measured(pageToken) : [...layoutProbe(nonceOf(pageToken)).expected];
+  const probe = measured ? measured(pageToken) : [...layoutProbe(seedOf(pageToken)).expected];
   const res = await t.app.inject({
     method: "POST",
     url: "/v1/verify",

@@ -286,7 +286,8 @@ export function observe(req: VerifyRequest, ctx: ObserveContext): RequestEvidenc
       hosting: hosting ? { asn: hosting.asn } : null,
       emailSha256: email.hash ?? null,
       emailDomain: email.domain ?? null,
-      userAgent: subject.userAgent ?? null,
+      // As verify read it (subject.userAgent, else the forwarded header): what a userAgents rule matches.
+      userAgent: subject.userAgent ?? headers?.["user-agent"] ?? null,
       // Header names only: values (cookies, forwarded client IPs) are never stored.
       headerNames: headers ? Object.keys(headers).sort() : [],
       browser: ua.browser ?? null,

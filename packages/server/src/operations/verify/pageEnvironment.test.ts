@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { compilePolicy } from "../../policy/tenantPolicy.js";
 import { bearer, CHROME_HEADERS, CHROME_UA, makeTestApp, type TestApp } from "../../testing/harness.js";
-import { openPageToken } from "../../tokens/pageToken.js";
+import { openPageToken, probeSeed } from "../../tokens/pageToken.js";
 import { layoutProbe } from "./signals/layoutProbe.js";
 import { environmentDigest } from "./signals/pageEnvironment.js";
 
@@ -34,6 +34,15 @@ async function token(probe: boolean) {
   });
   expect(res.statusCode).toBe(200);
   return res.json() as { pageToken: string; probe?: { boxes: unknown[] } };
+}
+
+/**
+ * The seed of a token's probe, as the server keys it: what a page's layout engine measures follows
+ * from its boxes (layoutProbe.browser.test.ts), computed here from the same seed.
+ */
+function seedOf(pageToken: string): string {
+  const key = t.deps.keyring.pageKey(pageToken.split(".")[1] ?? "") as Buffer;
+  return probeSeed(key, openPageToken(pageToken, () => key)?.nonce as string);
 }
 
 const PERSON = { elapsedMs: 9000, keys: 31, pointerMoves: 84, clicks: 2 };
@@ -76,19 +85,20 @@ async function verify(page: Record<string, unknown>, userAgent = CHROME_UA) {
 describe("a page token with a layout probe", () => {
   it("hands the page the boxes of the token's own probe, and marks the token", async () => {
     const { pageToken, probe } = await token(true);
+    expect(probe?.boxes).toEqual(JSON.parse(JSON.stringify(layoutProbe(seedOf(pageToken)).boxes)));
+    // Not the probe of the nonce the token's readable payload holds: that needs the key.
     const nonce = openPageToken(pageToken, (kid) => t.deps.keyring.pageKey(kid))?.nonce as string;
-    expect(probe?.boxes).toEqual(JSON.parse(JSON.stringify(layoutProbe(nonce).boxes)));
+    expect(layoutProbe(nonce).expected).not.toEqual(layoutProbe(seedOf(pageToken)).expected);
     const plain = await token(false);
     expect(plain.probe).toBeUndefined();
   });
 
   it("lets a form with the probe's measurements through, and records the environment's digest", async () => {
     const { pageToken } = await token(true);
-    const nonce = openPageToken(pageToken, (kid) => t.deps.keyring.pageKey(kid))?.nonce as string;
     const v = await verify({
       token: pageToken,
       behaviour: PERSON,
-      environment: { ...WINDOWS_DEVICE, probe: [...layoutProbe(nonce).expected] },
+      environment: { ...WINDOWS_DEVICE, probe: [...layoutProbe(seedOf(pageToken)).expected] },
     });
     expect(v.findings).not.toContain("page_engine_absent");
     expect(v.decision).toBe("allow");
@@ -100,11 +110,13 @@ describe("a page token with a layout probe", () => {
   it("refuses a form without the measurements, or with another token's, as a client without a browser engine", async () => {
     const { pageToken } = await token(true);
     const other = await token(true);
-    const otherNonce = openPageToken(other.pageToken, (kid) => t.deps.keyring.pageKey(kid))?.nonce as string;
+    const nonce = openPageToken(pageToken, (kid) => t.deps.keyring.pageKey(kid))?.nonce as string;
     for (const environment of [
       undefined,
       WINDOWS_DEVICE,
-      { ...WINDOWS_DEVICE, probe: [...layoutProbe(otherNonce).expected] },
+      { ...WINDOWS_DEVICE, probe: [...layoutProbe(seedOf(other.pageToken)).expected] },
+      // The probe of the token's readable nonce, computed without the key.
+      { ...WINDOWS_DEVICE, probe: [...layoutProbe(nonce).expected] },
     ]) {
       const v = await verify({ token: pageToken, behaviour: PERSON, ...(environment && { environment }) });
       expect(v.findings).toContain("page_engine_absent");

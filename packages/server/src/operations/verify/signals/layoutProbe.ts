@@ -7,9 +7,11 @@ import { createHash } from "node:crypto";
  * answer is exact in every layout engine; a client that fetched the page and its token without a
  * browser engine has no layout to measure and must compute the rules itself.
  *
- * The probe is derived from the token's nonce, so verify recomputes the expected answer without
- * storing anything. It raises the cost of a client without a browser engine (it must implement these
- * CSS rules, or run a browser); it is not a secret: this code is public (docs/security-model.md).
+ * The probe is derived from a seed keyed by the page-token key (tokens/pageToken.ts probeSeed), so
+ * verify recomputes the expected answer without storing anything, and a client cannot compute it
+ * from the token: it has the boxes' CSS, and must lay them out. It raises the cost of a client
+ * without a browser engine (it must implement these CSS rules, or run a browser); it proves no
+ * person (docs/security-model.md).
  */
 
 /** One CSS declaration, applied with style.setProperty by the page. */
@@ -177,9 +179,9 @@ const insets: Family = (pick) => {
 
 const FAMILIES: readonly Family[] = [flex, grid, percent, insets];
 
-/** The probe of a page token's nonce: the same boxes and answer wherever it is computed. */
-export function layoutProbe(nonce: string): LayoutProbe {
-  const pick = generator(nonce);
+/** The probe of a seed: the same boxes and answer wherever it is computed. */
+export function layoutProbe(seed: string): LayoutProbe {
+  const pick = generator(seed);
   const boxes: ProbeBox[] = [];
   const expected: number[] = [];
   for (let i = 0; i < BOXES; i++) {

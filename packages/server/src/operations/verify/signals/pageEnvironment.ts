@@ -107,7 +107,7 @@ export function pageEnvironmentFindings(
 ): Finding[] {
   const findings: Finding[] = [];
   if (token.state === "valid" && token.claims.probe) {
-    const expected = layoutProbe(token.claims.nonce).expected;
+    const expected = token.probeSeed === undefined ? [] : layoutProbe(token.probeSeed).expected;
     if (!probeAnswered(env?.probe, expected)) {
       findings.push({
         id: "page_engine_absent",

@@ -1,4 +1,4 @@
-import { bindingTag, openPageToken, type PageTokenClaims } from "../../../tokens/pageToken.js";
+import { bindingTag, openPageToken, type PageTokenClaims, probeSeed } from "../../../tokens/pageToken.js";
 import type { ReasonCategory } from "../reasonCodes.js";
 import { capJointly, type Finding } from "./findings.js";
 import type { Signal } from "./signal.js";
@@ -38,7 +38,13 @@ export interface PageBehaviour {
 export type PageToken =
   | { state: "absent" }
   | { state: "invalid" }
-  | { state: "valid"; claims: PageTokenClaims; ageMs: number };
+  | {
+      state: "valid";
+      claims: PageTokenClaims;
+      ageMs: number;
+      /** The seed of its layout probe (tokens/pageToken.ts probeSeed), when it was handed one. */
+      probeSeed?: string;
+    };
 
 export interface PageEvidenceWeights {
   missing: number;
@@ -66,7 +72,10 @@ export function readPageToken(page: unknown, keyOf: PageKeyLookup, tenantId: str
   if (typeof token !== "string") return { state: "absent" };
   const claims = openPageToken(token, keyOf);
   if (!claims || claims.tenantId !== tenantId || claims.issuedAt > now + SKEW_MS) return { state: "invalid" };
-  return { state: "valid", claims, ageMs: Math.max(0, now - claims.issuedAt) };
+  const ageMs = Math.max(0, now - claims.issuedAt);
+  // The key opened the token, so it is there: the kid is the token's second part.
+  const key = claims.probe ? keyOf(token.split(".")[1] ?? "") : undefined;
+  return { state: "valid", claims, ageMs, ...(key && { probeSeed: probeSeed(key, claims.nonce) }) };
 }
 
 /** The binding of a page token to its request: short hashes of the network and user agent. */
