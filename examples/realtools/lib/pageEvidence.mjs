@@ -55,11 +55,15 @@ function layOut(boxes) {
       const grows = children.map((c) => Number(c["flex-grow"] ?? 0));
       const used = children.reduce((sum, c) => sum + px(c["flex-basis"]) + px(c["margin-left"]), 0);
       const unit = (width - used) / grows.reduce((a, b) => a + b, 0);
-      children.forEach((c, i) => sizes.push(px(c["flex-basis"]) + unit * grows[i], px(c.height)));
+      children.forEach((c, i) => {
+        sizes.push(px(c["flex-basis"]) + unit * grows[i], px(c.height));
+      });
     } else if (parent.display === "grid") {
       const fixed = px(parent["grid-template-columns"]);
       const fraction = (width - fixed - 2 * px(parent["column-gap"])) / 3;
-      [fixed, fraction, 2 * fraction].forEach((w, i) => sizes.push(w, px(children[i]?.height)));
+      [fixed, fraction, 2 * fraction].forEach((w, i) => {
+        sizes.push(w, px(children[i]?.height));
+      });
     } else if (parent.position === "relative") {
       const height = px(parent.height);
       for (const c of children) {
