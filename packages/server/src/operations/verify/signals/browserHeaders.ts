@@ -98,10 +98,10 @@ export function readBrowserHeaders(
   if (noLanguage) missing.push("Accept-Language");
   const missingBesideForwarded = noLanguage && ("accept" in headers || "accept-encoding" in headers);
 
+  // Groups no client sends in part, whatever browser (or version) its user agent claims: a claim of
+  // a browser that predates a group never excuses half of it.
+  impossible.push(...partialGroups(headers));
   const fetchSent = FETCH_METADATA.filter((h) => h in headers);
-  if (fetchSent.length > 0 && fetchSent.length < FETCH_METADATA.length) {
-    impossible.push(partialFetch(fetchSent));
-  }
   const secureAndForwarded = fetchSent.length === FETCH_METADATA.length;
   const sendsHints = browser.family === "chromium" && browser.major >= 89 && !ios(ua);
   const hintsSent = CLIENT_HINTS.filter((h) => h in headers);
@@ -109,8 +109,6 @@ export function readBrowserHeaders(
     impossible.push(
       "Sec-Fetch-* from a secure origin without the Sec-CH-UA client hints Chromium sends there",
     );
-  } else if (sendsHints && hintsSent.length > 0 && hintsSent.length < CLIENT_HINTS.length) {
-    impossible.push(`only part of Sec-CH-UA (${hintsSent.join(", ")})`);
   }
   const sendsFetch =
     ios(ua) ||
