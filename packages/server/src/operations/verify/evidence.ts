@@ -200,6 +200,7 @@ function viewOf(req: VerifyRequest, ctx: ObserveContext): RequestView {
     declared: agent.outcome === "verified",
     ja4: readJa4(subject.tls?.ja4),
     pageToken: readPageToken(subject.page, ctx.pageKey, ctx.tenantId, ctx.nowMs),
+    environment: readEnvironment(subject.page),
     hosting: network ? ctx.hosting.lookup(network.addr) : undefined,
   };
 }
@@ -257,7 +258,7 @@ export function observe(req: VerifyRequest, ctx: ObserveContext): RequestEvidenc
   for (const value of form.repeatKeys) velocityKeys.push({ kind: "form_value", value });
   if (pageToken.state === "valid") velocityKeys.push({ kind: "page_token", value: pageToken.claims.nonce });
 
-  const environment = environmentDigest(readEnvironment(subject.page));
+  const environment = environmentDigest(view.environment);
   // An agent that signed its requests is one operator by its own word: counted by the tenant's rule
   // for verified agents, not as a campaign disguised across networks.
   // A probed token's page always reports its device facts (@warden/browser watchPage): a form that

@@ -1,5 +1,6 @@
 import { sha256Hex } from "../../../lib/crypto.js";
 import type { ReasonCategory } from "../reasonCodes.js";
+import type { VerifyRequest } from "../schema.js";
 import type { Finding } from "./findings.js";
 import { layoutProbe, probeAnswered } from "./layoutProbe.js";
 import type { PageToken } from "./pageEvidence.js";
@@ -18,21 +19,8 @@ import type { UserAgentSignal } from "./userAgent.js";
  * can report anything, so nothing here lowers the risk.
  */
 
-export interface PageEnvironment {
-  probe?: number[];
-  screen?: string;
-  colorDepth?: number;
-  pixelRatio?: number;
-  cores?: number;
-  memory?: number;
-  touchPoints?: number;
-  timezone?: string;
-  languages?: string;
-  platform?: string;
-  renderer?: string;
-  canvas?: string;
-  canvasNoise?: boolean;
-}
+/** subject.page.environment as the schema admits it (verify's schema.ts is its one definition). */
+export type PageEnvironment = NonNullable<NonNullable<VerifyRequest["subject"]["page"]>["environment"]>;
 
 export interface PageEnvironmentWeights {
   /** A probed token's form without the probe's measurements. */
@@ -137,6 +125,6 @@ export const pageEnvironmentSignal: Signal<keyof typeof CODES> = {
   codes: CODES,
   explainedByDeclaredAgent: true,
   contradictsBrowser: (f) => f.automation === true,
-  findings: ({ req, pageToken, ua, model }) =>
-    pageEnvironmentFindings(pageToken, readEnvironment(req.subject.page), ua, model.weights.pageEnvironment),
+  findings: ({ environment, pageToken, ua, model }) =>
+    pageEnvironmentFindings(pageToken, environment, ua, model.weights.pageEnvironment),
 };

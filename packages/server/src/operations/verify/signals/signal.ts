@@ -9,6 +9,7 @@ import type { Finding } from "./findings.js";
 import type { FormDataSignal } from "./formData.js";
 import type { HostingMatch } from "./hostingNetworks.js";
 import type { Network } from "./ip.js";
+import type { PageEnvironment } from "./pageEnvironment.js";
 import type { PageToken } from "./pageEvidence.js";
 import type { Ja4 } from "./tlsFingerprint.js";
 import type { UserAgentSignal } from "./userAgent.js";
@@ -37,6 +38,8 @@ export interface RequestView {
   declared: boolean;
   ja4: Ja4 | undefined;
   pageToken: PageToken;
+  /** What the page read of its browser (subject.page.environment), when it sent an object. */
+  environment: PageEnvironment | undefined;
   hosting: HostingMatch | undefined;
 }
 
