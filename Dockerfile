@@ -3,7 +3,9 @@
 #   docker build -t warden .
 #   docker run -p 8080:8080 -e WARDEN_DATABASE_URL=postgres://… warden
 # Three stages: everything built with every dependency, then the server's production dependencies
-# alone (the lockfile's versions, better-sqlite3 compiled), then a slim image that runs as `node`.
+# alone (the lockfile's versions, better-sqlite3 compiled), cut to what the server runs
+# (deploy/runtime-tree.mjs), then a slim image that runs as `node` with only those and the compiled
+# server.
 ARG NODE_VERSION=20
 
 FROM node:${NODE_VERSION}-bookworm AS build
@@ -12,6 +14,8 @@ COPY . .
 # `npm install`, not `npm ci`, as CI does (.ci/run); the committed lockfile fixes the versions.
 # Its `prepare` script builds the server, the console (into packages/server/assets) and the packages.
 RUN npm install --no-audit --no-fund
+# What the server package ships of its build (its `files`): no TypeScript declarations.
+RUN find packages/server/dist \( -name '*.d.ts' -o -name '*.d.ts.map' -o -name '.tsbuildinfo' \) -delete
 
 FROM node:${NODE_VERSION}-bookworm AS deps
 WORKDIR /opt/warden
@@ -20,13 +24,22 @@ COPY packages/server/package.json packages/server/
 COPY packages/client/package.json packages/client/
 COPY packages/browser/package.json packages/browser/
 COPY packages/console/package.json packages/console/
+COPY packages/tools/package.json packages/tools/
 COPY examples/signup/package.json examples/signup/
 COPY examples/realtools/package.json examples/realtools/
+COPY examples/express/package.json examples/express/
+COPY examples/fastify/package.json examples/fastify/
+COPY examples/hono/package.json examples/hono/
+COPY deploy/runtime-tree.mjs deploy/
 # Only @warden/server's production dependencies; scripts off (the root's `prepare` builds with dev
-# tools), then better-sqlite3's own install script, which compiles its native module.
+# tools), then better-sqlite3's own install script, which compiles its native module. npm's workspace
+# install also brings what the lockfile's production tree holds for the other workspaces (an optional
+# peer such as stripe's @types/node): runtime-tree.mjs keeps only the packages the server reaches,
+# without their TypeScript declarations, sources and other platforms' binaries.
 RUN npm install --omit=dev --workspace @warden/server --ignore-scripts --no-audit --no-fund \
   && npm rebuild better-sqlite3 \
-  && mkdir -p packages/server/node_modules
+  && mkdir -p packages/server/node_modules \
+  && node deploy/runtime-tree.mjs /opt/warden
 
 FROM node:${NODE_VERSION}-bookworm-slim
 ENV NODE_ENV=production \

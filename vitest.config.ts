@@ -1,3 +1,4 @@
+import { fileURLToPath } from "node:url";
 import { defineConfig } from "vitest/config";
 import { BaseSequencer, type TestSpecification } from "vitest/node";
 
@@ -33,6 +34,18 @@ export const MAIN_TESTS = {
 };
 
 /**
+ * @warden/tools imports the server as it is built (`@warden/server/dist/….js`, and the test helpers a
+ * tool runs from `@warden/server/dist-testing/….js`); vitest runs the server's TypeScript sources
+ * instead, with no build first.
+ */
+export const SERVER_SOURCES = [
+  {
+    find: /^@warden\/server\/dist(?:-testing)?\/(.*)\.js$/,
+    replacement: `${fileURLToPath(new URL("packages/server/src/", import.meta.url))}$1.ts`,
+  },
+];
+
+/**
  * The side-by-side files start in SIDE_BY_SIDE's order (the two longest first), so that two at a time
  * they end together; every other file keeps vitest's order. Vitest orders by the durations it
  * recorded last time, and a fresh clone (CI) has none: by file size it started the longest file last.
@@ -52,6 +65,7 @@ class LongestFirst extends BaseSequencer {
 }
 
 export default defineConfig({
+  resolve: { alias: SERVER_SOURCES },
   test: {
     testTimeout: 20_000,
     hookTimeout: 30_000,

@@ -1,5 +1,5 @@
 import { defineConfig } from "vitest/config";
-import { MAIN_TESTS } from "./vitest.config.js";
+import { MAIN_TESTS, SERVER_SOURCES } from "./vitest.config.js";
 
 /**
  * `npm run test:unit`: the `main` project's files that need nothing but Node, run from the TypeScript
@@ -36,7 +36,8 @@ export const NEEDS_MORE_THAN_NODE = [
   "packages/server/src/operations/challenge/clearOnce.security.test.ts",
   "packages/server/src/operations/feedback/dates.error.test.ts",
   "packages/server/src/operations/insights/readBudgetWorkers.test.ts",
-  // The compiled server: `warden` processes (lib/wardenProcess.ts, bin/warden.js) or dist/ modules.
+  "packages/server/src/packaging/composeRoles.test.ts",
+  // The compiled server: `warden` processes (testing/wardenProcess.ts, bin/warden.js) or dist/ modules.
   "packages/server/src/cli/cli.test.ts",
   "packages/server/src/serve.test.ts",
   "packages/server/src/store/sqlite/multiProcess.test.ts",
@@ -44,6 +45,7 @@ export const NEEDS_MORE_THAN_NODE = [
 ];
 
 export default defineConfig({
+  resolve: { alias: SERVER_SOURCES },
   test: {
     testTimeout: 20_000,
     hookTimeout: 30_000,

@@ -6,10 +6,10 @@
 #      are (/usr/local: node, npm, corepack, the headers node-gyp builds against, user `node`), with
 #      this machine's CA certificates and npm's nodedir, as a site's own base image would carry them;
 #   2. builds the Dockerfile with buildah (chroot isolation: no daemon, no cgroups needed);
-#   3. runs the image as its user: `id`, `warden --help`, no root devDependency (typescript, vitest…)
-#      in /opt/warden/node_modules, a tenant and a key made with the warden CLI on the default SQLite
-#      store, then `warden serve` on a free port (WARDEN_IMAGE_PORT, default 18089): /healthz, the
-#      server process's uid, a verify with that key, the image's HEALTHCHECK command, then SIGTERM to
+#   3. runs the image as its user: `id`, `warden --help`, no root devDependency in
+#      /opt/warden/node_modules that nothing there depends on, the size of /opt/warden, a tenant and
+#      a key made with the warden CLI on the default SQLite store, then `warden serve` on a free port
+#      (WARDEN_IMAGE_PORT, default 18089): /healthz, the server process's uid, a verify with that key, the image's HEALTHCHECK command, then SIGTERM to
 #      that process and its exit code. A failed build prints the end of its log.
 # Needs root and Debian's buildah and mmdebstrap (apt-get install -y buildah mmdebstrap).
 # Usage: deploy/build-image-offline.sh [image name, default localhost/warden:offline]
@@ -73,16 +73,30 @@ ctr=$(buildah from "$image")
 as_node() { buildah run --user node --env PORT="$port" --env HOST=127.0.0.1 "$ctr" -- "$@"; }
 echo "id: $(as_node id)"
 as_node warden --help >/dev/null && echo "warden --help: exit 0"
-# No development tool among the production dependencies (the root's devDependencies).
+# No development dependency (the root's devDependencies) that no package in the image depends on
+# (yaml is one @fastify/swagger loads), and the size of what the image adds to its base.
 mnt=$(buildah mount "$ctr")
 present=$(node -e '
-  const fs = require("fs");
+  const fs = require("fs"), path = require("path");
+  const modules = path.join(process.argv[1], "opt/warden/node_modules");
+  const needed = new Set();
+  const walk = (dir) => {
+    for (const e of fs.readdirSync(dir, { withFileTypes: true })) {
+      const p = path.join(dir, e.name);
+      if (e.isDirectory() && !e.isSymbolicLink()) walk(p);
+      else if (e.name === "package.json") {
+        try { Object.keys(JSON.parse(fs.readFileSync(p, "utf8")).dependencies ?? {}).forEach((d) => needed.add(d)); } catch {}
+      }
+    }
+  };
+  walk(modules);
   const dev = Object.keys(require("./package.json").devDependencies ?? {});
-  console.log(dev.filter((d) => fs.existsSync(process.argv[1] + "/opt/warden/node_modules/" + d)).join(" "));
+  console.log(dev.filter((d) => fs.existsSync(path.join(modules, d)) && !needed.has(d)).join(" "));
 ' "$mnt")
+echo "/opt/warden: $(du -sh "$mnt/opt/warden" | cut -f1) (node_modules $(du -sh "$mnt/opt/warden/node_modules" | cut -f1))"
 buildah unmount "$ctr" >/dev/null
-echo "devDependencies in /opt/warden/node_modules: ${present:-none}"
-case " $present " in *" typescript "* | *" vitest "*) exit 1 ;; esac
+echo "devDependencies in /opt/warden/node_modules that nothing there needs: ${present:-none}"
+[ -z "$present" ] || exit 1
 # A tenant and a key made with the CLI on the image's default store (SQLite under /var/lib/warden).
 as_node warden tenant create smoke >/dev/null
 key=$(as_node warden key create --tenant smoke --scopes verify:write --json |

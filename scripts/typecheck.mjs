@@ -7,14 +7,28 @@ import { createRequire } from "node:module";
 import { availableParallelism } from "node:os";
 
 const tsc = createRequire(import.meta.url).resolve("typescript/bin/tsc");
-// The server's check is the longest: it starts first.
-const packages = ["server", "client", "console", "browser"];
+// The server's check is the longest: it starts first, then the tools' (the benches and the evaluation,
+// with the server's sources they import). Then the examples each framework's guide points to, against
+// the workspace's built packages (their own strict tsconfig, nothing emitted).
+// examples/nextjs is no workspace (Next.js's optional image optimiser would install LGPL binaries
+// for every developer): its end-to-end test installs it outside the repository, where `next build`
+// type-checks it strictly.
+const packages = [
+  "server",
+  "tools",
+  "client",
+  "console",
+  "browser",
+  ...["express", "fastify", "hono"].map((name) => `examples/${name}`),
+];
+const projectOf = (name) =>
+  name.startsWith("examples/") ? [name, "--noEmit"] : [`packages/${name}/tsconfig.check.json`];
 const slots = Math.max(2, Math.min(packages.length, availableParallelism()));
 
 const check = (name) =>
   new Promise((resolve) => {
     const started = performance.now();
-    const child = spawn(process.execPath, [tsc, "-p", `packages/${name}/tsconfig.check.json`], {
+    const child = spawn(process.execPath, [tsc, "-p", ...projectOf(name)], {
       stdio: ["ignore", "pipe", "pipe"],
     });
     let output = "";

@@ -131,4 +131,18 @@ describe("campaign tally and table", () => {
     expect(text).toContain("at most 20% of a campaign's signups create an account: NOT met (worst 33%)");
     expect(text).toContain("at most 10% across all campaigns: NOT met (33%)");
   });
+
+  it("the operator's action and what the campaign created after it are in the notes", () => {
+    const a = result("patchright-careful", ["allowed", "allowed", "allowed", "denied"], 3);
+    a.reported = { after: 3, eventIds: ["e1", "e2", "e3"], statuses: [200, 200, 200] };
+    a.action = { applied: true, list: "environments", kind: "environment" };
+    a.afterAction = noCounts();
+    count(a.afterAction, { first: "denied", created: false, humanFirst: false });
+    expect(formatCampaignTable([a])).toContain(
+      "operator denied its environment (environments): then 0 (0%) of 1 created",
+    );
+    const b = result("impit-chrome151", ["allowed"], 1);
+    b.action = { applied: false, why: "no mark shared by every reported attempt that a deny list takes" };
+    expect(formatCampaignTable([b])).toContain("operator took no action: no mark shared");
+  });
 });

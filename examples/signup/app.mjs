@@ -2,7 +2,7 @@
 // server: the gate's signed ticket carries the form between the challenge and the re-submission.
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { verifyVerdictToken, WardenClient, wardenChallengeRoutes, wardenGate } from "@warden/client";
+import { WardenClient, wardenChallengeRoutes, wardenGate } from "@warden/client";
 import express from "express";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -24,9 +24,13 @@ const textOf = (value) => (typeof value === "string" ? value : "");
  *   unset (the default), no JA4 is read.
  */
 export function createSignupApp(settings) {
+  // The gate checks every allow's receipt (verdictToken) against the tenant, issuer and audience.
   const client = new WardenClient({
     baseUrl: settings.wardenUrl,
     apiKey: settings.apiKey,
+    tenantId: settings.tenantId,
+    ...(settings.tokenIssuer ? { tokenIssuer: settings.tokenIssuer } : {}),
+    ...(settings.tokenAudience ? { tokenAudience: settings.tokenAudience } : {}),
     verifyTimeoutMs: settings.verifyTimeoutMs ?? 1000,
   });
   /** The accounts created, with the eventId of the verify that allowed each (the feedback join key). */
@@ -63,27 +67,10 @@ export function createSignupApp(settings) {
       ...(settings.trustedProxies ? { trustedProxies: settings.trustedProxies } : {}),
       ...(settings.ja4Header ? { ja4Header: settings.ja4Header } : {}),
     }),
-    async (req, res) => {
-      const { verdict, session, pending } = req.warden;
-      // The receipt is checked before anything is created: signature, iss, aud, tid, sub, decision.
-      const token = await verifyVerdictToken(verdict.verdictToken, {
-        jwks: `${settings.wardenUrl}/.well-known/jwks.json`,
-        issuer: settings.tokenIssuer ?? "https://warden.local",
-        audience: settings.tokenAudience ?? "warden:verdict",
-        tenantId: settings.tenantId,
-        subject: session,
-        decisions: ["allow"],
-      });
-      if (!token.ok || verdict.enforcementMode !== "enforce") {
-        res.status(403).json({
-          error: "forbidden",
-          code: "receipt_invalid",
-          message: "The verdict receipt did not check out.",
-        });
-        return;
-      }
-      // After a challenge the form comes back from the signed ticket, not from the re-submitted body.
-      const form = pending ?? req.body;
+    (req, res) => {
+      // The gate checked the receipt (signature, issuer, audience, tenant, session, action). The form:
+      // after a challenge, the one signed into the ticket; otherwise the body the gate verified.
+      const { verdict, form } = req.warden;
       const email = textOf(form.email).trim().toLowerCase();
       if (!email.includes("@")) {
         res

@@ -437,7 +437,7 @@ if (chromiumOrSkip(SUITE)) {
       expect(pagesAccounts.has("una2@example.org")).toBe(false);
     }, 60_000);
 
-    it("the app checks the verdict token: a receipt from another Warden tenant is refused", async () => {
+    it("the gate checks the verdict token: a receipt from another Warden tenant is refused", async () => {
       // A shop app mistakenly holding another tenant's key: Warden allows the person-paced browser,
       // the receipt names the other tenant, and the app refuses to create the account.
       await warden.tenant("other");
@@ -582,8 +582,10 @@ if (chromiumOrSkip(SUITE)) {
       expect(pageFindings(event)).toEqual([]);
       const button = p.locator("warden-challenge button");
       await button.waitFor();
-      // The page moves focus to the element's button; Enter starts the check.
-      await expect.poll(() => button.evaluate((b) => b === document.activeElement)).toBe(true);
+      // The page focuses the element, which hands focus to its button (in its shadow root); Enter starts the check.
+      await expect
+        .poll(() => button.evaluate((b) => b === (b.getRootNode() as ShadowRoot).activeElement))
+        .toBe(true);
       await p.keyboard.press("Enter");
       expect(await outcome(p)).toBe("created");
       expect(busyAccounts.get("kim@example.org")).toMatchObject({ name: "Kim" });

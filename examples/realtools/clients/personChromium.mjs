@@ -1,5 +1,5 @@
 // 10. PEOPLE, for real: Debian's Chromium started as a plain process (its own profile, no automation
-// protocol, no --remote-debugging-*) on this run's Xvfb display, operated only through X input events
+// protocol, no --remote-debugging-*) on this run's people's Xvfb display, operated only through X input events
 // (xdotool) at a person's pace. The browser is never asked anything: where to point comes from a
 // calibration of the same window on the same page (lib/calibrate.mjs), and the outcome is read on the
 // app's side (the recorded answers of /signup for this signup's address).
@@ -14,6 +14,28 @@ const aim = (box) => ({
   x: Math.round(box.x + box.w * (0.3 + Math.random() * 0.4)),
   y: Math.round(box.y + box.h * (0.35 + Math.random() * 0.3)),
 });
+
+/**
+ * Each signup of a person class is another person, on a computer of their own. On this one machine
+ * their browsers share the graphics, the canvas and the hardware; what a person's setting gives
+ * them, their time zone and language, goes round these (the page reports both, so each person's
+ * environment digest is their own, as on their own computer). Without it, ten signups of one
+ * window from ten networks are what one machine's campaign is, and are refused as one.
+ */
+const PERSON_LOCALES = [
+  { tz: "Europe/London", lang: "en-GB" },
+  { tz: "Europe/Berlin", lang: "de-DE" },
+  { tz: "America/New_York", lang: "en-US" },
+  { tz: "Europe/Paris", lang: "fr-FR" },
+  { tz: "Europe/Madrid", lang: "es-ES" },
+  { tz: "America/Chicago", lang: "en-US" },
+  { tz: "Europe/Amsterdam", lang: "nl-NL" },
+  { tz: "Europe/Rome", lang: "it-IT" },
+  { tz: "America/Los_Angeles", lang: "en-US" },
+  { tz: "Europe/Warsaw", lang: "pl-PL" },
+  { tz: "Europe/Dublin", lang: "en-IE" },
+  { tz: "America/Toronto", lang: "en-CA" },
+];
 
 /** Waits until `test()` returns something truthy; resolves it, or undefined after timeoutMs. */
 async function until(test, timeoutMs) {
@@ -37,7 +59,8 @@ const person = ({ id, label, extraArgs = () => [], typeUrl = false }) => ({
   group: "people",
   needs: ["chromium", "display", "xdotool"],
   async start(ctx) {
-    const env = /** @type {NodeJS.ProcessEnv} */ (ctx.displayEnv);
+    // The people's own display (lib/display.mjs, PERSON_SCREEN): their computer is not the bots'.
+    const env = /** @type {NodeJS.ProcessEnv} */ (ctx.personDisplayEnv);
     const layout = await calibrate({
       env,
       tempRoot: ctx.tempRoot,
@@ -47,8 +70,17 @@ const person = ({ id, label, extraArgs = () => [], typeUrl = false }) => ({
     });
     ctx.log(`${id} layout: ${JSON.stringify(layout)}`);
     const hand = hands(env);
+    let people = 0;
     return {
       async signup(door, identity) {
+        const locale = PERSON_LOCALES[people++ % PERSON_LOCALES.length];
+        const personEnv = {
+          ...env,
+          TZ: locale.tz,
+          LANG: `${locale.lang.replace("-", "_")}.UTF-8`,
+          LANGUAGE: locale.lang,
+        };
+        const personArgs = (profile) => [...extraArgs(profile), `--lang=${locale.lang}`];
         const signupAnswers = () => ctx.answersFor(door.address).filter((a) => a.path === "/signup");
         const pageLoaded = () => door.paths.some((p) => p.startsWith("GET /signup.js"));
         // A page that does not come: type the address again, then close the browser and start over,
@@ -57,9 +89,9 @@ const person = ({ id, label, extraArgs = () => [], typeUrl = false }) => ({
         for (let launch = 0; ; launch++) {
           browser = await launchPersonChromium({
             url: `${door.url}/`,
-            env,
+            env: personEnv,
             tempRoot: ctx.tempRoot,
-            extraArgs,
+            extraArgs: personArgs,
             typeUrl,
           });
           await hand.waitWindow(/** @type {number} */ (browser.pid));

@@ -113,9 +113,11 @@ const major = (captured) =>
 
 /**
  * @param {"desktop" | "touch"} device how the person's page reports the filling in (lib/pageEvidence.mjs)
+ * @param {"ios" | "android" | "windows"} os the operating system the user agent names, whose graphics
+ *   processor and platform the page reports
  * @returns {import("./types.mjs").ClientClass}
  */
-const person = (id, title, device, headersOf, needs) => ({
+const person = (id, title, device, os, headersOf, needs) => ({
   id: `person-model-${id}`,
   label: `MODEL person: ${title} headers + the page's report`,
   group: "people",
@@ -138,7 +140,7 @@ const person = (id, title, device, headersOf, needs) => ({
         ]);
         try {
           return await httpSignup(sender.send, identity, {
-            pageFields: (page) => ctx.pageModel.personPageFields({ ...page, device }),
+            pageFields: (page) => ctx.pageModel.personPageFields({ ...page, device, os }),
           });
         } finally {
           await sender.close();
@@ -151,12 +153,13 @@ const person = (id, title, device, headersOf, needs) => ({
 
 /** @type {import("./types.mjs").ClientClass[]} */
 export const clients = [
-  person("safari-ios", "Safari on iOS", "touch", async () => FIXED["safari-ios"], []),
-  person("firefox", "Firefox on Windows", "desktop", async () => FIXED.firefox, []),
+  person("safari-ios", "Safari on iOS", "touch", "ios", async () => FIXED["safari-ios"], []),
+  person("firefox", "Firefox on Windows", "desktop", "windows", async () => FIXED.firefox, []),
   person(
     "chrome-android",
     "Chrome on Android",
     "touch",
+    "android",
     async (ctx) => {
       const captured = await ctx.chromiumHeaders();
       const m = major(captured);
@@ -171,6 +174,7 @@ export const clients = [
     "android-webview",
     "in-app WebView (Instagram on Android)",
     "touch",
+    "android",
     async (ctx) => {
       const captured = await ctx.chromiumHeaders();
       const m = major(captured);

@@ -10,6 +10,7 @@
  *   appUrl: string,
  *   browserEnv: NodeJS.ProcessEnv,
  *   displayEnv: NodeJS.ProcessEnv | undefined,
+ *   personDisplayEnv: NodeJS.ProcessEnv | undefined,
  *   pageModel: { personPageFields: Function, forgedPageFields: Function },
  *   chromiumHeaders: () => Promise<{ navigate: [string, string][], fetch: [string, string][] }>,
  *   answersFor: (address: string) => { path: string, status: number, code?: string }[],

@@ -20,7 +20,7 @@ element.setAttribute("ticket", "calibration");
 const submit = document.querySelector("#submit");
 if (submit) submit.hidden = true;
 await frame();
-report.verify = box(element.querySelector("button"));
+report.verify = box((element.shadowRoot ?? element).querySelector("button:not([hidden])"));
 report.window = { screenX, screenY, outerWidth, outerHeight, innerWidth, innerHeight, dpr: devicePixelRatio };
 await fetch("/__report", { method: "POST", body: JSON.stringify(report) });
 `;

@@ -41,9 +41,12 @@ export function campaignPlan({ campaign, size, people, peopleClasses, spreadMs }
  *   id: string, label: string, ja4: boolean, skipped?: string,
  *   campaign: Counts, before: Counts, after: Counts,
  *   ms: number, seconds: number, reported?: { after: number, eventIds: string[], statuses: number[] },
+ *   action?: { applied: boolean, why?: string, list?: string, kind?: string },
+ *   afterAction?: Counts,
  *   errors: string[], ja4Seen: Set<string>, reasons: Map<string, number>,
  * }} CampaignResult
- *   ms: the campaign's signups, first start to last end; seconds: the whole campaign with its people
+ *   ms: the campaign's signups, first start to last end; seconds: the whole campaign with its people;
+ *   action: the operator's one action after the report; afterAction: the campaign's signups after it
  */
 
 /** @returns {Counts} */
@@ -132,6 +135,13 @@ export function formatCampaignTable(results, { reasons = false } = {}) {
     if (r.errors.length) notes.push(`${r.errors.length} client errors`);
     if (r.reported) {
       notes.push(`${r.reported.eventIds.length} reported abuse_confirmed after signup #${r.reported.after}`);
+    }
+    if (r.action) {
+      notes.push(
+        r.action.applied
+          ? `operator denied its ${r.action.kind} (${r.action.list}): then ${pct(r.afterAction?.created ?? 0, r.afterAction?.n ?? 0)} of ${r.afterAction?.n ?? 0} created`
+          : `operator took no action: ${r.action.why}`,
+      );
     }
     notes.push(`${(r.ms / 60_000).toFixed(1)} min for its signups`);
     return [

@@ -2,8 +2,9 @@
 // a few minutes, each from its own residential /24 with a fresh address, people after; against one
 // Warden and app for all campaigns, as a site meets one campaign after another. With `reportAfter`,
 // once that many of a campaign's signups have created accounts, the app's abuse desk reports those
-// accounts' verify events (feedback `abuse_confirmed`) and `onReport` is called: the place where an
-// operator's action is taken.
+// accounts' verify events (feedback `abuse_confirmed`) and the operator takes one action on the
+// console's Campaigns page (lib/stack.mjs, denySharedMark); the campaign's signups after it are
+// counted apart.
 import { CLIENTS } from "../clients/index.mjs";
 import { campaignPlan, count, noCounts } from "./campaign.mjs";
 import { lacking, openRun, outcomeLine, signupOnce } from "./run.mjs";
@@ -157,7 +158,13 @@ export async function runCampaigns({
                 `${client.id}: ${eventIds.length} accounts reported abuse_confirmed (${statuses.join(" ")})`,
               );
               await onReport({ campaign: client.id, eventIds, statuses });
-            }
+              result.action = await run.stack.denySharedMark({
+                since: new Date(campaignStarted - 60_000).toISOString(),
+                reported: eventIds.length,
+              });
+              result.afterAction = noCounts();
+              log(`${client.id}: operator: ${JSON.stringify(result.action)}`);
+            } else if (result.afterAction) count(result.afterAction, o);
             if (plan[i + 1]?.phase !== "campaign") {
               result.ms = Date.now() - firstAt;
               await running.close().catch((err) => result.errors.push(`close: ${err?.message ?? err}`));

@@ -4,6 +4,11 @@ import { execFileSync, spawn } from "node:child_process";
 import fs from "node:fs";
 
 export const SCREEN = { width: 1366, height: 900 };
+/**
+ * The people's display: a person's computer is not the machine a campaign runs on, so their browsers
+ * report a screen of their own (on this one machine, the rest of their environment is the same).
+ */
+export const PERSON_SCREEN = { width: 1600, height: 900 };
 
 /** Whether a program is on PATH (Xvfb, xdotool). */
 export function hasProgram(name) {
@@ -27,11 +32,11 @@ export function missingTools() {
   return missing;
 }
 
-/** Starts Xvfb on a free display; resolves { display, env, close }. */
-export async function startDisplay() {
+/** Starts Xvfb on a free display with this screen; resolves { display, env, close }. */
+export async function startDisplay(screen = SCREEN) {
   const child = spawn(
     "Xvfb",
-    ["-displayfd", "3", "-nolisten", "tcp", "-screen", "0", `${SCREEN.width}x${SCREEN.height}x24`],
+    ["-displayfd", "3", "-nolisten", "tcp", "-screen", "0", `${screen.width}x${screen.height}x24`],
     { stdio: ["ignore", "ignore", "pipe", "pipe"] },
   );
   let errors = "";

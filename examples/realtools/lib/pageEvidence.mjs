@@ -10,6 +10,10 @@
 // When the page protocol changes, change this module, or pass another one with `--page-model <file>`
 // exporting the same two functions.
 
+// What a person's browser measures of the token's layout probe: the eval's model of a layout engine
+// (the bots here replay what a real page sent; one that ports this arithmetic passes the probe,
+// docs/security-model.md).
+import { layOut } from "../../../packages/tools/dist/eval/probeLayout.js";
 import { sleep } from "./time.mjs";
 import { between } from "./xdotool.mjs";
 
@@ -37,59 +41,29 @@ async function issuedToken(send) {
 }
 
 /**
- * What a person's browser measures of the token's layout probe: the sizes a layout engine gives the
- * boxes (layoutProbe.browser.test.ts checks Chromium gives Warden's). A MODEL of a browser's layout,
- * for the modelled people only, covering the CSS the probe uses: flex growth, a grid of a fixed
- * track and two fractions, percentages with padding, calc(), absolute insets, scale(). The bots
- * here replay what a real page sent; one that ports this arithmetic passes the probe
- * (docs/security-model.md).
+ * The graphics processors a person's browser shows, by platform: an iPhone's is Apple's, an Android
+ * phone's Qualcomm's or Arm's, a Windows PC's is named through Direct3D, a Linux one's through OpenGL.
  */
-function layOut(boxes) {
-  const px = (v) => Number.parseFloat(v ?? "0") || 0;
-  const sizes = [];
-  for (const box of boxes) {
-    const parent = Object.fromEntries(box.style);
-    const children = box.children.map((c) => Object.fromEntries(c));
-    const width = px(parent.width);
-    if (parent.display === "flex") {
-      const grows = children.map((c) => Number(c["flex-grow"] ?? 0));
-      const used = children.reduce((sum, c) => sum + px(c["flex-basis"]) + px(c["margin-left"]), 0);
-      const unit = (width - used) / grows.reduce((a, b) => a + b, 0);
-      children.forEach((c, i) => {
-        sizes.push(px(c["flex-basis"]) + unit * grows[i], px(c.height));
-      });
-    } else if (parent.display === "grid") {
-      const fixed = px(parent["grid-template-columns"]);
-      const fraction = (width - fixed - 2 * px(parent["column-gap"])) / 3;
-      [fixed, fraction, 2 * fraction].forEach((w, i) => {
-        sizes.push(w, px(children[i]?.height));
-      });
-    } else if (parent.position === "relative") {
-      const height = px(parent.height);
-      for (const c of children) {
-        if (c.position === "absolute") {
-          sizes.push(width - px(c.left) - px(c.right), height - px(c.top) - px(c.bottom));
-        } else {
-          const scale = Number(/scale\(([\d.]+)\)/.exec(c.transform ?? "")?.[1] ?? 1);
-          sizes.push(px(c.width) * scale, px(c.height) * scale);
-        }
-      }
-    } else {
-      for (const c of children) {
-        const calc = /calc\(([\d.]+)% - ([\d.]+)px\)/.exec(c.width ?? "");
-        if (calc) sizes.push((width * Number(calc[1])) / 100 - Number(calc[2]), px(c.height));
-        else {
-          const padding = px(c.padding);
-          sizes.push((width * px(c.width)) / 100 + 2 * padding, px(c.height) + 2 * padding);
-        }
-      }
-    }
-  }
-  return sizes.map(Math.round);
-}
+const RENDERERS = {
+  ios: () => "Apple GPU",
+  android: () => ["Adreno (TM) 740", "Mali-G710", "Adreno (TM) 650"][between(0, 2)],
+  windows: () =>
+    [
+      `ANGLE (Intel, Intel(R) UHD Graphics ${between(600, 770)} Direct3D11 vs_5_0 ps_5_0, D3D11)`,
+      "ANGLE (NVIDIA, NVIDIA GeForce RTX 3060 Direct3D11 vs_5_0 ps_5_0, D3D11)",
+      "ANGLE (AMD, AMD Radeon(TM) Graphics Direct3D11 vs_5_0 ps_5_0, D3D11)",
+    ][between(0, 2)],
+  linux: () => `ANGLE (Intel, Mesa Intel(R) UHD Graphics ${between(600, 770)}, OpenGL 4.6)`,
+};
+const PLATFORMS = { ios: "iPhone", android: "Linux armv81", windows: "Win32", linux: "Linux x86_64" };
 
-/** A person's device as its page reports it: one per person (their own screen, GPU and canvas). */
-function personEnvironment(device) {
+/**
+ * A person's device as its page reports it: one per person (their own screen, GPU and canvas), the
+ * GPU and platform their operating system shows.
+ * @param {"desktop" | "touch"} device
+ * @param {"ios" | "android" | "windows" | "linux"} os
+ */
+function personEnvironment(device, os) {
   const hex = () => between(0, 2 ** 31).toString(16);
   if (device === "touch") {
     const [w, h] = [
@@ -106,7 +80,8 @@ function personEnvironment(device) {
       touchPoints: 5,
       timezone: ["America/New_York", "Europe/London", "Europe/Berlin"][between(0, 2)],
       languages: "en-US,en",
-      renderer: ["Apple GPU", "Adreno (TM) 740", "Mali-G710"][between(0, 2)],
+      platform: PLATFORMS[os],
+      renderer: RENDERERS[os](),
       canvas: hex(),
       canvasNoise: false,
     };
@@ -126,8 +101,8 @@ function personEnvironment(device) {
     touchPoints: 0,
     timezone: ["America/Chicago", "Europe/Paris", "Europe/Madrid"][between(0, 2)],
     languages: "en-US,en",
-    platform: "Linux x86_64",
-    renderer: `ANGLE (Intel, Mesa Intel(R) UHD Graphics ${between(600, 770)}, OpenGL 4.6)`,
+    platform: PLATFORMS[os],
+    renderer: RENDERERS[os](),
     canvas: hex(),
     canvasNoise: false,
   };
@@ -145,7 +120,12 @@ const keysFor = (identity) => identity.email.length + identity.name.length + 1 +
  * @param {PageContext} page
  * @returns {Promise<Record<string, unknown>>}
  */
-export async function personPageFields({ send, identity, device = "desktop" }) {
+export async function personPageFields({
+  send,
+  identity,
+  device = "desktop",
+  os = device === "touch" ? "android" : "linux",
+}) {
   const started = Date.now();
   const { token, boxes } = await issuedToken(send);
   await sleep(between(2000, 3500));
@@ -162,7 +142,7 @@ export async function personPageFields({ send, identity, device = "desktop" }) {
     untrusted: 0,
   };
   const environment = {
-    ...personEnvironment(device),
+    ...personEnvironment(device, os),
     ...(boxes === undefined ? {} : { probe: layOut(boxes) }),
   };
   return {

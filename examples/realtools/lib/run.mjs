@@ -6,7 +6,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { residentialAddresses } from "./addresses.mjs";
 import { captureChromiumHeaders } from "./capture.mjs";
-import { missingTools, startDisplay } from "./display.mjs";
+import { missingTools, PERSON_SCREEN, startDisplay } from "./display.mjs";
 import { identities } from "./identities.mjs";
 import { loadPageModel } from "./pageEvidence.mjs";
 import { newTempRoot, startStack, ticketEventId } from "./stack.mjs";
@@ -44,10 +44,16 @@ export async function openRun({ pageModel, policy, log = () => {}, display: want
   let stack;
   /** @type {Awaited<ReturnType<typeof startDisplay>> | undefined} */
   let display;
+  /** @type {Awaited<ReturnType<typeof startDisplay>> | undefined} */
+  let personDisplay;
   try {
     stack = await startStack({ tempRoot, policy, log });
-    display = wantDisplay && !missing.includes("Xvfb") ? await startDisplay() : undefined;
+    if (wantDisplay && !missing.includes("Xvfb")) {
+      display = await startDisplay();
+      personDisplay = await startDisplay(PERSON_SCREEN);
+    }
   } catch (err) {
+    await personDisplay?.close();
     await display?.close();
     await stack?.close();
     await removeDir(tempRoot);
@@ -74,6 +80,7 @@ export async function openRun({ pageModel, policy, log = () => {}, display: want
     appUrl: started.appUrl,
     browserEnv,
     displayEnv: display ? { ...browserEnv, DISPLAY: display.display } : undefined,
+    personDisplayEnv: personDisplay ? { ...browserEnv, DISPLAY: personDisplay.display } : undefined,
     pageModel: model,
     chromiumHeaders: () => {
       captured ??= captureChromiumHeaders({
@@ -93,6 +100,7 @@ export async function openRun({ pageModel, policy, log = () => {}, display: want
     addresses: residentialAddresses(),
     people: identities(),
     async close() {
+      await personDisplay?.close();
       await display?.close();
       await started.close();
       await removeDir(tempRoot);
@@ -179,8 +187,13 @@ export async function signupOnce(run, client, running, { ja4 = true, reasons = t
   }
 }
 
-/** One line for the log: the class, the signup's network and email, the app's answers. */
+/**
+ * One line for the log: the class, the signup's network and email, the app's answers; a first verdict
+ * that was not an allow says whether it was degraded and, with `--reasons`, its first reason.
+ */
 export const outcomeLine = (id, label, o) =>
   `${id} ${label} ${o.address} ${o.email}: ${o.answers}${o.created ? " (created)" : ""}${
     typeof o.said === "string" ? ` [${o.said}]` : ""
+  }${o.first !== "allowed" && o.degraded ? " {degraded}" : ""}${
+    o.first !== "allowed" && !o.degraded && o.reasons[0] ? ` {${o.reasons[0]}}` : ""
   }`;

@@ -208,6 +208,13 @@ export async function startStack({ tempRoot, policy = DEFAULT_POLICY, log = () =
     { env },
   );
   const apiKey = JSON.parse(stdout).apiKey;
+  // The operator's own key, as the console's session holds it: reads the ledger, writes deny rules.
+  const operator = await exec(
+    process.execPath,
+    [WARDEN_BIN, "key", "create", "--tenant", TENANT, "--scopes", "ledger:read,policy:write", "--json"],
+    { env },
+  );
+  const operatorKey = JSON.parse(operator.stdout).apiKey;
   const wardenUrl = `http://127.0.0.1:${port}`;
   let output = "";
   /** Starts `warden serve` and waits until it is ready. */
@@ -290,6 +297,52 @@ export async function startStack({ tempRoot, policy = DEFAULT_POLICY, log = () =
       });
       await res.arrayBuffer();
       return res.status;
+    },
+    /**
+     * The operator's one action on the console's Campaigns page, after accounts were reported: of the
+     * marks that every reported attempt shares, that a deny list takes and that no attempt with a good
+     * label bears, the one the fewest other attempts bear (its what-if read before applying), turned
+     * into a deny rule as the page's button does. Resolves what was applied, or why nothing was.
+     * @param {{ since: string, reported: number }} o
+     */
+    async denySharedMark({ since, reported }) {
+      const headers = { authorization: `Bearer ${operatorKey}` };
+      const until = new Date(Date.now() + 1000).toISOString();
+      const res = await fetch(
+        `${wardenUrl}/v1/stats/campaigns?since=${encodeURIComponent(since)}&until=${encodeURIComponent(until)}&limit=50`,
+        { headers },
+      );
+      if (!res.ok) return { applied: false, why: `campaigns: ${res.status} ${await res.text()}` };
+      /** @type {{ rows: { kind: string, value: string, labelled: number, unlabelled: number, good: number, list: string | null, listed: boolean }[], policyVersion: string }} */
+      const page = await res.json();
+      // The narrowest rule that covers them: of the marks every reported attempt shares, the one the
+      // fewest other attempts bear (a browser's user agent is shared by its people; one machine's
+      // environment is not), the most specific kind first on a tie.
+      const specific = ["environment", "tls", "userAgent", "emailDomain", "network"];
+      const [row] = page.rows
+        .filter((r) => r.list && !r.listed && r.labelled >= reported && r.good === 0)
+        .sort((a, b) => a.unlabelled - b.unlabelled || specific.indexOf(a.kind) - specific.indexOf(b.kind));
+      if (!row)
+        return { applied: false, why: "no mark shared by every reported attempt that a deny list takes" };
+      const list = /** @type {string} */ (row.list);
+      const whatIf = await fetch(
+        `${wardenUrl}/v1/stats/what-if-rule?list=${list}&value=${encodeURIComponent(row.value)}`,
+        { headers },
+      );
+      const preview = whatIf.ok ? await whatIf.json() : undefined;
+      if (preview && preview.good > 0)
+        return { applied: false, why: `${list} would turn away ${preview.good} good` };
+      const applied = await fetch(`${wardenUrl}/v1/policy/deny`, {
+        method: "POST",
+        headers: { ...headers, "content-type": "application/json" },
+        body: JSON.stringify({
+          list,
+          value: row.value,
+          basedOn: preview?.policyVersion ?? page.policyVersion,
+        }),
+      });
+      if (!applied.ok) return { applied: false, why: `deny: ${applied.status} ${await applied.text()}` };
+      return { applied: true, list, value: row.value, kind: row.kind, wouldMatch: preview?.events };
     },
     /** The first event recorded at or after `since` (ISO date-time): a signup's first verify, when signups run one at a time. */
     async firstEventSince(since) {

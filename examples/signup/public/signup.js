@@ -36,7 +36,7 @@ form.addEventListener("submit", async (event) => {
     element.setAttribute("submit", "");
     slot.replaceChildren(element);
     form.querySelector("#submit").hidden = true;
-    element.querySelector("button")?.focus();
+    element.focus();
   } else if (res.status === 428) {
     result.textContent = "We could not check this request just now. Please try again in a few seconds.";
     result.dataset.state = "unavailable";

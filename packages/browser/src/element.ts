@@ -1,5 +1,6 @@
+import { solveProofOfWork } from "./precompute.js";
 import { progressText } from "./progressText.js";
-import { SolveError, type SolveProgress, solveProofOfWork } from "./solver.js";
+import { SolveError, type SolveProgress } from "./solver.js";
 import {
   type DeviceAttestationInstructions,
   deviceAttestationProof,
@@ -15,6 +16,43 @@ interface IssuedChallenge {
 }
 
 /**
+ * The widget's own styles, in its shadow root: the page's rules (`button { display: block }`, a
+ * reset, a framework's `*` rule) do not reach what is inside, so Verify and Cancel never show
+ * together and `hidden` hides. Inherited properties (font, colour) still come from the page, and
+ * each part is named (`::part(button)`, `::part(cancel)`, `::part(status)`, `::part(time)`,
+ * `::part(progress)`) for a page that wants to restyle it on purpose.
+ */
+const STYLES = `
+:host { display: block; }
+:host([hidden]) { display: none; }
+[hidden] { display: none !important; }
+.box { display: grid; gap: 0.5rem; padding: 0.75rem; border: 1px solid #c9cfdb; border-radius: 0.5rem; }
+p { margin: 0; }
+progress { width: 100%; }
+button { justify-self: start; font: inherit; padding: 0.4rem 0.9rem; cursor: pointer; }
+`;
+
+/** One stylesheet for every widget of the page (constructed: no inline style for the page's CSP to allow). */
+let sheet: CSSStyleSheet | undefined;
+function adoptStyles(root: ShadowRoot): void {
+  if (
+    "adoptedStyleSheets" in root &&
+    typeof CSSStyleSheet === "function" &&
+    "replaceSync" in CSSStyleSheet.prototype
+  ) {
+    if (!sheet) {
+      sheet = new CSSStyleSheet();
+      sheet.replaceSync(STYLES);
+    }
+    root.adoptedStyleSheets = [sheet];
+    return;
+  }
+  const style = document.createElement("style");
+  style.textContent = STYLES;
+  root.append(style);
+}
+
+/**
  * `<warden-challenge ticket="…">`: runs issue → solve → complete through the integrator's backend
  * routes (`issue-url`, `complete-url`; defaults /warden/challenge/issue and /complete), so the browser
  * never holds an API key. On success it fills the enclosing form's `wardenTicket` and
@@ -24,6 +62,11 @@ interface IssuedChallenge {
  * and how long the check usually takes on this device (progressText.ts), and a Cancel button that
  * stops the workers and fires `warden-cancelled`. Status changes are announced in a polite live
  * region (a few per check, never every tick); both buttons work from the keyboard.
+ *
+ * With `auto` it starts as soon as it is in the page: for a widget shown in answer to what the person
+ * just did (the 428 to the form they sent). Without it, it waits for a click on Verify: for a widget
+ * the page shows unasked (on load, in a list), where a check that starts by itself would surprise.
+ * Its parts live in an open shadow root with their own styles (see STYLES).
  */
 export class WardenChallengeElement extends HTMLElement {
   private status!: HTMLParagraphElement;
@@ -50,32 +93,45 @@ export class WardenChallengeElement extends HTMLElement {
 
   private render(): void {
     this.classList.add("warden-challenge");
+    // Open, so that the page's tests and assistive technology read it; delegatesFocus, so that
+    // element.focus() lands on its button.
+    const root = this.shadowRoot ?? this.attachShadow({ mode: "open", delegatesFocus: true });
+    adoptStyles(root);
+    const box = document.createElement("div");
+    box.className = "box";
+    box.setAttribute("part", "box");
     this.status = document.createElement("p");
     this.status.className = "warden-challenge__status";
+    this.status.setAttribute("part", "status");
     this.status.setAttribute("role", "status");
     this.status.setAttribute("aria-live", "polite");
     this.status.textContent = "A quick check is needed before we continue.";
     // Read on demand, not announced: it changes every second.
     this.time = document.createElement("p");
     this.time.className = "warden-challenge__time";
+    this.time.setAttribute("part", "time");
     this.time.hidden = true;
     // Indeterminate while it runs: a random search has no fraction done to show.
     this.progress = document.createElement("progress");
     this.progress.className = "warden-challenge__progress";
+    this.progress.setAttribute("part", "progress");
     this.progress.setAttribute("aria-label", "Verification in progress");
     this.progress.hidden = true;
     this.button = document.createElement("button");
     this.button.type = "button";
     this.button.className = "warden-challenge__button";
+    this.button.setAttribute("part", "button");
     this.button.textContent = "Verify";
     this.button.addEventListener("click", () => void this.start());
     this.cancelButton = document.createElement("button");
     this.cancelButton.type = "button";
     this.cancelButton.className = "warden-challenge__cancel";
+    this.cancelButton.setAttribute("part", "cancel");
     this.cancelButton.textContent = "Cancel";
     this.cancelButton.addEventListener("click", () => this.cancel());
     // Cancel is in the element only while a check runs: at rest it holds one button.
-    this.append(this.status, this.time, this.progress, this.button);
+    box.append(this.status, this.time, this.progress, this.button);
+    root.append(box);
   }
 
   private say(text: string): void {
@@ -122,7 +178,7 @@ export class WardenChallengeElement extends HTMLElement {
     this.controller = controller;
     this.startedAt = performance.now();
     this.button.hidden = true;
-    this.append(this.cancelButton);
+    this.button.after(this.cancelButton);
     this.progress.hidden = false;
     this.progress.removeAttribute("value");
     this.say("Checking your browser. This can take a few seconds.");

@@ -1,8 +1,10 @@
 import { defineWardenChallenge } from "./element.js";
+import { protectMarkedForms } from "./forms.js";
 import { setDefaultWorkerUrl } from "./solver.js";
 
 export { defineWardenChallenge, WardenChallengeElement } from "./element.js";
 export type { LayoutProbe, PageEnvironment } from "./environment.js";
+export { protectForms } from "./forms.js";
 export {
   type PageBehaviour,
   type PageReport,
@@ -10,15 +12,10 @@ export {
   type PageWatchOptions,
   watchPage,
 } from "./pageWatch.js";
+export { solveProofOfWork } from "./precompute.js";
 export type { ScopeField } from "./scopeView.js";
 export { type BrowserSignals, collectSignals, type SignalOptions } from "./signals.js";
-export {
-  type Solution,
-  SolveError,
-  type SolveOptions,
-  type SolveProgress,
-  solveProofOfWork,
-} from "./solver.js";
+export { type Solution, SolveError, type SolveOptions, type SolveProgress } from "./solver.js";
 export {
   type DeviceAttestationInstructions,
   type DeviceAttestationProof,
@@ -33,3 +30,4 @@ const here =
   (import.meta as { url?: string }).url;
 if (here) setDefaultWorkerUrl(new URL("warden-pow-worker.js", here));
 defineWardenChallenge();
+protectMarkedForms();

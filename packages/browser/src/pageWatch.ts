@@ -1,4 +1,5 @@
 import { type LayoutProbe, type PageEnvironment, readEnvironment } from "./environment.js";
+import { solveInBackground } from "./precompute.js";
 
 /**
  * Evidence that a form's page ran and what happened on it, for the form to carry to your server
@@ -10,6 +11,11 @@ import { type LayoutProbe, type PageEnvironment, readEnvironment } from "./envir
  *   touches, and events a script dispatched itself.
  * Nothing the person types is read or sent: only counts. Watching costs a few listeners (passive,
  * in the capture phase) and one request that does not delay the page.
+ *
+ * When Warden hands the page a proof of work with its token (the SDK's page route asks for one), the
+ * page solves it in the background once its document is parsed, on workers, while the person fills
+ * the form in: a challenge after the submit is sealed with that seed, and the widget finds the answer
+ * ready (precompute.ts). The search ends when it is solved or the page is left.
  */
 export interface PageBehaviour {
   elapsedMs: number;
@@ -36,11 +42,22 @@ export interface PageWatchOptions {
   tokenUrl?: string;
   /** The document to watch; default the page's. */
   root?: Document;
+  /**
+   * Solve the proof of work Warden hands the page, in the background (default true): 16^difficulty
+   * hashes once per page load (difficulty 6: about 2 s on two cores), so that a challenge does not
+   * make the person wait after the submit.
+   */
+  precompute?: boolean;
+  /** Workers for that search; default navigator.hardwareConcurrency (at least 1, at most 16). */
+  precomputeWorkers?: number;
+  /** The proof-of-work worker script; default beside this script (as for the widget). */
+  workerUrl?: string | URL;
 }
 
 export interface PageWatch {
   /** The report to send with the form, as it stands now. */
   report(): Promise<PageReport>;
+  /** Stops counting events; a proof of work still being solved runs on (a challenge may need it). */
   stop(): void;
 }
 
@@ -65,10 +82,21 @@ async function tokenWithRetries(url: string): Promise<IssuedToken | undefined> {
   }
 }
 
-/** A page token, with the layout probe Warden handed out with it (if any). */
+/** A page token, with the layout probe and the proof of work Warden handed out with it (if any). */
 interface IssuedToken {
   token: string;
   probe: LayoutProbe | undefined;
+  pow: { seed: string; difficulty: number } | undefined;
+}
+
+/** The proof of work of a page-token answer, when it is one this package can solve. */
+function readPow(value: unknown): IssuedToken["pow"] {
+  if (typeof value !== "object" || value === null) return undefined;
+  const { seed, difficulty, algorithm } = value as Record<string, unknown>;
+  if (algorithm !== "sha256-prefix" || typeof seed !== "string" || seed.length > 256) return undefined;
+  if (typeof difficulty !== "number" || !Number.isInteger(difficulty) || difficulty < 1 || difficulty > 16)
+    return undefined;
+  return { seed, difficulty };
 }
 
 async function fetchToken(url: string): Promise<IssuedToken | undefined> {
@@ -80,11 +108,11 @@ async function fetchToken(url: string): Promise<IssuedToken | undefined> {
       credentials: "same-origin",
     });
     if (!res.ok) return undefined;
-    const body = (await res.json()) as { pageToken?: unknown; probe?: unknown };
+    const body = (await res.json()) as { pageToken?: unknown; probe?: unknown; pow?: unknown };
     if (typeof body.pageToken !== "string") return undefined;
     const probe =
       typeof body.probe === "object" && body.probe !== null ? (body.probe as LayoutProbe) : undefined;
-    return { token: body.pageToken, probe };
+    return { token: body.pageToken, probe, pow: readPow(body.pow) };
   } catch {
     return undefined;
   }
@@ -95,6 +123,18 @@ const bodyReady = (doc: Document): Promise<void> =>
   doc.body
     ? Promise.resolve()
     : new Promise((resolve) => doc.addEventListener("DOMContentLoaded", () => resolve(), { once: true }));
+
+/** Solves the page's proof of work in the background until it is solved or the page is left. */
+function precompute(pow: { seed: string; difficulty: number }, opts: PageWatchOptions, root: Document): void {
+  // Workers that cannot start here (a CSP without worker-src 'self') end the search at once: a
+  // challenge then searches as it would have without it.
+  const stop = solveInBackground({
+    ...pow,
+    ...(opts.precomputeWorkers === undefined ? {} : { workers: opts.precomputeWorkers }),
+    ...(opts.workerUrl === undefined ? {} : { workerUrl: opts.workerUrl }),
+  });
+  root.defaultView?.addEventListener("pagehide", stop, { once: true });
+}
 
 /** Starts watching the page: call it as the page loads, and `report()` when the form is sent. */
 export function watchPage(opts: PageWatchOptions = {}): PageWatch {
@@ -114,6 +154,7 @@ export function watchPage(opts: PageWatchOptions = {}): PageWatch {
     }
     // The token with its measurements: a form sent in between carries neither.
     token = issued?.token;
+    if (issued?.pow && opts.precompute !== false) precompute(issued.pow, opts, root);
   });
   const counts = {
     keys: 0,

@@ -1,12 +1,17 @@
+import { SCOPE_FIELDS, type ScopeField } from "./generated/scopeFields.js";
+
+export type { ScopeField };
+
 /**
  * What one JavaScript scope of a page (the page itself, or a worker it started) reads of its own
  * browser. In a real browser both scopes read the same values: they come from the same browser
  * process. Stealth automation rewrites them by script injected into the page (Playwright's
  * addInitScript, Puppeteer's evaluateOnNewDocument), which never runs in a worker, so the page and
  * its worker disagree (measured with puppeteer-extra-plugin-stealth in Chromium: platform,
- * hardwareConcurrency and the WebGL renderer; docs/browser-headers.md).
+ * hardwareConcurrency and the WebGL renderer; docs/browser-headers.md). Its fields are the ones
+ * Warden's verify knows (SCOPE_FIELDS, generated from the server's list).
  */
-export interface ScopeView {
+export interface ScopeView extends Record<ScopeField, string | number | null> {
   userAgent: string | null;
   platform: string | null;
   hardwareConcurrency: number | null;
@@ -16,16 +21,6 @@ export interface ScopeView {
   /** The WebGL vendor and renderer (unmasked where the browser allows). */
   webgl: string | null;
 }
-
-export type ScopeField = keyof ScopeView;
-export const SCOPE_FIELDS: readonly ScopeField[] = Object.freeze([
-  "userAgent",
-  "platform",
-  "hardwareConcurrency",
-  "languages",
-  "userAgentData",
-  "webgl",
-]);
 
 interface NavigatorView {
   userAgent?: string;

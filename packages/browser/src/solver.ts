@@ -29,6 +29,8 @@ export interface Solution {
   nonce: string;
   hashes: number;
   ms: number;
+  /** The answer came from the page's own search, started before it was asked (precompute.ts). */
+  precomputed?: true;
 }
 
 export class SolveError extends Error {
@@ -42,7 +44,7 @@ export class SolveError extends Error {
 }
 
 /** Margin kept before expiresAt, for the completion round trip. */
-const EXPIRY_MARGIN_MS = 3000;
+export const EXPIRY_MARGIN_MS = 3000;
 /** The hash rate is measured over this much of the most recent reports. */
 const RATE_WINDOW_MS = 2000;
 
@@ -56,11 +58,57 @@ export const workerUrlOr = (url: string | URL | undefined): string | URL | undef
   url ?? defaultWorkerUrl;
 
 /**
- * Solves a sha256-prefix proof of work on every core: each worker searches its own block of nonces;
+ * One settlement for a search (or a wait on one): `finish(fn)` runs `cleanUp` and `fn` once, whatever
+ * comes first; `opts.signal` rejects it "aborted", and it rejects "expired" shortly before
+ * `opts.expiresAt`. `settled()` is already true when the signal was aborted or the challenge expired.
+ */
+export function settleOnce(
+  opts: Pick<SolveOptions, "signal" | "expiresAt">,
+  reject: (err: SolveError) => void,
+  cleanUp: () => void,
+  onAbort: () => void = () => {},
+): ((fn: () => void) => void) & { settled: () => boolean } {
+  let settled = false;
+  let expiryTimer: ReturnType<typeof setTimeout> | undefined;
+  const aborted = () => {
+    onAbort();
+    finish(() => reject(new SolveError("aborted", "solving was aborted")));
+  };
+  const finish = Object.assign(
+    (fn: () => void) => {
+      if (settled) return;
+      settled = true;
+      if (expiryTimer) clearTimeout(expiryTimer);
+      opts.signal?.removeEventListener("abort", aborted);
+      cleanUp();
+      fn();
+    },
+    { settled: () => settled },
+  );
+  if (opts.signal?.aborted) {
+    aborted();
+    return finish;
+  }
+  opts.signal?.addEventListener("abort", aborted);
+  if (opts.expiresAt !== undefined) {
+    const left = new Date(opts.expiresAt).getTime() - Date.now() - EXPIRY_MARGIN_MS;
+    if (left <= 0) finish(() => reject(new SolveError("expired", "the challenge has expired")));
+    else
+      expiryTimer = setTimeout(
+        () => finish(() => reject(new SolveError("expired", "the challenge expired before it was solved"))),
+        left,
+      );
+  }
+  return finish;
+}
+
+/**
+ * Searches a sha256-prefix proof of work on every core: each worker searches its own block of nonces;
  * the first answer wins and the others are stopped. No eval, no blob: workers load a script URL
  * (CSP `worker-src 'self'`), made a TrustedScriptURL by the `warden` policy where Trusted Types apply.
+ * `solveProofOfWork` (precompute.ts) first looks for the page's own answer.
  */
-export function solveProofOfWork(opts: SolveOptions): Promise<Solution> {
+export function searchProofOfWork(opts: SolveOptions): Promise<Solution> {
   const started = performance.now();
   const expected = 16 ** opts.difficulty;
   const count = Math.max(1, Math.min(16, opts.workers ?? navigator.hardwareConcurrency ?? 2));
@@ -72,27 +120,10 @@ export function solveProofOfWork(opts: SolveOptions): Promise<Solution> {
     let hashes = 0;
     /** Reports of the last RATE_WINDOW_MS (the oldest kept as the window's start). */
     const reports: { at: number; hashes: number }[] = [];
-    let settled = false;
-    let expiryTimer: ReturnType<typeof setTimeout> | undefined;
-    const finish = (fn: () => void) => {
-      if (settled) return;
-      settled = true;
+    const finish = settleOnce(opts, reject, () => {
       for (const w of workers) w.terminate();
-      if (expiryTimer) clearTimeout(expiryTimer);
-      opts.signal?.removeEventListener("abort", onAbort);
-      fn();
-    };
-    const onAbort = () => finish(() => reject(new SolveError("aborted", "solving was aborted")));
-    if (opts.signal?.aborted) return onAbort();
-    opts.signal?.addEventListener("abort", onAbort);
-    if (opts.expiresAt !== undefined) {
-      const left = new Date(opts.expiresAt).getTime() - Date.now() - EXPIRY_MARGIN_MS;
-      if (left <= 0) return finish(() => reject(new SolveError("expired", "the challenge has expired")));
-      expiryTimer = setTimeout(
-        () => finish(() => reject(new SolveError("expired", "the challenge expired before it was solved"))),
-        left,
-      );
-    }
+    });
+    if (finish.settled()) return;
     for (let i = 0; i < count; i++) {
       const worker = startWorker(url, `warden-pow-${i}`);
       workers.push(worker);

@@ -1,3 +1,4 @@
+import type { JWTVerifyGetKey } from "jose";
 import {
   isErrorBody,
   isRetryable,
@@ -24,6 +25,7 @@ import type {
   VerifyRequest,
   WardenErrorBody,
 } from "./types.js";
+import { type TokenCheck, verifyVerdictToken } from "./verdictToken.js";
 
 /** Why a verify produced no server verdict. */
 export type LocalCause = "timeout" | "network" | "server_error" | "rate_limited" | "request_refused";
@@ -91,7 +93,49 @@ export interface WardenClientOptions {
   clock?: RetryClock;
   /** Makes one Idempotency-Key per attempt; default crypto.randomUUID. */
   newIdempotencyKey?: () => string;
+  /**
+   * Your tenant id (`warden tenant create <id>`). The gates check that every verdictToken they act
+   * on names it (`tid`): a gate refuses to start without it.
+   */
+  tenantId?: string;
+  /** The verdictToken's `iss`: Warden's WARDEN_TOKEN_ISSUER; default `https://warden.local`. */
+  tokenIssuer?: string;
+  /** The verdictToken's `aud`: Warden's WARDEN_TOKEN_AUDIENCE; default `warden:verdict`. */
+  tokenAudience?: string;
+  /** Warden's published keys; default `${baseUrl}/.well-known/jwks.json` (fetched once, cached). */
+  jwks?: string | URL | JWTVerifyGetKey;
+  /**
+   * The secret the gates sign challenge tickets with (at least 32 random characters, kept on your
+   * server), when a gate is not given its own.
+   */
+  ticketSecret?: string;
 }
+
+/** The environment variables WardenClient.fromEnv reads, each for the option it names. */
+export const CLIENT_ENV = Object.freeze({
+  baseUrl: "WARDEN_URL",
+  apiKey: "WARDEN_API_KEY",
+  tenantId: "WARDEN_TENANT",
+  ticketSecret: "WARDEN_TICKET_SECRET",
+  tokenIssuer: "WARDEN_TOKEN_ISSUER",
+  tokenAudience: "WARDEN_TOKEN_AUDIENCE",
+  verifyTimeoutMs: "WARDEN_VERIFY_TIMEOUT_MS",
+});
+const REQUIRED_ENV = ["baseUrl", "apiKey", "tenantId", "ticketSecret"] as const;
+
+/** What a verdict's receipt must say besides what the client is configured with. */
+export interface ReceiptExpectations {
+  /** The session the verify was made with (the token's `sub`). */
+  session: string;
+  /** The action the verify was made for (the token's `action`). */
+  action: string;
+  /** The decisions accepted; default ["allow"]. */
+  decisions?: readonly ("allow" | "challenge" | "deny")[];
+}
+
+/** Warden's defaults for WARDEN_TOKEN_ISSUER and WARDEN_TOKEN_AUDIENCE (docs/configuration.md). */
+export const DEFAULT_TOKEN_ISSUER = "https://warden.local";
+export const DEFAULT_TOKEN_AUDIENCE = "warden:verdict";
 
 export class WardenClient {
   readonly baseUrl: string;
@@ -101,6 +145,35 @@ export class WardenClient {
   private readonly verifyTimeoutMs: number;
   private readonly timeoutMs: number;
   private readonly newKey: () => string;
+
+  /**
+   * A client configured from the environment (CLIENT_ENV): WARDEN_URL, WARDEN_API_KEY, WARDEN_TENANT
+   * and WARDEN_TICKET_SECRET are required, WARDEN_TOKEN_ISSUER and WARDEN_TOKEN_AUDIENCE default to
+   * Warden's own, WARDEN_VERIFY_TIMEOUT_MS to 250. A missing one throws, naming it, when the app starts. `options` adds the rest.
+   */
+  static fromEnv(
+    env: Readonly<Record<string, string | undefined>> = globalThis.process?.env ?? {},
+    options: Partial<WardenClientOptions> = {},
+  ): WardenClient {
+    const missing = REQUIRED_ENV.filter((name) => !env[CLIENT_ENV[name]]).map((name) => CLIENT_ENV[name]);
+    if (missing.length > 0) throw new Error(`Warden's client needs ${missing.join(", ")} in the environment`);
+    const read = (name: keyof typeof CLIENT_ENV) => env[CLIENT_ENV[name]] as string;
+    const optional = (name: "tokenIssuer" | "tokenAudience") =>
+      env[CLIENT_ENV[name]] ? { [name]: read(name) } : {};
+    const timeout = Number(env[CLIENT_ENV.verifyTimeoutMs] ?? Number.NaN);
+    if (env[CLIENT_ENV.verifyTimeoutMs] !== undefined && !(timeout > 0))
+      throw new Error(`${CLIENT_ENV.verifyTimeoutMs} must be a number of milliseconds`);
+    return new WardenClient({
+      baseUrl: read("baseUrl"),
+      apiKey: read("apiKey"),
+      tenantId: read("tenantId"),
+      ticketSecret: read("ticketSecret"),
+      ...optional("tokenIssuer"),
+      ...optional("tokenAudience"),
+      ...(timeout > 0 ? { verifyTimeoutMs: timeout } : {}),
+      ...options,
+    });
+  }
 
   constructor(private readonly options: WardenClientOptions) {
     this.baseUrl = options.baseUrl.replace(/\/+$/, "");
@@ -137,6 +210,42 @@ export class WardenClient {
       return { ...outcome.body, local: false };
     }
     return localVerdict(outcome);
+  }
+
+  /**
+   * Checks a verdict's verdictToken against this client's configuration: the ES256 signature against
+   * Warden's published keys, `iss`, `aud`, `exp`, `tid` (the client's tenantId), `sub` (the session),
+   * `jti` (the verdict's eventId), the action and the decision. What a gate does before it lets a
+   * request through; call it yourself when you call verify without a gate.
+   */
+  async checkVerdict(verdict: ServerVerdict, expect: ReceiptExpectations): Promise<TokenCheck> {
+    const tenantId = this.options.tenantId;
+    if (tenantId === undefined) return { ok: false, reason: "the WardenClient has no tenantId to check" };
+    const check = await verifyVerdictToken(verdict.verdictToken, {
+      jwks: this.options.jwks ?? `${this.baseUrl}/.well-known/jwks.json`,
+      issuer: this.options.tokenIssuer ?? DEFAULT_TOKEN_ISSUER,
+      audience: this.options.tokenAudience ?? DEFAULT_TOKEN_AUDIENCE,
+      tenantId,
+      subject: expect.session,
+      decisions: expect.decisions ?? ["allow"],
+      action: expect.action,
+    });
+    if (!check.ok) return check;
+    if (check.claims.jti !== verdict.eventId)
+      return { ok: false, reason: "jti does not name the verdict's eventId" };
+    if (check.claims.decision !== verdict.decision)
+      return { ok: false, reason: "the token's decision is not the verdict's" };
+    return check;
+  }
+
+  /** Whether checkVerdict can run: the gates refuse to start without a tenantId. */
+  get tenantId(): string | undefined {
+    return this.options.tenantId;
+  }
+
+  /** The gates' ticket secret, when the client holds it. */
+  get ticketSecret(): string | undefined {
+    return this.options.ticketSecret;
   }
 
   /** POST /v1/page-tokens: a page token for a form's page as it loads ({ subject: { ipTrunc, userAgent } }). */

@@ -1,8 +1,12 @@
 export {
   type ApiResult,
+  CLIENT_ENV,
+  DEFAULT_TOKEN_AUDIENCE,
+  DEFAULT_TOKEN_ISSUER,
   type DeadLetter,
   type LocalCause,
   type LocalVerdict,
+  type ReceiptExpectations,
   type ServerVerdict,
   type VerifyResult,
   WardenClient,
@@ -18,13 +22,14 @@ export {
   type GateOptions,
   type GateVerdict,
   type RefusalCode,
+  RefusedBody,
   runFetchGate,
   runGate,
   UNAVAILABLE_RETRY_SECONDS,
   type VerdictSeen,
 } from "./gates/core.js";
 export { wardenChallengeRoutes, wardenGate } from "./gates/express.js";
-export { registerWardenChallengeRoutes, wardenPreHandler } from "./gates/fastify.js";
+export { registerWardenChallengeRoutes, wardenFastify, wardenPreHandler } from "./gates/fastify.js";
 export { wardenChallengeRouteHandlers, wardenRoute } from "./gates/fetch.js";
 export { wardenChallengeHandlers, wardenMiddleware } from "./gates/hono.js";
 export {

@@ -59,12 +59,7 @@ export function truncateNetwork(text: string): string | "wide" | undefined {
   }
   const v6 = ipv6Groups(address);
   // An IPv4-mapped address (::ffff:a.b.c.d) is the IPv4 address, as the server reads it.
-  if (
-    v6 &&
-    v6.slice(0, 5).every((g) => g === 0) &&
-    v6[5] === 0xffff &&
-    (prefix === undefined || prefix >= 120)
-  ) {
+  if (v6?.slice(0, 5).every((g) => g === 0) && v6[5] === 0xffff && (prefix === undefined || prefix >= 120)) {
     const [hi = 0, lo = 0] = v6.slice(6);
     return `${hi >> 8}.${hi & 0xff}.${lo >> 8}.0/24`;
   }

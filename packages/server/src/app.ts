@@ -239,7 +239,7 @@ export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<Fa
   // revocation could refuse), and not counted against the key's rate limit (a page load is not an attempt).
   registerPageTokens(
     app,
-    { keyring, clock, ttlMs: model.pageTokenTtlMs },
+    { keyring, clock, ttlMs: model.pageTokenTtlMs, tenantPolicies },
     {
       onRequest: [authenticator(store, callers, { fromMemory: { forMs: PAGE_TOKEN_KEY_CHECK_MS } })],
     },

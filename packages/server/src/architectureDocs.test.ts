@@ -46,7 +46,7 @@ function folderMap(): Line[] {
 /** Every file under `dir` (from the root), built output and dependencies left out. */
 function walk(dir: string): string[] {
   return fs.readdirSync(path.join(root, dir), { withFileTypes: true }).flatMap((e) => {
-    if (["node_modules", "dist", "dist-tools", "generated"].includes(e.name)) return [];
+    if (["node_modules", "dist", "dist-testing", "generated"].includes(e.name)) return [];
     const rel = `${dir}/${e.name}`;
     return e.isDirectory() ? walk(rel) : [rel];
   });
@@ -137,12 +137,13 @@ const testFiles = ["packages", "examples"]
 /**
  * Whether a test file's source uses a PostgreSQL or Redis server (testing/postgres.ts, redis.ts,
  * redisServers.ts), a Chromium (testing/chromium.ts, playwright) or the compiled server (a `dist/`
- * module, `bin/warden.js`, lib/wardenProcess.ts): what the unit loop goes without.
+ * module, `bin/warden.js`, testing/wardenProcess.ts): what the unit loop goes without. The tools'
+ * `@warden/server/dist/….js` is the server's source under vitest (SERVER_SOURCES), no build.
  */
 function needsMoreThanNode(source: string): boolean {
   const imported =
-    /from "(?:playwright[\w-]*|[^"]*\/(?:testing\/(?:postgres|redis|redisServers|chromium)|lib\/wardenProcess)\.js)"/;
-  const built = /["'`][^"'`\n]*\/(?:dist\/[^"'`\n]*|bin\/warden)\.js["'`]/;
+    /from "(?:playwright[\w-]*|[^"]*\/(?:testing\/(?:postgres|redis|redisServers|chromium|wardenProcess))\.js)"/;
+  const built = /["'`](?!@warden\/server\/dist\/)[^"'`\n]*\/(?:dist\/[^"'`\n]*|bin\/warden)\.js["'`]/;
   return imported.test(source) || built.test(source);
 }
 

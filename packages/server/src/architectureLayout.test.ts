@@ -47,7 +47,7 @@ function filesUnder(dir: string): string[] {
   const full = path.join(root, dir);
   if (!fs.statSync(full).isDirectory()) return [path.basename(dir)];
   return fs.readdirSync(full, { withFileTypes: true }).flatMap((e) => {
-    if (["node_modules", "dist", "dist-tools"].includes(e.name)) return [];
+    if (["node_modules", "dist", "dist-testing"].includes(e.name)) return [];
     return e.isDirectory() ? filesUnder(`${dir}/${e.name}`) : [e.name];
   });
 }

@@ -8,7 +8,7 @@ import {
   unknownText,
   unknownVariables,
 } from "./config.js";
-import { wardenInProcess } from "./testing/cliSandbox.js";
+import { runWarden } from "./testing/cliSandbox.js";
 
 describe("configuration", () => {
   it("has documented defaults", () => {
@@ -299,10 +299,9 @@ describe("an unknown WARDEN_* variable", () => {
   });
 
   it("is printed by every command at start", async () => {
-    const run = await wardenInProcess(
+    const run = await runWarden(
       { WARDEN_DATABASE_URL: "sqlite::memory:", WARDEN_LOG_LEVEL: "silent", WARDEN_DATABASE_READ_URL: "x" },
-      "tenant",
-      "list",
+      ["tenant", "list"],
     );
     expect(run.code).toBe(0);
     expect(run.stderr).toContain(

@@ -35,7 +35,7 @@ function sources(dir: string): string[] {
   return fs.readdirSync(path.join(root, dir), { withFileTypes: true }).flatMap((entry) => {
     const rel = `${dir}/${entry.name}`;
     if (entry.isDirectory())
-      return ["node_modules", "dist", "dist-tools", "generated"].includes(entry.name) ? [] : sources(rel);
+      return ["node_modules", "dist", "dist-testing", "generated"].includes(entry.name) ? [] : sources(rel);
     return /\.(ts|mjs|js)$/.test(entry.name) ? [rel] : [];
   });
 }

@@ -2,6 +2,14 @@ import type { ServerVerdict, WardenClient } from "../client.js";
 import { type RequestView, subjectFromRequest, trimmedLowerCaseEmail } from "../subject.js";
 import { formDigest, readTicket, signTicket } from "../ticket.js";
 import type { Challenge, VerifyRequest } from "../types.js";
+import type { VerdictClaims } from "../verdictToken.js";
+import {
+  challengePage,
+  type HtmlPages,
+  isFormNavigation,
+  refusedPage,
+  unavailablePage,
+} from "./htmlAnswers.js";
 import { browserSignalsOf, pageReportOf } from "./pageSignals.js";
 
 /** A body as a parser makes it: a plain object (JSON or form data), not a Buffer, array or string. */
@@ -34,8 +42,8 @@ export interface GateOptions {
   client: WardenClient;
   /** The action gated, e.g. "signup". */
   action: string;
-  /** Signs challenge tickets; at least 32 characters, kept on your server. */
-  ticketSecret: string;
+  /** Signs challenge tickets; at least 32 characters, kept on your server. Default: the client's. */
+  ticketSecret?: string;
   /**
    * Reads the email from the parsed body (only its hash leaves your server). A value that is not a
    * string (an array or object in the body) is refused with 400 `invalid_email`, never scored as no
@@ -66,6 +74,11 @@ export interface GateOptions {
    */
   onVerdict?: (seen: VerdictSeen) => void | Promise<void>;
   ticketTtlSeconds?: number;
+  /**
+   * Where your pages load @warden/browser's `warden.js` (default `/warden/warden.js`): the page the
+   * gate answers a plain HTML form post with, on a challenge, loads the widget from there.
+   */
+  scriptSrc?: string;
 }
 
 /** What `onVerdict` is told: the verdict's decision and why, and the attempt it belongs to. */
@@ -80,6 +93,12 @@ export interface VerdictSeen {
   degraded: boolean;
   /** A re-verify whose solved challenge Warden honoured. */
   challengeCleared: boolean;
+  /**
+   * Set when Warden allowed the attempt but its verdictToken did not check out (the reason, e.g.
+   * "tid does not name your tenant"): the gate refused the request with 403 receipt_invalid. A
+   * wrong tenantId, issuer or audience in the client's configuration shows here first.
+   */
+  receiptInvalid?: string;
 }
 
 /** Body of the 428: what the page needs to start the challenge (or to try again later). */
@@ -95,17 +114,61 @@ export type ChallengeRequired =
     }
   | { error: "challenge_required"; code: "warden_unavailable"; retryAfterSeconds: number; message: string };
 
+/**
+ * What a gated handler receives on an allow: the verdict, its receipt already checked by the gate
+ * (signature, iss, aud, exp, tid, sub, jti, action and decision, from the client's configuration),
+ * and the form to act on.
+ */
 export interface GateVerdict {
   verdict: ServerVerdict;
+  /** The verdict's eventId: store it on what you create, it is the join key for feedback. */
+  eventId: string;
   /** The session the verify was made with (the subject of its verdictToken). */
   session: string;
+  /** The verdictToken's claims, checked. */
+  receipt: VerdictClaims;
+  /**
+   * `enforce`: Warden allowed this attempt. `log_only`: Warden only observed it (the gate's
+   * `logOnly`, or the tenant or key set to observe): nothing was checked against its risk, so it
+   * goes on as it would without Warden.
+   */
+  enforcementMode: "enforce" | "log_only";
+  /** A re-verify whose solved challenge Warden honoured. */
+  challengeCleared: boolean;
+  /**
+   * The form to act on: the verified body without the gate's own `warden*` fields (after a clear,
+   * the very form the ticket was issued for, by its digest); for a re-submission of the gate's
+   * fields alone, the `pending` form the ticket carried.
+   */
+  form: Record<string, unknown>;
   /** The pending form carried by the ticket, on an allow after a challenge. */
   pending: Record<string, unknown> | undefined;
   /**
-   * The body the gate verified, as parsed: act on this (Express's req.body and Fastify's
-   * request.body are this very object; the fetch gate's request body is spent).
+   * The body the gate verified, as parsed (the gate's `warden*` fields included): Express's
+   * req.body and Fastify's request.body are this very object; the fetch gate's request body is spent.
    */
   body: Record<string, unknown>;
+}
+
+/**
+ * A gate checks every allow's verdictToken against the client's tenantId: without one it could
+ * check nothing, so it refuses to start (a configuration error, at start-up, not on a request); so
+ * does a gate with no ticket secret to sign its challenges with.
+ */
+export function requireTenant(opts: { client: WardenClient; ticketSecret?: string }): void {
+  if (!opts.client.tenantId)
+    throw new Error(
+      "A Warden gate checks each verdictToken against your tenant: give the WardenClient your tenantId (new WardenClient({ baseUrl, apiKey, tenantId }))",
+    );
+  secretOf(opts);
+}
+
+/** The secret that signs the gate's tickets: the gate's own, or the client's. */
+export function secretOf(opts: { client: WardenClient; ticketSecret?: string }): string {
+  const secret = opts.ticketSecret ?? opts.client.ticketSecret;
+  if (secret === undefined || secret.length < 32)
+    throw new Error("A Warden gate signs challenge tickets with a ticketSecret of at least 32 characters");
+  return secret;
 }
 
 /**
@@ -134,16 +197,46 @@ const refusal = (code: RefusalCode): Refusal => {
   return { kind: "invalid", status, headers: {}, body: { error, code, message } };
 };
 
+/**
+ * What a gate answers. A refusal after a verify carries `html` too when the request was a plain HTML
+ * form post (a page navigation): the page to answer instead of the JSON body (htmlAnswers.ts).
+ */
 export type GateAnswer =
   | { kind: "allow"; warden: GateVerdict }
-  | { kind: "challenge"; status: 428; body: ChallengeRequired; headers: Record<string, string> }
+  | {
+      kind: "challenge";
+      status: 428;
+      body: ChallengeRequired;
+      headers: Record<string, string>;
+      html?: string;
+    }
   | {
       kind: "deny";
       status: 403;
-      body: { error: "forbidden"; code: "warden_denied"; reference: string; message: string };
+      body: {
+        error: "forbidden";
+        code: "warden_denied" | "receipt_invalid";
+        reference: string;
+        message: string;
+      };
       headers: Record<string, string>;
+      html?: string;
     }
   | Refusal;
+
+/** The headers of an HTML answer: a page holding the person's form is never stored. */
+export const HTML_HEADERS: Readonly<Record<string, string>> = Object.freeze({
+  "content-type": "text/html; charset=utf-8",
+  "cache-control": "no-store",
+});
+
+/**
+ * A form body a framework's parser could not hand over as verified (a field sent twice, a body that
+ * does not parse): the parser leaves this in place of the body, and the gate answers its refusal.
+ */
+export class RefusedBody {
+  constructor(readonly refusal: Refusal) {}
+}
 
 /**
  * The body a gate verifies, which must be the very one its handler reads: a plain object as the
@@ -221,6 +314,16 @@ export async function runFetchGate(
   return read.ok ? runGate(opts, view, read.body) : read.refused;
 }
 
+/** What a page of the gate posts back: the form, and the page's evidence as the form's text. */
+function postedBack(body: Record<string, unknown>, form: Record<string, unknown>): Record<string, unknown> {
+  const evidence: Record<string, unknown> = {};
+  for (const name of [FORM_FIELDS.page, FORM_FIELDS.signals]) {
+    const value = body[name];
+    if (value !== undefined) evidence[name] = typeof value === "string" ? value : JSON.stringify(value);
+  }
+  return { ...form, ...evidence };
+}
+
 const newSession = () => {
   const bytes = globalThis.crypto.getRandomValues(new Uint8Array(18));
   return `ws_${btoa(String.fromCharCode(...bytes))
@@ -235,11 +338,13 @@ const newSession = () => {
  * as the framework's parser made it, the very object the handler will read.
  */
 export async function runGate(opts: GateOptions, view: RequestView, parsed: unknown): Promise<GateAnswer> {
+  if (parsed instanceof RefusedBody) return parsed.refusal;
   const body = verifiedBody(view, parsed);
   if (!body) return refusal("unsupported_media_type");
   const form = formOf(body);
-  const digest = await formDigest(opts.ticketSecret, form);
-  const ticket = await readTicket(opts.ticketSecret, body[FORM_FIELDS.ticket]);
+  const secret = secretOf(opts);
+  const digest = await formDigest(secret, form);
+  const ticket = await readTicket(secret, body[FORM_FIELDS.ticket]);
   const challengeId = body[FORM_FIELDS.challengeId];
   // A clear resumes the form its ticket was issued for, or a re-submission of the gate's fields alone
   // (whose handler reads the ticket's `pending`). Any other form is a fresh attempt, scored on its
@@ -279,12 +384,16 @@ export async function runGate(opts: GateOptions, view: RequestView, parsed: unkn
   if (resumed) context.challengeId = challengeId as string;
   if (Object.keys(context).length > 0) request.context = context;
 
+  const pages: HtmlPages | undefined = isFormNavigation(view)
+    ? { scriptSrc: opts.scriptSrc ?? "/warden/warden.js", action: view.url, form: postedBack(body, form) }
+    : undefined;
   const verdict = await opts.client.verify(request);
   if (verdict.local) {
     return {
       kind: "challenge",
       status: 428,
       headers: { "retry-after": String(UNAVAILABLE_RETRY_SECONDS) },
+      ...(pages ? { html: unavailablePage(pages) } : {}),
       body: {
         error: "challenge_required",
         code: "warden_unavailable",
@@ -293,6 +402,12 @@ export async function runGate(opts: GateOptions, view: RequestView, parsed: unkn
       },
     };
   }
+  // An allow goes on only with its receipt: signed by Warden's key for this tenant, this session,
+  // this action and this very verdict (docs/api.md#verdicttoken).
+  const receipt =
+    verdict.decision === "allow"
+      ? await opts.client.checkVerdict(verdict, { session, action: opts.action })
+      : undefined;
   // Awaited and not caught: a hook that fails fails the request through the framework's error path.
   await opts.onVerdict?.({
     action: opts.action,
@@ -303,27 +418,47 @@ export async function runGate(opts: GateOptions, view: RequestView, parsed: unkn
     reasons: verdict.reasons,
     degraded: verdict.degraded,
     challengeCleared: verdict.challengeCleared === true,
+    ...(receipt && !receipt.ok ? { receiptInvalid: receipt.reason } : {}),
   });
-  if (verdict.decision === "allow") {
-    return { kind: "allow", warden: { verdict, session, pending: resumed?.pending, body } };
+  if (receipt?.ok) {
+    const pending = resumed?.pending;
+    return {
+      kind: "allow",
+      warden: {
+        verdict,
+        eventId: verdict.eventId,
+        session,
+        receipt: receipt.claims,
+        enforcementMode: verdict.enforcementMode,
+        challengeCleared: verdict.challengeCleared === true,
+        // A re-submission of the gate's fields alone acts on what the ticket carried.
+        form: Object.keys(form).length === 0 && pending ? pending : form,
+        pending,
+        body,
+      },
+    };
   }
-  if (verdict.decision === "deny") {
+  if (verdict.decision !== "challenge") {
+    const refused = receipt !== undefined;
     return {
       kind: "deny",
       status: 403,
       headers: {},
       body: {
         error: "forbidden",
-        code: "warden_denied",
+        code: refused ? "receipt_invalid" : "warden_denied",
         reference: verdict.eventId,
-        message: "This request was refused.",
+        message: refused
+          ? "Warden's answer could not be checked, so nothing was done."
+          : "This request was refused.",
       },
+      ...(pages ? { html: refusedPage(verdict.eventId) } : {}),
     };
   }
   const pending = resumed ? resumed.pending : opts.pending?.(body);
   const ticketed = resumed ? resumed.form : digest;
   const signed = await signTicket(
-    opts.ticketSecret,
+    secret,
     {
       eventId: verdict.eventId,
       session,
@@ -347,16 +482,23 @@ export async function runGate(opts: GateOptions, view: RequestView, parsed: unkn
       reference: verdict.eventId,
       message: "Complete the challenge, then send the form again with its ticket and challengeId.",
     },
+    ...(pages ? { html: challengePage(signed, pages) } : {}),
   };
 }
 
 export interface ChallengeRouteOptions {
   client: WardenClient;
-  ticketSecret: string;
+  /** Default: the client's (WardenClientOptions.ticketSecret). */
+  ticketSecret?: string;
   /** Proxies in front of the app, as for the gate: the page token is bound to the client's network. */
   trustedProxies?: readonly string[];
   /** Methods to ask for, in order (the floor is proof_of_work). */
   prefer?: NonNullable<Parameters<WardenClient["challenge"]["issue"]>[0]["prefer"]>;
+  /**
+   * Hand the page the proof of work its challenge would be sealed with, for watchPage to solve while
+   * the person fills the form in (default true): a challenge after the submit then clears at once.
+   */
+  precompute?: boolean;
 }
 
 export interface RouteAnswer {
@@ -379,6 +521,7 @@ const invalidTicket: RouteAnswer = {
  * Warden's refusals pass through with their status and code.
  */
 export function challengeRoutes(opts: ChallengeRouteOptions) {
+  const secret = secretOf(opts);
   const relay = (result: Awaited<ReturnType<WardenClient["challenge"]["issue"]>>): RouteAnswer =>
     result.ok
       ? { status: 200, body: result.value satisfies Challenge }
@@ -394,7 +537,9 @@ export function challengeRoutes(opts: ChallengeRouteOptions) {
     /**
      * A page token for the page that just loaded (@warden/browser's watchPage asks for it): Warden
      * binds it to this request's network and user agent and hands the page a layout probe to
-     * measure; the form sends both back as `wardenPage`.
+     * measure, which the form sends back with the token as `wardenPage`, and (unless `precompute` is
+     * false) the proof of work a challenge on the attempt would be sealed with, which the page solves
+     * in the background.
      */
     async page(view: RequestView): Promise<RouteAnswer> {
       const { ipTrunc, userAgent } = await subjectFromRequest(view, {
@@ -406,6 +551,7 @@ export function challengeRoutes(opts: ChallengeRouteOptions) {
       const result = await opts.client.pageToken({
         subject: { ...(ipTrunc ? { ipTrunc } : {}), ...(userAgent ? { userAgent } : {}) },
         probe: true,
+        ...(opts.precompute === false ? {} : { pow: true }),
       });
       return result.ok
         ? {
@@ -413,6 +559,7 @@ export function challengeRoutes(opts: ChallengeRouteOptions) {
             body: {
               pageToken: result.value.pageToken,
               ...(result.value.probe ? { probe: result.value.probe } : {}),
+              ...(result.value.pow ? { pow: result.value.pow } : {}),
             },
           }
         : {
@@ -425,7 +572,7 @@ export function challengeRoutes(opts: ChallengeRouteOptions) {
           };
     },
     async issue(body: Record<string, unknown>): Promise<RouteAnswer> {
-      const ticket = await readTicket(opts.ticketSecret, body[FORM_FIELDS.ticket] ?? body.ticket);
+      const ticket = await readTicket(secret, body[FORM_FIELDS.ticket] ?? body.ticket);
       if (!ticket) return invalidTicket;
       return relay(
         await opts.client.challenge.issue({
@@ -436,7 +583,7 @@ export function challengeRoutes(opts: ChallengeRouteOptions) {
       );
     },
     async complete(body: Record<string, unknown>): Promise<RouteAnswer> {
-      const ticket = await readTicket(opts.ticketSecret, body[FORM_FIELDS.ticket] ?? body.ticket);
+      const ticket = await readTicket(secret, body[FORM_FIELDS.ticket] ?? body.ticket);
       if (!ticket) return invalidTicket;
       const { challengeId, proof } = body;
       if (typeof challengeId !== "string" || typeof proof !== "object" || proof === null) {

@@ -6,6 +6,8 @@ import {
   challengeRoutes,
   type GateOptions,
   type GateVerdict,
+  HTML_HEADERS,
+  requireTenant,
   runGate,
 } from "./core.js";
 
@@ -21,6 +23,7 @@ interface ExpressResponse extends ServerResponse {
   status(code: number): this;
   set(headers: Record<string, string>): this;
   json(body: unknown): this;
+  send(body: string): this;
 }
 type Next = (err?: unknown) => void;
 
@@ -43,11 +46,17 @@ const viewOf = (req: ExpressRequest): RequestView => ({
  * onVerdict included) goes to `next(err)`.
  */
 export function wardenGate(opts: GateOptions) {
+  requireTenant(opts);
   return (req: ExpressRequest, res: ExpressResponse, next: Next): void => {
     runGate(opts, viewOf(req), req.body).then((answer) => {
       if (answer.kind === "allow") {
         req.warden = answer.warden;
         next();
+      } else if ("html" in answer && answer.html !== undefined) {
+        res
+          .status(answer.status)
+          .set({ ...answer.headers, ...HTML_HEADERS })
+          .send(answer.html);
       } else res.status(answer.status).set(answer.headers).json(answer.body);
     }, next);
   };

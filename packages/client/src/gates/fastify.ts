@@ -1,4 +1,4 @@
-import type { IncomingMessage } from "node:http";
+import type { IncomingHttpHeaders, IncomingMessage } from "node:http";
 import { type RequestView, socketJa4 } from "../subject.js";
 import {
   bodyObject,
@@ -6,6 +6,10 @@ import {
   challengeRoutes,
   type GateOptions,
   type GateVerdict,
+  HTML_HEADERS,
+  RefusedBody,
+  readFetchBody,
+  requireTenant,
   runGate,
 } from "./core.js";
 
@@ -30,6 +34,32 @@ interface FastifyLike {
     handler: (req: FastifyRequestLike, reply: FastifyReplyLike) => Promise<unknown>,
   ): unknown;
 }
+interface FastifyPluginHost extends FastifyLike {
+  hasRequestDecorator(name: string): boolean;
+  decorateRequest(name: string, value: null): unknown;
+  addContentTypeParser(
+    types: string[],
+    options: { parseAs: "buffer" },
+    parser: (request: { headers: IncomingHttpHeaders }, body: Buffer) => Promise<unknown>,
+  ): unknown;
+}
+
+/** The form media types Fastify does not parse itself. */
+const FORM_TYPES = ["application/x-www-form-urlencoded", "multipart/form-data"];
+
+/**
+ * A form body as the gate of Hono and the Fetch API reads one (readFetchBody): the platform's
+ * FormData, a field sent twice refused. What it cannot read is left as a RefusedBody, which the gate
+ * answers with its 400 (Fastify's own error would not be the Error schema).
+ */
+async function parseForm(request: { headers: IncomingHttpHeaders }, raw: Buffer): Promise<unknown> {
+  const type = request.headers["content-type"] ?? "";
+  const read = await readFetchBody(
+    type,
+    new Response(new Uint8Array(raw), { headers: { "content-type": type } }),
+  );
+  return read.ok ? read.body : new RefusedBody(read.refused);
+}
 
 const bodyOf = (req: FastifyRequestLike): Record<string, unknown> => bodyObject(req.body);
 
@@ -49,13 +79,19 @@ const viewOf = (request: FastifyRequestLike): RequestView => ({
  * goes to Fastify's error handler.
  */
 export function wardenPreHandler(opts: GateOptions) {
+  requireTenant(opts);
   return async (request: FastifyRequestLike, reply: FastifyReplyLike): Promise<void> => {
     const answer = await runGate(opts, viewOf(request), request.body);
     if (answer.kind === "allow") {
       request.warden = answer.warden;
       return;
     }
-    await reply.code(answer.status).headers(answer.headers).send(answer.body);
+    if ("html" in answer && answer.html !== undefined) {
+      await reply
+        .code(answer.status)
+        .headers({ ...answer.headers, ...HTML_HEADERS })
+        .send(answer.html);
+    } else await reply.code(answer.status).headers(answer.headers).send(answer.body);
   };
 }
 
@@ -77,3 +113,19 @@ export function registerWardenChallengeRoutes(
     });
   }
 }
+
+/**
+ * The Fastify plugin: `await app.register(wardenFastify, { client, ticketSecret })` decorates the
+ * request with `warden`, parses form posts (urlencoded and multipart, as the Hono and Fetch-API gates
+ * do: a field sent twice is refused with 400 duplicate_field) and registers the challenge routes. It
+ * applies to the instance it is registered on, not only inside its own scope, as fastify-plugin's
+ * plugins do.
+ */
+export const wardenFastify = Object.assign(
+  async (app: FastifyPluginHost, opts: ChallengeRouteOptions & { base?: string }): Promise<void> => {
+    if (!app.hasRequestDecorator("warden")) app.decorateRequest("warden", null);
+    app.addContentTypeParser(FORM_TYPES, { parseAs: "buffer" }, parseForm);
+    registerWardenChallengeRoutes(app, opts);
+  },
+  { [Symbol.for("skip-override")]: true, [Symbol.for("fastify.display-name")]: "@warden/client" },
+);

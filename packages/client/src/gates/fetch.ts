@@ -4,8 +4,10 @@ import {
   challengeRoutes,
   type GateOptions,
   type GateVerdict,
+  HTML_HEADERS,
   type RouteAnswer,
   readFetchBody,
+  requireTenant,
   runFetchGate,
 } from "./core.js";
 
@@ -41,9 +43,15 @@ export function wardenRoute(
   opts: GateOptions & { remoteAddress?: PeerReader },
   handler: (request: Request, warden: GateVerdict) => Response | Promise<Response>,
 ) {
+  requireTenant(opts);
   return async (request: Request): Promise<Response> => {
     const answer = await runFetchGate(opts, viewOf(request, opts.remoteAddress), request);
     if (answer.kind === "allow") return handler(request, answer.warden);
+    if ("html" in answer && answer.html !== undefined)
+      return new Response(answer.html, {
+        status: answer.status,
+        headers: { ...answer.headers, ...HTML_HEADERS },
+      });
     return Response.json(answer.body, { status: answer.status, headers: answer.headers });
   };
 }

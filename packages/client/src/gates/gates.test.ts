@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { solvePow } from "../../../server/src/operations/challenge/methods/proofOfWork/proofOfWork.js";
 import { CHROME_HEADERS, CHROME_UA, makeTestApp, type TestApp } from "../../../server/src/testing/harness.js";
 import { WardenClient } from "../client.js";
+import { wardenRoute as nextRoute, wardenChallengeRoute } from "../next.js";
 import { verifyVerdictToken } from "../verdictToken.js";
 import type { GateOptions, GateVerdict } from "./core.js";
 import { wardenChallengeRoutes, wardenGate } from "./express.js";
@@ -16,7 +17,7 @@ import { wardenChallengeRouteHandlers, wardenRoute } from "./fetch.js";
 import { wardenChallengeHandlers, wardenMiddleware } from "./hono.js";
 
 /**
- * The gates for Express, Fastify, Hono and the Fetch API against a real Warden: allow continues with the verdict
+ * The gates for Express, Fastify, Hono, the Fetch API and Next.js against a real Warden: allow continues with the verdict
  * attached, challenge answers 428 with a ticket that the challenge routes accept and that brings the
  * pending form back after the re-verify, deny answers 403, and a Warden that cannot be reached is a
  * 428 to try again (never an allow).
@@ -43,6 +44,17 @@ afterAll(async () => {
   await warden.close();
 });
 
+/** A client as an app configures one: its tenant, and the issuer and audience this Warden signs with. */
+const clientOf = (key: string, tenantId: string) =>
+  new WardenClient({
+    baseUrl,
+    apiKey: key,
+    tenantId,
+    tokenIssuer: warden.deps.config.tokenIssuer,
+    tokenAudience: warden.deps.config.tokenAudience,
+    verifyTimeoutMs: 5000,
+  });
+
 /** The tenant's newest event, whole (the list's rows carry no signals). */
 async function latestEvent(tenant: string) {
   const [item] = await warden.store.insights.listEvents(tenant, { since: 0, until: Date.now() + 1 }, 1);
@@ -61,6 +73,8 @@ const answerOf = (warden: GateVerdict | undefined) => ({
   decision: warden?.verdict.decision,
   cleared: warden?.verdict.challengeCleared === true,
   pending: warden?.pending ?? null,
+  receipt: warden?.receipt ?? null,
+  eventId: warden?.eventId ?? null,
 });
 
 async function expressApp(client: WardenClient): Promise<string> {
@@ -78,7 +92,8 @@ async function expressApp(client: WardenClient): Promise<string> {
 
 async function fastifyApp(client: WardenClient): Promise<string> {
   const app = Fastify();
-  app.decorateRequest("warden", undefined);
+  // What wardenFastify does (this app registers the routes itself); typed by @warden/client/fastify.
+  app.decorateRequest("warden", null as unknown as GateVerdict);
   registerWardenChallengeRoutes(app as never, {
     client,
     ticketSecret: SECRET,
@@ -135,6 +150,26 @@ async function fetchApp(client: WardenClient): Promise<string> {
 }
 
 /**
+ * @warden/client/next's route files: the client's address from the last X-Forwarded-For entry (what
+ * the proxy in front appended; here the test's header itself), the challenge routes in one handler.
+ */
+async function nextApp(client: WardenClient): Promise<string> {
+  const challenge = wardenChallengeRoute({ client, ticketSecret: SECRET, trustedProxies: ["127.0.0.1"] });
+  const signup = nextRoute(gateOptions(client), async (_request, warden) => Response.json(answerOf(warden)));
+  const server = serve({
+    fetch: (request: Request) => {
+      const path = new URL(request.url).pathname;
+      return path === "/signup" ? signup(request) : challenge(request);
+    },
+    port: 0,
+    hostname: "127.0.0.1",
+  });
+  await new Promise((r) => server.once("listening", r));
+  servers.push(server);
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+}
+
+/**
  * A POST with exactly `headers` (undici's request: fetch() would add a Sec-Fetch-Mode of its own, half
  * a Sec-Fetch-* group, which Warden reads as a program's).
  */
@@ -180,21 +215,33 @@ describe.each([
   ["Fastify", fastifyApp],
   ["Hono", honoApp],
   ["fetch-API", fetchApp],
-])("the %s gate", (_name, start) => {
+  ["Next.js", nextApp],
+])("the %s gate", (name, start) => {
+  // Each gate's attempts carry addresses of their own: one address across the four would meet the
+  // email's velocity (3 an hour) by the last, and its challenge a higher tier.
+  const bob = `bob.${name.toLowerCase()}@example.org`;
   let app: string;
   let client: WardenClient;
   beforeAll(async () => {
-    client = new WardenClient({ baseUrl, apiKey, verifyTimeoutMs: 5000 });
+    client = clientOf(apiKey, "acme");
     app = await start(client);
   });
 
-  it("allow: the handler runs with the verdict attached, and its token checks out", async () => {
+  it("allow: the handler runs with the verdict attached, its token checked by the gate", async () => {
     const res = await post(`${app}/signup`, { email: "ann@example.org" }, browser("81.2.10.7"));
     expect(res).toMatchObject({ status: 200, json: { decision: "allow", cleared: false, pending: null } });
+    expect(res.json.receipt).toMatchObject({ tid: "acme", action: "signup", decision: "allow" });
+    expect((res.json.receipt as { jti: string }).jti).toBe(res.json.eventId);
+  });
+
+  it("a client configured with another tenant's id: Warden allows, the gate refuses the receipt (403 receipt_invalid)", async () => {
+    const other = await start(clientOf(apiKey, "someone-else"));
+    const res = await post(`${other}/signup`, { email: "ann@example.org" }, browser("81.2.10.8"));
+    expect(res).toMatchObject({ status: 403, json: { code: "receipt_invalid" } });
   });
 
   it("challenge: 428 with a ticket; the challenge routes issue and complete on it; the re-submitted form is allowed with the pending data", async () => {
-    const first = await post(`${app}/signup`, { email: "bob@example.org" }, anonymous("81.2.11.7"));
+    const first = await post(`${app}/signup`, { email: bob }, anonymous("81.2.11.7"));
     expect(first).toMatchObject({
       status: 428,
       json: { error: "challenge_required", code: "warden_challenge" },
@@ -225,15 +272,22 @@ describe.each([
     );
     expect(again).toMatchObject({
       status: 200,
-      json: { decision: "allow", cleared: true, pending: { email: "bob@example.org" } },
+      json: { decision: "allow", cleared: true, pending: { email: bob } },
     });
   });
 
-  it("page evidence: the page route hands out a page token bound to the client; the gate forwards the form's report as subject.page", async () => {
+  it("page evidence: the page route hands out a page token bound to the client, with the proof of work its challenge would be sealed with; the gate forwards the form's report as subject.page", async () => {
     const tokenRes = await post(`${app}/warden/challenge/page`, {}, browser("81.2.11.7"));
     expect(tokenRes.status).toBe(200);
     const token = tokenRes.json.pageToken as string;
     expect(token).toMatch(/^wpt1\./);
+    const pow = tokenRes.json.pow as { seed: string };
+    expect(pow).toEqual({
+      type: "pow",
+      seed: expect.stringMatching(/^[0-9a-f]{32}$/),
+      difficulty: 6,
+      algorithm: "sha256-prefix",
+    });
     // A form sent at once with the token: Warden reads it (fast), so the gate forwarded it.
     const res = await post(
       `${app}/signup`,
@@ -249,6 +303,8 @@ describe.each([
     expect(findings).toEqual(
       expect.arrayContaining(["page_submitted_fast", "page_input_without_keys", "page_pointer_teleported"]),
     );
+    // Verify read the page's seed from the token: a challenge on this attempt would be sealed with it.
+    expect(event?.signals.page).toMatchObject({ powSeed: pow.seed });
     // A report the gate cannot read is dropped, not sent (Warden would refuse the whole verify).
     const odd = await post(
       `${app}/signup`,
@@ -317,7 +373,7 @@ describe("a gate with rawEmail, for a tenant that opted in to raw PII", () => {
   it("sends the address itself, so the disposable-address rule applies; the hash alone cannot show the domain", async () => {
     await warden.tenant("rawpii", { rawPii: true });
     const { apiKey: rawKey } = await warden.key("rawpii");
-    const client = new WardenClient({ baseUrl, apiKey: rawKey, verifyTimeoutMs: 5000 });
+    const client = clientOf(rawKey, "rawpii");
     const findingsFor = async (rawEmail: boolean, network: string) => {
       const app = express();
       app.use(express.json());
@@ -339,7 +395,7 @@ describe("a gate with rawEmail, for a tenant that opted in to raw PII", () => {
 
 describe("a gate's onVerdict hook and support references", () => {
   it("tells the app every verdict; the 403 and 428 carry the attempt's eventId; a throwing hook fails the request (Express's 500)", async () => {
-    const client = new WardenClient({ baseUrl, apiKey, verifyTimeoutMs: 5000 });
+    const client = clientOf(apiKey, "acme");
     const seen: import("./core.js").VerdictSeen[] = [];
     const app = express();
     app.use(express.json());
@@ -386,8 +442,13 @@ describe("a gate's onVerdict hook and support references", () => {
 
 describe("gates when Warden cannot be reached", () => {
   it("answer 428 warden_unavailable with Retry-After: fail closed, no ticket, never allow", async () => {
-    const client = new WardenClient({ baseUrl: "http://127.0.0.1:9", apiKey: "wdn_x", verifyTimeoutMs: 500 });
-    for (const start of [expressApp, fastifyApp, honoApp, fetchApp]) {
+    const client = new WardenClient({
+      baseUrl: "http://127.0.0.1:9",
+      apiKey: "wdn_x",
+      tenantId: "acme",
+      verifyTimeoutMs: 500,
+    });
+    for (const start of [expressApp, fastifyApp, honoApp, fetchApp, nextApp]) {
       const app = await start(client);
       const res = await post(`${app}/signup`, { email: "ann@example.org" }, browser("81.2.13.7"));
       expect(res).toMatchObject({

@@ -5,7 +5,9 @@ import {
   type FetchBody,
   type GateOptions,
   type GateVerdict,
+  HTML_HEADERS,
   readFetchBody,
+  requireTenant,
   runFetchGate,
 } from "./core.js";
 
@@ -56,6 +58,7 @@ type PeerReader = (c: HonoContextLike) => string | undefined;
  * included) goes to the app's onError.
  */
 export function wardenMiddleware(opts: GateOptions & { remoteAddress?: PeerReader }) {
+  requireTenant(opts);
   return async (c: HonoContextLike, next: Next): Promise<Response | undefined> => {
     const answer = await runFetchGate(opts, viewOf(c, opts.remoteAddress), c.req);
     if (answer.kind === "allow") {
@@ -63,6 +66,11 @@ export function wardenMiddleware(opts: GateOptions & { remoteAddress?: PeerReade
       await next();
       return undefined;
     }
+    if ("html" in answer && answer.html !== undefined)
+      return new Response(answer.html, {
+        status: answer.status,
+        headers: { ...answer.headers, ...HTML_HEADERS },
+      });
     return c.json(answer.body, answer.status, answer.headers);
   };
 }

@@ -1,14 +1,8 @@
+import { SCOPE_FIELDS } from "../generated/scopeFields.js";
 import type { VerifyRequest } from "../types.js";
 
 /** What a page's worker may read differently from the page (@warden/browser's ScopeField). */
-const SCOPE_FIELDS = new Set([
-  "userAgent",
-  "platform",
-  "hardwareConcurrency",
-  "languages",
-  "userAgentData",
-  "webgl",
-]);
+const KNOWN_SCOPE_FIELDS: ReadonlySet<string> = new Set(SCOPE_FIELDS);
 
 type PageSignals = NonNullable<VerifyRequest["subject"]["browserSignals"]>;
 
@@ -27,7 +21,7 @@ export function browserSignalsOf(value: unknown): PageSignals | undefined {
   const signals: PageSignals = { webdriver };
   if (Array.isArray(mismatch)) {
     const known = [
-      ...new Set(mismatch.filter((f): f is string => typeof f === "string" && SCOPE_FIELDS.has(f))),
+      ...new Set(mismatch.filter((f): f is string => typeof f === "string" && KNOWN_SCOPE_FIELDS.has(f))),
     ];
     if (known.length > 0) signals.mismatch = known;
   }

@@ -488,6 +488,8 @@ export type paths = {
                         };
                         /** @description Hand the page a layout probe to measure (@warden/browser watchPage does): verify then requires the measurements with the form, so a client without a browser engine cannot use the token. */
                         probe?: boolean;
+                        /** @description Hand the page the proof of work a challenge on its attempt will be sealed with, for it to solve in the background while the person fills the form in (@warden/browser watchPage does). */
+                        pow?: boolean;
                     } & {
                         [key: string]: unknown;
                     };
@@ -511,6 +513,17 @@ export type paths = {
                                     style: string[][];
                                     children: string[][][];
                                 }[];
+                            };
+                            /** @description With pow asked for: the seed a proof_of_work challenge on the attempt that carries this token is sealed with (until its answer clears one challenge), for the page to solve in the background; hand it to the page with the token. */
+                            pow?: {
+                                /** @enum {string} */
+                                type: "pow";
+                                /** @description 32 hex characters, keyed to the token. */
+                                seed: string;
+                                /** @description The tenant's severe difficulty: an answer at it meets a challenge of any tier (sha256-prefix). */
+                                difficulty: number;
+                                /** @enum {string} */
+                                algorithm: "sha256-prefix";
                             };
                         };
                     };

@@ -1,14 +1,17 @@
+import { generateKeyPairSync } from "node:crypto";
 import type { AddressInfo } from "node:net";
 import { serve } from "@hono/node-server";
 import express from "express";
 import Fastify from "fastify";
 import { Hono } from "hono";
+import { SignJWT } from "jose";
 import { WardenClient } from "../client.js";
 import type { GateOptions, GateVerdict } from "../gates/core.js";
 import { wardenGate } from "../gates/express.js";
-import { wardenPreHandler } from "../gates/fastify.js";
+import { wardenFastify, wardenPreHandler } from "../gates/fastify.js";
 import { wardenRoute } from "../gates/fetch.js";
 import { wardenMiddleware } from "../gates/hono.js";
+import { wardenRoute as nextRoute } from "../next.js";
 import { sha256Hex } from "../subject.js";
 import type { VerifyRequest } from "../types.js";
 
@@ -23,11 +26,38 @@ export const BANNED = "banned@example.org";
 export const CHALLENGED = "challenged@example.org";
 export const CLEAN = "ann@example.org";
 
+/** The fake Warden's signing key, and what its receipts say (as a real one's do: docs/api.md#verdicttoken). */
+const { privateKey, publicKey } = generateKeyPairSync("ec", { namedCurve: "P-256" });
+export const FAKE_TENANT = "tenant_test";
+const ISSUER = "https://warden.local";
+const AUDIENCE = "warden:verdict";
+
+/** A receipt as Warden signs one; `change` alters a claim (a receipt for another tenant, say). */
+export function fakeReceipt(
+  claims: { session: string; eventId: string; action: string; decision: string },
+  change: Record<string, unknown> = {},
+): Promise<string> {
+  return new SignJWT({
+    iss: ISSUER,
+    aud: AUDIENCE,
+    sub: claims.session,
+    jti: claims.eventId,
+    tid: FAKE_TENANT,
+    decision: claims.decision,
+    action: claims.action,
+    ...change,
+  })
+    .setProtectedHeader({ alg: "ES256" })
+    .setIssuedAt()
+    .setExpirationTime("5m")
+    .sign(privateKey);
+}
+
 /**
  * A Warden that denies BANNED, challenges CHALLENGED (and allows, cleared, a re-verify that carries
  * a challengeId), and allows anything else, no email included; it keeps every verify it is asked.
  */
-export function fakeWarden() {
+export function fakeWarden(opts: { receipt?: Record<string, unknown>; logOnly?: boolean } = {}) {
   const asked: VerifyRequest[] = [];
   const fetch: typeof globalThis.fetch = async (_url, init) => {
     const request = JSON.parse(String(init?.body)) as VerifyRequest;
@@ -40,21 +70,32 @@ export function fakeWarden() {
         : hash === (await sha256Hex(CHALLENGED)) && !resumed
           ? "challenge"
           : "allow";
+    const logOnly = opts.logOnly === true || request.context?.logOnly === true;
+    const final = logOnly ? "allow" : decision;
+    const eventId = `evt_${asked.length}`;
+    const claims = { session: request.session ?? eventId, eventId, action: request.action, decision: final };
     return Response.json({
-      decision,
+      decision: final,
       actorType: "unknown",
       confidence: 0.5,
       reasons: ["fake"],
       reasonDetails: [],
       principal: { resolved: false, operator: "", onBehalfOf: "", identityBasis: [] },
-      verdictToken: "fake.token",
-      eventId: `evt_${asked.length}`,
+      verdictToken: await fakeReceipt(claims, opts.receipt),
+      eventId,
       degraded: false,
-      enforcementMode: "enforce",
-      ...(resumed && decision === "allow" ? { challengeCleared: true } : {}),
+      enforcementMode: logOnly ? "log_only" : "enforce",
+      ...(resumed && final === "allow" ? { challengeCleared: true } : {}),
     });
   };
-  return { client: new WardenClient({ baseUrl: "http://warden.test", apiKey: "wdn_test", fetch }), asked };
+  const client = new WardenClient({
+    baseUrl: "http://warden.test",
+    apiKey: "wdn_test",
+    fetch,
+    tenantId: FAKE_TENANT,
+    jwks: async () => publicKey,
+  });
+  return { client, asked };
 }
 
 export interface GateApp {
@@ -81,9 +122,12 @@ function emailsIn(value: unknown): string[] {
   return typeof email === "string" ? [email] : [];
 }
 const answerOf = (read: string[], warden: GateVerdict | undefined) => ({
-  read,
+  // What the handler reads, and the form the gate hands it to act on.
+  read: [...read, ...emailsIn(warden?.form)],
   pending: warden?.pending ?? null,
   cleared: warden?.verdict.challengeCleared === true,
+  form: warden?.form ?? null,
+  enforcementMode: warden?.enforcementMode ?? null,
 });
 
 async function listening(server: {
@@ -114,7 +158,7 @@ const startExpress: Start = async (opts) => {
 const startFastify: Start = async (opts) => {
   const errors: unknown[] = [];
   const app = Fastify();
-  app.decorateRequest("warden", undefined);
+  await app.register(wardenFastify as never, { client: opts.client, ticketSecret: opts.ticketSecret });
   app.setErrorHandler((err: { statusCode?: number }, _req, reply) => {
     errors.push(err);
     return reply.code(err.statusCode ?? 500).send({});
@@ -144,12 +188,9 @@ const startHono: Start = async (opts) => {
   return { url: await listening(server), errors, close: async () => server.close() };
 };
 
-/** The fetch-API gate as a Next.js route handler runs it; a rejection is the platform's 500. */
-const startFetch: Start = async (opts) => {
+/** A Fetch-API route served as Next.js runs it: a rejection is the platform's 500. */
+async function serveRoute(route: (request: Request) => Promise<Response>) {
   const errors: unknown[] = [];
-  const route = wardenRoute({ ...opts, remoteAddress: () => "127.0.0.1" }, async (_request, warden) =>
-    Response.json(answerOf(emailsIn(warden.body), warden)),
-  );
   const server = serve({
     fetch: (request: Request) =>
       route(request).catch((err: unknown) => {
@@ -160,7 +201,27 @@ const startFetch: Start = async (opts) => {
     hostname: "127.0.0.1",
   });
   return { url: await listening(server), errors, close: async () => server.close() };
-};
+}
 
-export const GATES = { express: startExpress, fastify: startFastify, hono: startHono, fetch: startFetch };
+/** The fetch-API gate as a Next.js route handler runs it. */
+const startFetch: Start = async (opts) =>
+  serveRoute(
+    wardenRoute({ ...opts, remoteAddress: () => "127.0.0.1" }, async (_request, warden) =>
+      Response.json(answerOf(emailsIn(warden.body), warden)),
+    ),
+  );
+
+/** @warden/client/next's route, its client given, the address from X-Forwarded-For (none sent here). */
+const startNext: Start = async (opts) =>
+  serveRoute(
+    nextRoute(opts, async (_request, warden) => Response.json(answerOf(emailsIn(warden.body), warden))),
+  );
+
+export const GATES = {
+  express: startExpress,
+  fastify: startFastify,
+  hono: startHono,
+  fetch: startFetch,
+  next: startNext,
+};
 export type GateName = keyof typeof GATES;

@@ -9,7 +9,7 @@ import { Status } from "../components/Status.js";
 import { dateTime, decimal, weight, words } from "../format.js";
 import { useApi } from "../hooks.js";
 import { links } from "../router.js";
-import type { ChallengeView, EventDetail, Observation } from "../types.js";
+import type { AttemptDetail, ChallengeView, EventDetail, Observation } from "../types.js";
 import { actorTypeText, confidenceText, decidedByText } from "../verdictView.js";
 
 /** One event in full: the verdict and its grounds, the token it signed, its challenges and what was observed. */
@@ -17,6 +17,8 @@ export function EventPage({ eventId, canResolve }: { eventId: string; canResolve
   const detail = useApi<EventDetail>(`/v1/events/${encodeURIComponent(eventId)}`);
   const notFound = detail.error?.status === 404;
   const data = detail.data?.event.eventId === eventId ? detail.data : null;
+  const read = useApi<AttemptDetail>(`/v1/attempts/${encodeURIComponent(eventId)}`).data;
+  const attempt = read && (read.firstEventId === eventId || read.reverifyEventId === eventId) ? read : null;
 
   return (
     <>
@@ -31,8 +33,10 @@ export function EventPage({ eventId, canResolve }: { eventId: string; canResolve
           purged.
         </p>
       ) : null}
-      {data ? <AttemptPanel eventId={eventId} /> : null}
-      {data ? <EventBody detail={data} canResolve={canResolve} onResolved={detail.reload} /> : null}
+      {data && attempt ? <AttemptPanel eventId={eventId} attempt={attempt} /> : null}
+      {data ? (
+        <EventBody detail={data} attempt={attempt} canResolve={canResolve} onResolved={detail.reload} />
+      ) : null}
     </>
   );
 }
@@ -68,12 +72,50 @@ function claimValue(value: unknown): string {
   return JSON.stringify(value);
 }
 
+/**
+ * What the Challenges section says of an event none was issued on. A re-verify carried one issued on
+ * an earlier event: its attempt's first verdict (linked), or, for a re-verify scored as an attempt of
+ * its own (its clear not honoured), the challenge its event names.
+ */
+function noChallengeText(detail: EventDetail, attempt: AttemptDetail | null): ComponentChildren {
+  const carried = detail.event.signals.challengeId;
+  if (attempt && attempt.reverifyEventId === detail.event.eventId) {
+    return (
+      <span data-testid="event-challenges-elsewhere">
+        No challenge was issued on this re-verify: the one it carried
+        {typeof carried === "string" ? (
+          <>
+            {" "}
+            (<code>{carried}</code>)
+          </>
+        ) : null}{" "}
+        was issued on its attempt's first verdict,{" "}
+        <a href={links.event(attempt.firstEventId)}>
+          <code>{attempt.firstEventId}</code>
+        </a>
+        .
+      </span>
+    );
+  }
+  if (typeof carried === "string") {
+    return (
+      <span data-testid="event-challenges-elsewhere">
+        No challenge was issued on this re-verify: the one it carried, <code>{carried}</code>, was issued on
+        an earlier event (its Reasons say why its clear was not honoured).
+      </span>
+    );
+  }
+  return "No challenge was issued for this event.";
+}
+
 function EventBody({
   detail,
+  attempt,
   canResolve,
   onResolved,
 }: {
   detail: EventDetail;
+  attempt: AttemptDetail | null;
   canResolve: boolean;
   onResolved(): void;
 }) {
@@ -195,7 +237,7 @@ function EventBody({
           rows={detail.challenges ?? []}
           rowKey={(c) => c.challengeId}
           testId="event-challenges-table"
-          empty="No challenge was issued for this event."
+          empty={noChallengeText(detail, attempt)}
           columns={[
             { label: "Challenge", cell: (c) => <code>{c.challengeId}</code>, rowHeader: true },
             { label: "Method", cell: (c) => words(c.method) },

@@ -47,6 +47,10 @@ export function demoHint(demoExists: boolean): string {
       ].join("\n");
 }
 
+/** The README's first request, which the banner's `Try:` line sends (printedCommands.test.ts holds them equal). */
+export const FIRST_REQUEST =
+  '{"action":"signup","session":"sess-42","subject":{"userAgent":"curl/8.5.0","ipTrunc":"203.0.113.0/24"}}';
+
 /** What `warden serve --demo` prints once it listens, when it made the demo tenant: the key, shown once. */
 export function demoBanner(demo: IssuedKey, url: string): string {
   return [
@@ -56,7 +60,7 @@ export function demoBanner(demo: IssuedKey, url: string): string {
     "",
     `  ${demo.apiKey}`,
     "",
-    `Try: curl -s ${url}/v1/verify -H "Authorization: Bearer ${demo.apiKey}" -H 'Content-Type: application/json' -d '{"action":"signup","subject":{"userAgent":"curl/8.5.0"}}'`,
+    `Try: curl -s ${url}/v1/verify -H "Authorization: Bearer ${demo.apiKey}" -H 'Content-Type: application/json' -d '${FIRST_REQUEST}'`,
     "",
   ].join("\n");
 }

@@ -5,11 +5,11 @@ import { createServer, type Server } from "node:https";
 import type { AddressInfo } from "node:net";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { cliSandbox, wardenInProcessWith } from "../testing/cliSandbox.js";
+import { cliSandbox, runWarden } from "../testing/cliSandbox.js";
 import { parseAgentJwks } from "../webBotAuth/agentKeys.js";
 import { DIRECTORY_PATH } from "../webBotAuth/keyDirectory.js";
 
-const { dir, env, warden } = cliSandbox();
+const { dir, env } = cliSandbox();
 function file(name: string, content: unknown): string {
   const p = path.join(dir, name);
   fs.writeFileSync(p, typeof content === "string" ? content : JSON.stringify(content));
@@ -23,7 +23,7 @@ const ED_THUMBPRINT = "poqkLGiymh_W0uP6PZFw-dvez3QJT5SolqXBCW38r0U";
 describe("warden agent", () => {
   it("registers an operator from a JWKS file, keyed by the JWK thumbprint", async () => {
     const jwks = file("agent.jwks.json", { keys: [ED_PUBLIC] });
-    const add = await warden(
+    const add = await runWarden(env, [
       "agent",
       "add",
       "--operator",
@@ -32,10 +32,10 @@ describe("warden agent", () => {
       "https://signature-agent.test",
       "--jwks",
       jwks,
-    );
+    ]);
     expect(add).toMatchObject({ code: 0 });
     expect(add.stdout).toContain(ED_THUMBPRINT);
-    const list = JSON.parse((await warden("agent", "list", "--json")).stdout) as unknown[];
+    const list = JSON.parse((await runWarden(env, ["agent", "list", "--json"])).stdout) as unknown[];
     expect(list).toEqual([
       {
         operator: "Example Bot",
@@ -48,7 +48,7 @@ describe("warden agent", () => {
 
   it("refuses a key already registered for another operator, private keys, non-https agents and missing keys", async () => {
     const jwks = file("same.jwks.json", { keys: [ED_PUBLIC] });
-    const clash = await warden(
+    const clash = await runWarden(env, [
       "agent",
       "add",
       "--operator",
@@ -57,7 +57,7 @@ describe("warden agent", () => {
       "https://other.test",
       "--jwks",
       jwks,
-    );
+    ]);
     expect(clash.code).toBe(1);
     expect(clash.stderr).toMatch(
       new RegExp(
@@ -68,7 +68,7 @@ describe("warden agent", () => {
     const priv = file("private.jwks.json", {
       keys: [{ ...ED_PUBLIC, d: "n4Ni-HpISpVObnQMW0wOhCKROaIKqKtW_2ZYb2p9KcU" }],
     });
-    const leaked = await warden(
+    const leaked = await runWarden(env, [
       "agent",
       "add",
       "--operator",
@@ -77,11 +77,11 @@ describe("warden agent", () => {
       "https://leaky.test",
       "--jwks",
       priv,
-    );
+    ]);
     expect(leaked.code).toBe(1);
     expect(leaked.stderr).toMatch(/private key material/);
 
-    const http = await warden(
+    const http = await runWarden(env, [
       "agent",
       "add",
       "--operator",
@@ -90,22 +90,39 @@ describe("warden agent", () => {
       "http://plain.test",
       "--jwks",
       jwks,
-    );
+    ]);
     expect(http.code).toBe(2);
     expect(http.stderr).toMatch(/https URL/);
 
-    const none = await warden("agent", "add", "--operator", "Nothing", "--signature-agent", "https://n.test");
+    const none = await runWarden(env, [
+      "agent",
+      "add",
+      "--operator",
+      "Nothing",
+      "--signature-agent",
+      "https://n.test",
+    ]);
     expect(none.code).toBe(2);
     const hmac = file("hmac.jwks.json", { keys: [{ kty: "oct", k: "c2VjcmV0" }] });
     expect(
-      (await warden("agent", "add", "--operator", "H", "--signature-agent", "https://h.test", "--jwks", hmac))
-        .code,
+      (
+        await runWarden(env, [
+          "agent",
+          "add",
+          "--operator",
+          "H",
+          "--signature-agent",
+          "https://h.test",
+          "--jwks",
+          hmac,
+        ])
+      ).code,
     ).toBe(1);
   });
 
   it("removes an operator, and says so when there is none", async () => {
-    expect((await warden("agent", "remove", "--operator", "Example Bot")).code).toBe(0);
-    const again = await warden("agent", "remove", "--operator", "Example Bot");
+    expect((await runWarden(env, ["agent", "remove", "--operator", "Example Bot"])).code).toBe(0);
+    const again = await runWarden(env, ["agent", "remove", "--operator", "Example Bot"]);
     expect(again.code).toBe(1);
     expect(again.stderr).toMatch(/no agent operator/);
   });
@@ -124,9 +141,9 @@ describe("warden agent: a key names one operator, whichever way it enters", () =
     return { jwk, thumbprint: parsed.keys[0].thumbprint };
   };
   const add = (operator: string, ...source: string[]) =>
-    wardenInProcessWith({ directoryCa }, directoryEnv, "agent", "add", "--operator", operator, ...source);
+    runWarden(directoryEnv, ["agent", "add", "--operator", operator, ...source], { directoryCa });
   const listed = async () =>
-    (JSON.parse((await warden("agent", "list", "--json")).stdout) as { operator: string }[]).map(
+    (JSON.parse((await runWarden(env, ["agent", "list", "--json"])).stdout) as { operator: string }[]).map(
       (a) => a.operator,
     );
 
@@ -224,8 +241,9 @@ describe("warden agent: a key names one operator, whichever way it enters", () =
 
 describe("warden policy", () => {
   it("stores validated documents as numbered versions and prints the current one", async () => {
-    expect((await warden("tenant", "create", "acme")).code).toBe(0);
-    const empty = await warden("policy", "get", "--tenant", "acme");
+    // Raw PII on: its email domain list can match (policy set refuses domains for a hashed tenant).
+    expect((await runWarden(env, ["tenant", "create", "acme", "--raw-pii"])).code).toBe(0);
+    const empty = await runWarden(env, ["policy", "get", "--tenant", "acme"]);
     expect(empty).toMatchObject({ code: 0, stdout: "{}\n" });
     expect(empty.stderr).toMatch(/defaults apply/);
 
@@ -235,13 +253,13 @@ describe("warden policy", () => {
       velocity: { ip_network: { perHour: 10 } },
       challenge: { powDifficulty: { default: 5 } },
     };
-    const first = await warden("policy", "set", "--tenant", "acme", "--file", file("p1.json", doc));
+    const first = await runWarden(env, ["policy", "set", "--tenant", "acme", "--file", file("p1.json", doc)]);
     expect(first).toMatchObject({ code: 0 });
     expect(first.stdout).toMatch(/stored policy v1 for tenant acme/);
-    expect((await warden("policy", "set", "--tenant", "acme", "--file", file("p2.json", {}))).stdout).toMatch(
-      /v2/,
-    );
-    const got = await warden("policy", "get", "--tenant", "acme");
+    expect(
+      (await runWarden(env, ["policy", "set", "--tenant", "acme", "--file", file("p2.json", {})])).stdout,
+    ).toMatch(/v2/);
+    const got = await runWarden(env, ["policy", "get", "--tenant", "acme"]);
     expect(JSON.parse(got.stdout)).toEqual({});
     expect(got.stderr).toMatch(/policy v2/);
   });
@@ -251,28 +269,35 @@ describe("warden policy", () => {
       deny: { networks: ["not-a-network"], emailDomains: ["Not A Domain"] },
       challenge: { powDifficulty: { default: 3, severe: 4 } },
     };
-    const res = await warden("policy", "set", "--tenant", "acme", "--file", file("bad.json", bad));
+    const res = await runWarden(env, ["policy", "set", "--tenant", "acme", "--file", file("bad.json", bad)]);
     expect(res.code).toBe(1);
     expect(res.stderr).toMatch(/deny\.networks\[0\]/);
     expect(res.stderr).toMatch(/deny\.emailDomains\[0\]/);
     expect(res.stderr).toMatch(/powDifficulty\.default: 3 is below the floor of 4/);
-    const unknown = await warden(
+    const unknown = await runWarden(env, [
       "policy",
       "set",
       "--tenant",
       "acme",
       "--file",
       file("u.json", { allowlist: [] }),
-    );
+    ]);
     expect(unknown.code).toBe(1);
-    const notJson = await warden("policy", "set", "--tenant", "acme", "--file", file("n.json", "{oops"));
+    const notJson = await runWarden(env, [
+      "policy",
+      "set",
+      "--tenant",
+      "acme",
+      "--file",
+      file("n.json", "{oops"),
+    ]);
     expect(notJson.code).toBe(1);
     expect(notJson.stderr).toMatch(/cannot read .* as JSON/);
-    expect((await warden("policy", "get", "--tenant", "acme")).stderr).toMatch(/policy v2/);
+    expect((await runWarden(env, ["policy", "get", "--tenant", "acme"])).stderr).toMatch(/policy v2/);
   });
 
   it("names an unknown tenant", async () => {
-    const res = await warden("policy", "set", "--tenant", "ghost", "--file", file("g.json", {}));
+    const res = await runWarden(env, ["policy", "set", "--tenant", "ghost", "--file", file("g.json", {})]);
     expect(res.code).toBe(1);
     expect(res.stderr).toMatch(/no tenant "ghost"/);
   });

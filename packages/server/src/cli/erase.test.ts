@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { emailHash } from "../operations/verify/signals/email.js";
 import { type Store, StoreUnavailableError } from "../store/interfaces.js";
 import { openSqliteStore } from "../store/sqlite/sqliteStore.js";
-import { cliSandbox, wardenCliInProcess } from "../testing/cliSandbox.js";
+import { cliSandbox, runWarden, stdoutOf } from "../testing/cliSandbox.js";
 import {
   bearer,
   CHROME_HEADERS,
@@ -15,7 +15,7 @@ import {
   testEvent,
 } from "../testing/harness.js";
 
-const { dir, warden } = cliSandbox();
+const { dir, env } = cliSandbox();
 const file = path.join(dir, "cli.db");
 
 async function withStore<T>(fn: (store: Store) => Promise<T>): Promise<T> {
@@ -33,8 +33,8 @@ const MARKER = "session-of-jane-0f9a8b7c6d5e4f3a2b1c";
 
 describe("warden erase", () => {
   beforeAll(async () => {
-    expect((await warden("tenant", "create", "acme")).code).toBe(0);
-    expect((await warden("tenant", "create", "other")).code).toBe(0);
+    expect((await runWarden(env, ["tenant", "create", "acme"])).code).toBe(0);
+    expect((await runWarden(env, ["tenant", "create", "other"])).code).toBe(0);
     await withStore(async (store) => {
       const jane = { emailHash: emailHash(ADDRESS), session: MARKER };
       await store.events.record(testEvent("evt_jane_1", { tenantId: "acme", ...jane }), undefined);
@@ -62,7 +62,7 @@ describe("warden erase", () => {
   });
 
   it("erases a person's events by email address (hashed as verify hashes it) with their feedback, in that tenant only, and prints what it deleted; again, nothing", async () => {
-    const res = await warden("erase", "--tenant", "acme", "--email", "  jane.doe@example.COM ");
+    const res = await runWarden(env, ["erase", "--tenant", "acme", "--email", "  jane.doe@example.COM "]);
     expect(res.code).toBe(0);
     expect(res.stdout).toBe(
       `erased from tenant acme, email sha256 ${emailHash(ADDRESS)}: 2 events, 0 challenges, 0 clears, 1 feedback observation, 0 resolutions, 0 stored idempotent answers\n`,
@@ -74,7 +74,14 @@ describe("warden erase", () => {
       expect(await store.events.get("other", "evt_jane_elsewhere")).toBeDefined();
       expect(await store.events.get("acme", "evt_someone")).toBeDefined();
     });
-    const again = await warden("erase", "--tenant", "acme", "--email-sha256", emailHash(ADDRESS), "--json");
+    const again = await runWarden(env, [
+      "erase",
+      "--tenant",
+      "acme",
+      "--email-sha256",
+      emailHash(ADDRESS),
+      "--json",
+    ]);
     expect(again.code).toBe(0);
     expect(JSON.parse(again.stdout)).toEqual({
       tenantId: "acme",
@@ -85,7 +92,7 @@ describe("warden erase", () => {
 
   it("overwrites what it erased in the SQLite file: the erased values are not on disk", async () => {
     // The other tenant's copy is still there; erasing it leaves no trace of the marker.
-    const res = await warden("erase", "--tenant", "other", "--session", MARKER, "--json");
+    const res = await runWarden(env, ["erase", "--tenant", "other", "--session", MARKER, "--json"]);
     expect(JSON.parse(res.stdout).removed.events).toBe(1);
     // Closing the last connection checkpoints the write-ahead log into the file and removes it.
     await withStore(async () => undefined);
@@ -102,7 +109,7 @@ describe("warden erase", () => {
     await withStore((store) =>
       store.events.record(testEvent("evt_net", { tenantId: "acme", network: "192.0.2.0/24" }), undefined),
     );
-    const res = await warden("erase", "--tenant", "acme", "--ip", "192.0.2.77");
+    const res = await runWarden(env, ["erase", "--tenant", "acme", "--ip", "192.0.2.77"]);
     expect(res.stdout).toMatch(/^erased from tenant acme, network 192\.0\.2\.0\/24: 1 event, /);
     expect(await withStore((store) => store.events.get("acme", "evt_net"))).toBeUndefined();
   });
@@ -122,13 +129,13 @@ describe("warden erase", () => {
     ],
     [["erase", "--email", "a@b.example"], /--tenant <tenantId> is required/],
   ])("refuses %j with exit code 2", async (args, message) => {
-    const res = await warden(...args);
+    const res = await runWarden(env, args);
     expect(res.code).toBe(2);
     expect(res.stderr).toMatch(message);
   });
 
   it("refuses an unknown tenant with exit code 1", async () => {
-    const res = await warden("erase", "--tenant", "ghost", "--event", "evt_1");
+    const res = await runWarden(env, ["erase", "--tenant", "ghost", "--event", "evt_1"]);
     expect(res.code).toBe(1);
     expect(res.stderr).toMatch(/unknown tenant "ghost"/);
   });
@@ -218,14 +225,15 @@ describe("warden erase against a running app's database: a person's degraded eve
     const bob = await person(BOB, "bob");
     const whole = { events: 2, challenge: true, observations: 2, answers: 3 };
     expect(await left(jane)).toEqual(whole);
-    const printed = await wardenCliInProcess(
-      { WARDEN_DATABASE_URL: `sqlite:${t.dbFile}`, WARDEN_LOG_LEVEL: "silent" },
-      "erase",
-      "--tenant",
-      "acme",
-      "--email",
-      JANE,
-      "--json",
+    const printed = stdoutOf(
+      await runWarden({ WARDEN_DATABASE_URL: `sqlite:${t.dbFile}`, WARDEN_LOG_LEVEL: "silent" }, [
+        "erase",
+        "--tenant",
+        "acme",
+        "--email",
+        JANE,
+        "--json",
+      ]),
     );
     expect(JSON.parse(printed).removed).toEqual({
       events: 2,

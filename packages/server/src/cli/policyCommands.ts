@@ -56,10 +56,16 @@ export const POLICY_COMMANDS: Record<string, Command> = {
       // Verify truncates every address it is not given raw: a narrower list network can match only a
       // tenant's raw addresses, and never those of a tenant without the raw-PII opt-in.
       const narrow = narrowNetworks(compiled.policy, { ipv4: IPV4_PREFIX, ipv6: IPV6_PREFIX });
+      // A tenant without the raw-PII opt-in sends an address's hash only (emailSha256): its
+      // attempts carry no domain, so a listed domain would never match one of them.
+      const domains = (["allow", "deny"] as const).flatMap((side) =>
+        [...compiled.policy[side].emailDomains].map((d) => `${side}.emailDomains: ${JSON.stringify(d)}`),
+      );
       const stored = await ctx.withStore(async (store) => {
         const tenant = await store.tenants.get(tenantId);
         if (!tenant) return { outcome: "no tenant" as const };
         if (narrow.length > 0 && !tenant.rawPii) return { outcome: "narrow" as const };
+        if (domains.length > 0 && !tenant.rawPii) return { outcome: "domains" as const };
         return {
           outcome: "stored" as const,
           version: await store.policies.put(tenantId, JSON.stringify(document), Date.now()),
@@ -73,6 +79,12 @@ export const POLICY_COMMANDS: Record<string, Command> = {
       if (stored.outcome === "narrow") {
         ctx.io.err(
           `${file} is not a valid policy for tenant ${tenantId}:\n${lines}\n  verify reads an attempt's network as its /${IPV4_PREFIX} (IPv4) or /${IPV6_PREFIX} (IPv6) unless the raw address is sent (subject.ip), which this tenant has not opted in to (raw-pii off): these entries would never match. List the /${IPV4_PREFIX} or /${IPV6_PREFIX} instead.`,
+        );
+        return 1;
+      }
+      if (stored.outcome === "domains") {
+        ctx.io.err(
+          `${file} is not a valid policy for tenant ${tenantId}:\n${domains.map((d) => `  - ${d}`).join("\n")}\n  this tenant has not opted in to raw PII (raw-pii off), so its attempts carry the address's hash (subject.emailSha256), never its domain: these entries would never match. List addresses by their hash (emailHashes) instead, or opt the tenant in.`,
         );
         return 1;
       }

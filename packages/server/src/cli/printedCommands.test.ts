@@ -3,6 +3,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
 import { POLICY_FILE, policySetCommand } from "../../../console/src/cliCommands.js";
+import { demoBanner } from "../admin/bootstrap.js";
 import { tempDir } from "../testing/harness.js";
 import { commandNames, parseCommandLine, runCli } from "./main.js";
 
@@ -89,6 +90,22 @@ describe("the commands Warden prints", () => {
     }
     expect(refused).toEqual([]);
     expect(checked).toBeGreaterThan(20);
+  });
+
+  it("the `Try:` curl `npm start` prints on a first run is the README's first request, with the key it printed", () => {
+    const readme = fs.readFileSync(path.join(REPO, "README.md"), "utf8");
+    const block = /## A first request[\s\S]*?```sh\n([\s\S]*?)```/.exec(readme)?.[1] ?? "";
+    const documented = block
+      .replace(/\\\n\s*/g, " ")
+      .split("\n")
+      .find((line) => line.startsWith("curl "));
+    const banner = demoBanner(
+      { keyId: "key_1", apiKey: "wdn_printed", tenantId: "demo", scopes: ["verify:write"] },
+      "http://127.0.0.1:8080",
+    );
+    const printed = /^Try: (curl .*)$/m.exec(banner)?.[1];
+    expect(documented).toBeDefined();
+    expect(printed).toBe(documented?.replace("$WARDEN_KEY", "wdn_printed").replace(/\s+/g, " "));
   });
 
   it("the what-if page's policy command stores the policy it shows as the tenant's next version", async () => {

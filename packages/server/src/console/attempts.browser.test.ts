@@ -5,21 +5,35 @@ import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { launchChromium } from "../../../browser/tooling/chromium.mjs";
 import { solvePow } from "../operations/challenge/methods/proofOfWork/proofOfWork.js";
+import { emailHash } from "../operations/verify/signals/email.js";
+import { StoreUnavailableError } from "../store/interfaces.js";
 import { chromiumOrSkip, pastTheSecond, signedInConsole } from "../testing/chromium.js";
-import { bearer, CHROME_HEADERS, CHROME_UA, makeTestApp, type TestApp } from "../testing/harness.js";
+import {
+  bearer,
+  CHROME_HEADERS,
+  CHROME_UA,
+  faultyStore,
+  makeTestApp,
+  type TestApp,
+} from "../testing/harness.js";
 
 /**
  * Attempts in the console, in Debian's Chromium against a real app on a fresh SQLite file seeded
- * through the public API: people allowed at once, an attempt challenged and abandoned, and two
- * attempts challenged, solved and re-verified. The overview counts a cleared attempt once (not as a
- * challenge and an allow); an event page shows the attempt it belongs to with a link to its other
- * event; and feedback sent on a re-verify's eventId moves the calibration of the challenged attempts.
+ * through the public API: people allowed at once, an attempt challenged and abandoned, two attempts
+ * challenged, solved and re-verified, and one answered degraded while the store was down, its
+ * challenge solved, then denied on re-verify (its email is on the tenant's deny list). The overview
+ * counts a cleared attempt once (not as a challenge and an allow) and the degraded one as denied; an
+ * event page shows the attempt it belongs to with a link to its other event, and tells the degraded
+ * attempt's story once on either page; a search by its email finds both of its events; and feedback
+ * sent on a re-verify's eventId moves the calibration of the challenged attempts.
  */
 const SUITE = "attempts in the operator console";
 const here = path.dirname(fileURLToPath(import.meta.url));
 const REPO = path.resolve(here, "../../../..");
 const SHOTS = path.join(REPO, "artifacts/console");
 const POLL_MS = 10_000;
+const BLOCKED = "Lee.Blocked@Example.org";
+const SEARCH_LABEL = "Email, email hash, IP or network, session or event ID";
 
 if (chromiumOrSkip(SUITE)) {
   let t: TestApp;
@@ -27,6 +41,8 @@ if (chromiumOrSkip(SUITE)) {
   let browser: Browser;
   let key: string;
   const cleared: { first: string; reverify: string }[] = [];
+  const degraded = { first: "", reverify: "" };
+  const failing = new Set<string>();
 
   const post = async (url: string, payload: Record<string, unknown>) => {
     const res = await t.app.inject({ method: "POST", url, headers: bearer(key), payload });
@@ -37,8 +53,17 @@ if (chromiumOrSkip(SUITE)) {
     ((await page.getByTestId(testId).textContent()) ?? "").trim();
 
   beforeAll(async () => {
-    t = await makeTestApp({ env: { WARDEN_CONSOLE_SIGNINS_PER_MINUTE: "1000" } });
+    t = await makeTestApp({
+      env: { WARDEN_CONSOLE_SIGNINS_PER_MINUTE: "1000" },
+      wrapStore: (s) =>
+        faultyStore(s, { failing, error: () => new StoreUnavailableError("injected outage") }),
+    });
     await t.tenant("shop");
+    await t.store.policies.put(
+      "shop",
+      JSON.stringify({ deny: { emailHashes: [emailHash(BLOCKED)] } }),
+      Date.now(),
+    );
     key = (await t.key("shop")).apiKey;
     base = `http://localhost:${new URL(await t.app.listen({ host: "127.0.0.1", port: 0 })).port}/`;
     const person = { userAgent: CHROME_UA, headers: CHROME_HEADERS, ipTrunc: "198.51.100.0/24" };
@@ -65,6 +90,36 @@ if (chromiumOrSkip(SUITE)) {
       expect(again.decision).toBe("allow");
       cleared.push({ first: first.eventId, reverify: again.eventId });
     }
+    // Answered degraded while the store is down; its challenge solved; the re-verify scores deny.
+    const blocked = { action: "signup", session: "s-blocked", subject: { emailSha256: emailHash(BLOCKED) } };
+    failing.add("counters.hit");
+    const down = await post("/v1/verify", blocked);
+    failing.clear();
+    expect(down).toMatchObject({ decision: "challenge", degraded: true });
+    await t.deps.pendingEvents.flush();
+    const issued = await post("/v1/challenge", { eventId: down.eventId, session: "s-blocked" });
+    const severe = issued.instructions as { seed: string; difficulty: number };
+    if (severe.difficulty > 4) {
+      // A degraded challenge is sealed severe here (seconds of work): the store's clear, the update a
+      // valid proof makes, stands in for solving it.
+      const done = await t.store.challenges.clear(
+        "shop",
+        issued.challengeId as string,
+        "s-blocked",
+        Date.now(),
+      );
+      expect(done.kind).toBe("cleared");
+    } else {
+      const { nonce } = solvePow(severe.seed, severe.difficulty);
+      await post("/v1/challenge", {
+        challengeId: issued.challengeId,
+        session: "s-blocked",
+        proof: { nonce },
+      });
+    }
+    const denied = await post("/v1/verify", { ...blocked, context: { challengeId: issued.challengeId } });
+    expect(denied.decision).toBe("deny");
+    Object.assign(degraded, { first: down.eventId, reverify: denied.eventId });
     await pastTheSecond();
     fs.mkdirSync(SHOTS, { recursive: true });
     browser = await launchChromium();
@@ -78,16 +133,16 @@ if (chromiumOrSkip(SUITE)) {
   const signedIn = (width = 1360) => signedInConsole(browser, base, key, width);
 
   describe(SUITE, () => {
-    it("the overview counts a challenged then cleared attempt once, as cleared", async () => {
+    it("the overview counts a challenged then cleared attempt once, as cleared, and a degraded then denied one once, as denied", async () => {
       for (const width of [1360, 760]) {
         const { context, page, problems } = await signedIn(width);
         await page.goto(`${base}console/#/overview`);
         const expected = {
-          "attempts-total": "7",
+          "attempts-total": "8",
           "attempts-allowed": "4",
           "attempts-cleared": "2",
           "attempts-challenged": "1",
-          "attempts-denied": "0",
+          "attempts-denied": "1",
         };
         for (const [id, n] of Object.entries(expected)) {
           await expect.poll(() => text(page, id), { message: id, timeout: POLL_MS }).toBe(n);
@@ -111,6 +166,48 @@ if (chromiumOrSkip(SUITE)) {
         .poll(() => page.getByTestId("attempt-other-event").textContent(), { timeout: POLL_MS })
         .toBe(reverify);
       await page.screenshot({ path: path.join(SHOTS, "event-attempt.png"), fullPage: true });
+      expect(problems).toEqual([]);
+      await context.close();
+    }, 60_000);
+
+    it("a degraded verdict, its challenge solved and the re-verify denied are one attempt, told once on each page", async () => {
+      const { context, page, problems } = await signedIn();
+      const main = async () => (await page.locator("main").textContent()) ?? "";
+      await page.goto(`${base}console/#/events/${degraded.reverify}`);
+      await expect
+        .poll(() => text(page, "attempt-ending"), { timeout: POLL_MS })
+        .toBe("challenged, the challenge solved, then denied: the re-verify it let be scored was a deny");
+      await expect
+        .poll(() => text(page, "event-challenges-elsewhere"), { timeout: POLL_MS })
+        .toMatch(
+          /^No challenge was issued on this re-verify: the one it carried \(chl_\S+\) was issued on its attempt's first verdict, evt_/,
+        );
+      expect(await main()).not.toContain("No challenge was issued for this event");
+      expect(await main()).not.toContain("The challenge was not honored");
+      expect(await text(page, "event-reasons")).toContain(
+        "after a degraded verdict let this attempt be scored",
+      );
+      await page.screenshot({ path: path.join(SHOTS, "event-attempt-degraded-denied.png"), fullPage: true });
+
+      await page.getByTestId("attempt-other-event").click();
+      await page.locator(`main[data-route="event:${degraded.first}"]`).waitFor();
+      await expect
+        .poll(() => page.getByTestId("attempt-other-event").textContent(), { timeout: POLL_MS })
+        .toBe(degraded.reverify);
+      expect(await text(page, "attempt-ending")).toMatch(/then denied/);
+      expect(await text(page, "event-degraded")).toBe("yes");
+      expect(await text(page, "attempt-panel")).toContain("First verdict (degraded");
+      expect(await main()).not.toContain("no clear was redeemed");
+      await page.screenshot({ path: path.join(SHOTS, "event-attempt-degraded-first.png"), fullPage: true });
+
+      // The search box hashes the address in the page: both events of the attempt, and nothing else.
+      await page.goto(`${base}console/#/events`);
+      await page.getByLabel(SEARCH_LABEL, { exact: true }).fill(BLOCKED);
+      await page.getByRole("button", { name: "Search" }).click();
+      const shown = () => page.getByTestId("events-table").locator("tbody th").allTextContents();
+      await expect
+        .poll(async () => (await shown()).sort(), { timeout: POLL_MS })
+        .toEqual([degraded.first, degraded.reverify].sort());
       expect(problems).toEqual([]);
       await context.close();
     }, 60_000);
@@ -167,7 +264,7 @@ if (chromiumOrSkip(SUITE)) {
         .toBe("2");
       expect((await labelled()).abusive).toBe("2");
       // Every attempt was scored once: the re-verifies are part of theirs.
-      expect(await text(page, "calibration-events")).toBe("7");
+      expect(await text(page, "calibration-events")).toBe("8");
       await page.screenshot({ path: path.join(SHOTS, "calibration-attempts.png"), fullPage: true });
       expect(problems).toEqual([]);
       await context.close();

@@ -55,11 +55,12 @@ function instructions(text: string): { op: string; args: string }[] {
     });
 }
 
-/** Every workspace's package.json, as the root's `workspaces` globs (`dir/*`) find them. */
+/** Every workspace's package.json, as the root's `workspaces` (folders, or globs `dir/*`) find them. */
 function workspaceManifests(): string[] {
   return rootManifest.workspaces
-    .flatMap((glob) => {
-      const dir = glob.replace(/\/\*$/, "");
+    .flatMap((entry) => {
+      if (!entry.endsWith("/*")) return [`${entry}/package.json`];
+      const dir = entry.slice(0, -2);
       return fs.readdirSync(path.join(REPO, dir)).map((name) => `${dir}/${name}/package.json`);
     })
     .filter((file) => fs.existsSync(path.join(REPO, file)))
@@ -159,38 +160,64 @@ describe("deploy/compose.yaml", () => {
   const compose = parseYaml(read("deploy/compose.yaml")) as {
     services: Record<string, Record<string, unknown>>;
   };
-  const warden = compose.services.warden as {
+  type Built = {
     build: { context: string; dockerfile: string };
+    image: string;
     environment: Record<string, string>;
     depends_on: Record<string, { condition: string }>;
-    stop_grace_period: string;
-    command?: string[];
+    command: string[];
   };
+  const warden = compose.services.warden as Built & { stop_grace_period: string };
+  const migrate = compose.services.migrate as Built;
+  const roles = compose.services.roles as Built & { volumes: string[] };
   /** `${NAME:-default}` as Compose fills it in, `${NAME:?…}` with `sample`. */
   const filled = (value: string) =>
     value.replace(/\$\{[A-Z_]+:-([^}]*)\}/g, "$1").replace(/\$\{[A-Z_]+:\?[^}]*\}/g, "sample");
+  const settings = (service: Built) =>
+    Object.fromEntries(Object.entries(service.environment).map(([k, v]) => [k, filled(String(v))]));
 
-  it("runs Warden beside PostgreSQL and Redis, after both answer their health checks", () => {
-    expect(Object.keys(compose.services).sort()).toEqual(["postgres", "redis", "warden"]);
+  it("makes the roles, migrates as the owner, then serves as the runtime role beside PostgreSQL and Redis", () => {
+    expect(Object.keys(compose.services).sort()).toEqual(["migrate", "postgres", "redis", "roles", "warden"]);
+    expect(roles.depends_on).toEqual({ postgres: { condition: "service_healthy" } });
+    expect(migrate.depends_on).toEqual({ roles: { condition: "service_completed_successfully" } });
     expect(warden.depends_on).toEqual({
-      postgres: { condition: "service_healthy" },
+      migrate: { condition: "service_completed_successfully" },
       redis: { condition: "service_healthy" },
     });
     for (const name of ["postgres", "redis"]) expect(compose.services[name]?.healthcheck).toBeDefined();
-    const dockerfile = path.resolve(REPO, "deploy", warden.build.context, warden.build.dockerfile);
-    expect(dockerfile).toBe(path.join(REPO, "Dockerfile"));
+    for (const name of ["roles", "migrate"]) expect(compose.services[name]?.restart).toBe("no");
+    for (const service of [migrate, warden]) {
+      const dockerfile = path.resolve(REPO, "deploy", service.build.context, service.build.dockerfile);
+      expect(dockerfile).toBe(path.join(REPO, "Dockerfile"));
+      expect(service.image).toBe(warden.image);
+    }
+    const [from] = (roles.volumes[0] as string).split(":");
+    expect(path.resolve(REPO, "deploy", from as string)).toBe(path.join(REPO, "deploy/postgres-roles.sql"));
   });
 
   it("its Warden settings are ones the configuration reads and accepts, pointed at the two services", () => {
-    const env = Object.fromEntries(
-      Object.entries(warden.environment).map(([k, v]) => [k, filled(String(v))]),
-    );
+    const env = settings(warden);
     for (const name of Object.keys(env)) expect(SETTINGS.has(name), name).toBe(true);
     const config = loadConfig(env);
     expect(new URL(config.databaseUrl).hostname).toBe("postgres");
     expect(new URL(config.redisUrl as string).hostname).toBe("redis");
     expect(config.workers).toBeGreaterThan(1);
-    if (warden.command) expect(parseCommandLine(warden.command)).toBeDefined();
+    for (const name of Object.keys(migrate.environment)) expect(SETTINGS.has(name), name).toBe(true);
+    expect(new URL(loadConfig(settings(migrate)).databaseUrl).hostname).toBe("postgres");
+  });
+
+  it("the owner migrates and grants the role that serves with --no-migrate; the two URLs name them", () => {
+    const owner = new URL(settings(migrate).WARDEN_DATABASE_URL as string).username;
+    const runtime = new URL(settings(warden).WARDEN_DATABASE_URL as string).username;
+    expect(owner).not.toBe(runtime);
+    expect(migrate.command).toEqual(["migrate", "--runtime-role", runtime]);
+    expect(parseCommandLine(migrate.command)?.name).toBe("migrate");
+    expect(warden.command).toEqual(["serve", "--no-migrate"]);
+    expect(parseCommandLine(warden.command)?.name).toBe("serve");
+    // deploy/postgres-roles.sql's default names are the ones the URLs use.
+    const script = read("deploy/postgres-roles.sql");
+    expect(script).toContain(`\\set owner ${owner}\n`);
+    expect(script).toContain(`\\set runtime ${runtime}\n`);
   });
 
   it("gives a stopping container the drain's time: the grace period, 5 s for degraded events and a margin", () => {

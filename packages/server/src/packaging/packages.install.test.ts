@@ -5,7 +5,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startWarden } from "../lib/wardenProcess.js";
+import { startWarden } from "../testing/wardenProcess.js";
 
 /**
  * The publishable packages as a user outside the repository gets them: `npm pack` of @warden/server,
@@ -116,7 +116,7 @@ describe("the packages installed from their tarballs, outside the repository", (
     expect(fs.realpathSync(path.join(app, "node_modules/@warden/server")).startsWith(outside)).toBe(true);
   });
 
-  it("a strict TypeScript app compiles against @warden/client and @warden/browser (both ship declarations)", async () => {
+  it("a strict TypeScript app compiles against @warden/client and @warden/browser (both ship declarations), and a page that loads /warden/warden.js or the script-tag build without a bundler is typed", async () => {
     fs.writeFileSync(
       path.join(app, "tsconfig.json"),
       JSON.stringify({
@@ -133,7 +133,7 @@ describe("the packages installed from their tarballs, outside the repository", (
           noEmit: true,
           types: ["node"],
         },
-        include: ["app.ts"],
+        include: ["app.ts", "page.ts"],
       }),
     );
     fs.writeFileSync(
@@ -150,6 +150,20 @@ describe("the packages installed from their tarballs, outside the repository", (
         "// The element is known to querySelector by its tag (HTMLElementTagNameMap).",
         'const element: WardenChallengeElement | null = document.querySelector("warden-challenge");',
         "element?.cancel();",
+        "",
+      ].join("\n"),
+    );
+    // A page compiled without a bundler: the module as the site serves it, and the script-tag build.
+    fs.writeFileSync(
+      path.join(app, "page.ts"),
+      [
+        '/// <reference types="@warden/browser/page" />',
+        'import { type PageReport, watchPage } from "/warden/warden.js";',
+        "",
+        "export const report = (): Promise<PageReport> => watchPage().report();",
+        "export const fromScriptTag = (): Promise<PageReport> => WardenBrowser.watchPage().report();",
+        "// @ts-expect-error: the types are the package's own, so a name it does not export is an error",
+        'export { notAnExport } from "/warden/warden.js";',
         "",
       ].join("\n"),
     );

@@ -1,5 +1,5 @@
 import type { Store } from "../store/interfaces.js";
-import { compilePolicy, DEFAULT_TENANT_POLICY, type TenantPolicy } from "./tenantPolicy.js";
+import { compileStored, type TenantPolicy } from "./tenantPolicy.js";
 
 interface Cached {
   policy: TenantPolicy;
@@ -76,15 +76,12 @@ export class TenantPolicies {
     if (running) return running;
     const promise = (async () => {
       const record = await this.store.policies.current(tenantId);
-      let policy = DEFAULT_TENANT_POLICY;
-      if (record) {
-        const compiled = compilePolicy(JSON.parse(record.document) as unknown, `v${record.version}`);
-        if (compiled.ok) policy = compiled.policy;
-        else
-          this.report(
-            new Error(compiled.errors.join("; ")),
-            `stored policy v${record.version} of ${tenantId} is invalid`,
-          );
+      const { policy, errors } = compileStored(record);
+      if (errors.length > 0) {
+        this.report(
+          new Error(errors.join("; ")),
+          `stored policy v${record?.version} of ${tenantId} is invalid`,
+        );
       }
       const now = this.clock();
       this.cache.set(tenantId, { policy, loadedAt: now, usedAt: this.cache.get(tenantId)?.usedAt ?? now });

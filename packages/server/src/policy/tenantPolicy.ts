@@ -3,6 +3,7 @@ import { type Static, Type } from "@sinclair/typebox";
 import { TypeCompiler } from "@sinclair/typebox/compiler";
 import ipaddr from "ipaddr.js";
 import { RETENTION_DAYS_RANGE } from "../domain.js";
+import { asciiDomain, DOMAIN_NAME } from "../lib/domainName.js";
 import { type AgentHosts, compileAgentHosts } from "../webBotAuth/agentHosts.js";
 import { compileTrustAnchors } from "./trustAnchors.js";
 
@@ -210,8 +211,11 @@ export interface TenantPolicy {
   allow: ListSet;
   deny: ListSet;
   verifiedAgents(action: string): VerifiedAgentRule;
-  /** The tenant's default weights for an action: the action's fields over the tenant's. */
-  decisionCosts(action: string): DecisionCostsSetting;
+  /**
+   * The tenant's default weights for an action: the action's fields over the tenant's; without an
+   * action (a read across the tenant's actions), the tenant's.
+   */
+  decisionCosts(action: string | undefined): DecisionCostsSetting;
   /** Whether attempts at an action must carry page evidence (subject.page). */
   requirePage(action: string): boolean;
   velocity: NonNullable<TenantPolicyDocument["velocity"]>;
@@ -271,8 +275,6 @@ function parseNetwork(text: string): { range: NetworkRule["range"] } | { why: st
   return { range };
 }
 
-const DOMAIN = /^(?=.{1,253}$)([a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$/;
-
 function compileLists(lists: Static<typeof Lists> | undefined, path: string, errors: string[]): ListSet {
   const networks: NetworkRule[] = [];
   for (const [i, text] of (lists?.networks ?? []).entries()) {
@@ -280,9 +282,11 @@ function compileLists(lists: Static<typeof Lists> | undefined, path: string, err
     if ("range" in parsed) networks.push({ text, range: parsed.range });
     else errors.push(`${path}.networks[${i}]: ${JSON.stringify(text)} ${parsed.why}`);
   }
-  const domains = (lists?.emailDomains ?? []).map((d) => d.trim().toLowerCase());
+  // As verify reads an address's domain (lib/domainName.ts): a Unicode or root-dotted entry matches.
+  const domains = (lists?.emailDomains ?? []).map(asciiDomain);
   for (const [i, d] of domains.entries()) {
-    if (!DOMAIN.test(d)) errors.push(`${path}.emailDomains[${i}]: ${JSON.stringify(d)} is not a domain name`);
+    if (!DOMAIN_NAME.test(d))
+      errors.push(`${path}.emailDomains[${i}]: ${JSON.stringify(d)} is not a domain name`);
   }
   // Operator names are trimmed where they are registered (warden agent add), so they are here too.
   const operators = (lists?.agentOperators ?? []).map((name) => name.trim());
@@ -383,7 +387,10 @@ export function compilePolicy(input: unknown, version: string): PolicyParse {
       allow,
       deny,
       verifiedAgents: (action: string) => actions[action]?.verifiedAgents ?? "score",
-      decisionCosts: (action: string) => ({ ...doc.decisionCosts, ...actions[action]?.decisionCosts }),
+      decisionCosts: (action: string | undefined) => ({
+        ...doc.decisionCosts,
+        ...(action === undefined ? undefined : actions[action]?.decisionCosts),
+      }),
       requirePage: (action: string) => actions[action]?.requirePage ?? doc.requirePage ?? false,
       velocity: doc.velocity ?? {},
       campaignFloor: doc.campaign?.floor,
@@ -407,6 +414,21 @@ const compiledDefault = compilePolicy({}, "default");
 if (!compiledDefault.ok) throw new Error("the empty policy document must compile");
 /** The policy of a tenant that never set a document. */
 export const DEFAULT_TENANT_POLICY: TenantPolicy = compiledDefault.policy;
+
+/**
+ * A stored version as verify applies it: compiled, or the default policy when the document no
+ * longer compiles (a stricter release), with the reasons; no version stored: the default policy.
+ */
+export function compileStored(record: { version: number; document: string } | undefined): {
+  policy: TenantPolicy;
+  errors: string[];
+} {
+  if (!record) return { policy: DEFAULT_TENANT_POLICY, errors: [] };
+  const compiled = compilePolicy(JSON.parse(record.document) as unknown, `v${record.version}`);
+  return compiled.ok
+    ? { policy: compiled.policy, errors: [] }
+    : { policy: DEFAULT_TENANT_POLICY, errors: compiled.errors };
+}
 
 /**
  * A stored document's retentionDays, read without compiling the rest of it (retention reads every

@@ -1,11 +1,11 @@
 import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createKey, startWardens, type WardenProcess } from "../lib/wardenProcess.js";
 import { solvePow } from "../operations/challenge/methods/proofOfWork/proofOfWork.js";
 import { ALREADY_USED } from "../operations/verify/clearRedemption.js";
-import { wardenCliInProcess } from "../testing/cliSandbox.js";
+import { runWarden, stdoutOf } from "../testing/cliSandbox.js";
 import { FaultProxy } from "../testing/faultProxy.js";
 import { postgresDatabaseOrSkip } from "../testing/postgres.js";
+import { createKey, startWardens, type WardenProcess } from "../testing/wardenProcess.js";
 
 /**
  * Crowds over processes: three real `warden serve` processes on one PostgreSQL database, reached
@@ -53,8 +53,8 @@ if (databaseUrl) {
         WARDEN_STORE_TIMEOUT_MS: "40",
       };
       procs = await startWardens([env, env, env]);
-      await wardenCliInProcess(env, "tenant", "create", "acme");
-      key = await createKey(env, "acme", undefined, wardenCliInProcess);
+      stdoutOf(await runWarden(env, ["tenant", "create", "acme"]));
+      key = await createKey(env, "acme", undefined, runWarden);
     }, 60_000);
     afterAll(async () => {
       proxy.set("pass");

@@ -2,12 +2,12 @@ import { randomBytes } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { startWarden } from "../lib/wardenProcess.js";
 import { claimSpooledEvents, spoolEvents } from "../operations/verify/degradedSpool.js";
-import { wardenCliInProcess } from "../testing/cliSandbox.js";
+import { runWarden, stdoutOf } from "../testing/cliSandbox.js";
 import { FaultProxy } from "../testing/faultProxy.js";
 import { tempDir, testEvent } from "../testing/harness.js";
 import { postgresDatabaseOrSkip } from "../testing/postgres.js";
+import { startWarden } from "../testing/wardenProcess.js";
 
 /**
  * Degraded events outlive a graceful shutdown: a `warden serve` on PostgreSQL answers degraded
@@ -57,10 +57,17 @@ if (databaseUrl) {
       };
       try {
         const first = await startWarden(env);
-        await wardenCliInProcess({ WARDEN_DATABASE_URL: databaseUrl }, "tenant", "create", "acme");
-        const created = await wardenCliInProcess(
-          { WARDEN_DATABASE_URL: databaseUrl },
-          ...["key", "create", "--tenant", "acme", "--scopes", "verify:write,feedback:write", "--json"],
+        stdoutOf(await runWarden({ WARDEN_DATABASE_URL: databaseUrl }, ["tenant", "create", "acme"]));
+        const created = stdoutOf(
+          await runWarden({ WARDEN_DATABASE_URL: databaseUrl }, [
+            "key",
+            "create",
+            "--tenant",
+            "acme",
+            "--scopes",
+            "verify:write,feedback:write",
+            "--json",
+          ]),
         );
         const { apiKey } = JSON.parse(created) as { apiKey: string };
         const post = (url: string, body: unknown) =>
@@ -92,10 +99,11 @@ if (databaseUrl) {
           expect(verdict).toMatchObject({ decision: "challenge", degraded: true });
           eventIds.push(verdict.eventId);
         }
-        const stoppedAt = Date.now();
+        // Exits 0 by itself with the database still cut: stop() kills a process still running after
+        // the stop timeout the deploy files give a supervisor, and a killed process has no exit code.
         expect(await first.stop()).toBe(0);
-        expect(Date.now() - stoppedAt).toBeLessThan(15_000);
         expect(first.output()).toMatch(/"events":5,.*degraded events not written to the store: spooled/);
+        expect(first.output()).toMatch(/"stopped: requests finished, waiting events written or spooled/);
         expect(fs.readdirSync(dir).filter((n) => n.endsWith(".jsonl"))).toHaveLength(1);
 
         proxy.set("pass");

@@ -4,17 +4,18 @@ import { chmodSync, existsSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import {
-  freePort,
-  serveUntilExit,
-  startWardens,
-  type WardenProcess,
-  wardenCli,
-} from "../lib/wardenProcess.js";
 import { solvePow } from "../operations/challenge/methods/proofOfWork/proofOfWork.js";
 import { tempDir } from "../testing/harness.js";
 import { postgresDatabaseOrSkip, TEST_POSTGRES_URL } from "../testing/postgres.js";
 import { skipLoudly } from "../testing/skip.js";
+import {
+  freePort,
+  runWardenBinary,
+  serveUntilExit,
+  startWardens,
+  stdoutOf,
+  type WardenProcess,
+} from "../testing/wardenProcess.js";
 
 /**
  * Warden through Debian's PgBouncer (1.18: no max_prepared_statements) in transaction mode, as
@@ -310,25 +311,28 @@ if (database) {
         // Three CLI commands at once migrate the fresh database at once: Kysely's session-level
         // migration lock would not hold through PgBouncer (postgresStore.ts). Creating the tenant
         // first also keeps the processes off the first-run demo tenant.
-        await Promise.all([
-          wardenCli(env, "tenant", "create", "acme"),
-          wardenCli(env, "tenant", "list"),
-          wardenCli(env, "tenant", "list"),
-        ]);
+        (
+          await Promise.all([
+            runWardenBinary(env, ["tenant", "create", "acme"]),
+            runWardenBinary(env, ["tenant", "list"]),
+            runWardenBinary(env, ["tenant", "list"]),
+          ])
+        ).map((run) => stdoutOf(run));
         try {
           procs = await startWardens([env, env, env]);
         } catch (err) {
           throw new Error(`${(err as Error).message}\nPgBouncer:\n${bouncer.output()}`);
         }
-        const created = await wardenCli(
-          env,
-          "key",
-          "create",
-          "--tenant",
-          "acme",
-          "--scopes",
-          "verify:write,challenge:write,feedback:write",
-          "--json",
+        const created = stdoutOf(
+          await runWardenBinary(env, [
+            "key",
+            "create",
+            "--tenant",
+            "acme",
+            "--scopes",
+            "verify:write,challenge:write,feedback:write",
+            "--json",
+          ]),
         );
         key = (JSON.parse(created) as { apiKey: string }).apiKey;
       }, 45_000);

@@ -1,7 +1,7 @@
 import { Redis } from "ioredis";
 import { afterAll, describe, expect, it } from "vitest";
 import { openRedisCounters, type RedisCounters, RedisTopologyError } from "../store/redis/redisCounters.js";
-import { counterContract } from "../testing/counterContract.js";
+import { counterContract } from "../testing/contract/counters.js";
 import { bearer, CHROME_HEADERS, CHROME_UA, makeTestApp } from "../testing/harness.js";
 import {
   keysOn,

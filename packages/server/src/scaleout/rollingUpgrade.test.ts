@@ -3,17 +3,17 @@ import { randomBytes } from "node:crypto";
 import { promisify } from "node:util";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { MIGRATION_NAMES } from "../store/migrations.js";
+import { postgresDatabaseOrSkip, TEST_POSTGRES_URL } from "../testing/postgres.js";
+import { buildPreviousRelease, PREVIOUS_RELEASE } from "../testing/previousRelease.js";
+import { skipLoudly } from "../testing/skip.js";
 import {
   serveUntilExit,
   startWarden,
   WARDEN_BIN,
   type WardenLaunch,
   type WardenProcess,
-} from "../lib/wardenProcess.js";
-import { MIGRATION_NAMES } from "../store/migrations.js";
-import { postgresDatabaseOrSkip, TEST_POSTGRES_URL } from "../testing/postgres.js";
-import { buildPreviousRelease, PREVIOUS_RELEASE } from "../testing/previousRelease.js";
-import { skipLoudly } from "../testing/skip.js";
+} from "../testing/wardenProcess.js";
 
 /**
  * A rolling upgrade and a rollback on PostgreSQL, with the previous release's own code: a database

@@ -4,17 +4,17 @@ import http from "node:http";
 import net from "node:net";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { runWarden, stdoutOf } from "../testing/cliSandbox.js";
+import { FaultProxy } from "../testing/faultProxy.js";
+import { tempDir } from "../testing/harness.js";
+import { postgresDatabaseOrSkip } from "../testing/postgres.js";
 import {
   createKey,
   freePort,
   serveUntilExit,
   startWarden,
   type WardenProcess,
-} from "../lib/wardenProcess.js";
-import { wardenCliInProcess } from "../testing/cliSandbox.js";
-import { FaultProxy } from "../testing/faultProxy.js";
-import { tempDir } from "../testing/harness.js";
-import { postgresDatabaseOrSkip } from "../testing/postgres.js";
+} from "../testing/wardenProcess.js";
 
 /**
  * `warden serve --workers N`: real processes. A primary forks N workers sharing PORT and
@@ -160,8 +160,8 @@ if (databaseUrl && emptyDatabaseUrl) {
     };
     let key = "";
     beforeAll(async () => {
-      await wardenCliInProcess(env, "tenant", "create", "acme");
-      key = await createKey(env, "acme", undefined, wardenCliInProcess);
+      stdoutOf(await runWarden(env, ["tenant", "create", "acme"]));
+      key = await createKey(env, "acme", undefined, runWarden);
     });
 
     it("the primary migrates an empty database (workers only check the schema), then N workers answer on one port and /metrics adds them up", async () => {
@@ -170,8 +170,8 @@ if (databaseUrl && emptyDatabaseUrl) {
       try {
         const workers = childrenOf(warden.child.pid as number);
         expect(workers).toHaveLength(2);
-        await wardenCliInProcess(empty, "tenant", "create", "acme");
-        const key = await createKey(empty, "acme", undefined, wardenCliInProcess);
+        stdoutOf(await runWarden(empty, ["tenant", "create", "acme"]));
+        const key = await createKey(empty, "acme", undefined, runWarden);
         const answers: Answer[] = [];
         for (let i = 0; i < 20; i++)
           answers.push(await request(warden.url, "/v1/verify", { key, body: verifyBody }));

@@ -1,14 +1,14 @@
 import fs from "node:fs";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { attemptContract } from "../testing/attemptContract.js";
-import { campaignContract } from "../testing/campaignContract.js";
-import { eventSearchContract } from "../testing/eventSearchContract.js";
-import { feedbackResolutionContract } from "../testing/feedbackResolutionContract.js";
+import { attemptContract } from "../testing/contract/attempts.js";
+import { campaignContract } from "../testing/contract/campaigns.js";
+import { eventSearchContract } from "../testing/contract/eventSearch.js";
+import { feedbackResolutionContract } from "../testing/contract/feedbackResolutions.js";
+import { insightContract } from "../testing/contract/insights.js";
+import { removalContract } from "../testing/contract/removal.js";
+import { storeContract } from "../testing/contract/store.js";
 import { tempDir } from "../testing/harness.js";
-import { insightContract } from "../testing/insightContract.js";
-import { removalContract } from "../testing/removalContract.js";
-import { storeContract } from "../testing/storeContract.js";
 import { openSqliteStore } from "./sqlite/sqliteStore.js";
 
 const dir = tempDir();

@@ -423,6 +423,27 @@ const migrationsFor = (dialect: Dialect): Record<string, Migration> => ({
       if (dialect === "postgres") await createPartitionsFunction(db);
     },
   },
+  "0018_erasures": {
+    async up(db) {
+      // What an erasure removed, remembered for ERASURE_MEMORY_MS (store/sql/eventRemoval.ts), so a
+      // degraded event of its subject written late is not written. An older build ignores the table.
+      // Run again over what it made (a test taking the schema back to an earlier migration), it keeps it.
+      await db.schema
+        .createTable("erasures")
+        .ifNotExists()
+        .addColumn("tenant_id", "text", (c) => c.notNull())
+        .addColumn("kind", "text", (c) => c.notNull())
+        .addColumn("value", "text", (c) => c.notNull())
+        .addColumn("erased_at", "bigint", (c) => c.notNull())
+        .execute();
+      await db.schema
+        .createIndex("erasures_subject")
+        .ifNotExists()
+        .on("erasures")
+        .columns(["tenant_id", "value"])
+        .execute();
+    },
+  },
 });
 
 /** Every migration this version knows, in order (the schema it needs is the last one's). */

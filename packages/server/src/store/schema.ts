@@ -148,4 +148,16 @@ export interface Database {
     /** The event the stored answer replays (0014): verify's and feedback's; null for other answers. */
     event_id: string | null;
   };
+  /**
+   * Erasures remembered for a while (0018): a degraded event of the erased subject created before
+   * the erasure and written after it (a spool restored, a queue flushed) is not written.
+   */
+  erasures: {
+    tenant_id: string;
+    /** email_hash, network, session or event */
+    kind: string;
+    /** A one-way digest of the erased value (store/contract/removal.ts, erasedDigest), never the value. */
+    value: string;
+    erased_at: number;
+  };
 }

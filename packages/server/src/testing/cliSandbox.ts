@@ -2,57 +2,41 @@ import fs from "node:fs";
 import path from "node:path";
 import { afterAll } from "vitest";
 import { runCli } from "../cli/main.js";
+import type { CliRun } from "./wardenProcess.js";
+
+export { type CliRun, stdoutOf } from "./wardenProcess.js";
+
 import { tempDir } from "./harness.js";
 
-/** What one CLI run printed and its exit code, as the binary would give them. */
-export interface CliRun {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
+/**
+ * How tests run the `warden` command: `runWarden` in this process (runCli, the function
+ * bin/warden.js calls), which costs no process start per command; `runWardenBinary`
+ * (wardenProcess.ts) where the real binary is what the test proves. Both resolve a CliRun;
+ * `stdoutOf` (wardenProcess.ts) reads one that must have succeeded (a suite's setup).
+ */
 
 /**
- * Runs `warden <args>` in this process (runCli, the function bin/warden.js calls), collecting what it
- * prints: a test file of CLI commands then costs no process start per command. `cli.test.ts` keeps
- * a few runs of the real binary.
+ * Runs `warden <args>` in this process with `env` over this process's environment, collecting what
+ * it prints; `options` are runCli's (the certificates key directories are checked against, which the
+ * binary reads from NODE_EXTRA_CA_CERTS).
  */
-export async function wardenInProcess(env: NodeJS.ProcessEnv, ...args: string[]): Promise<CliRun> {
-  return wardenInProcessWith({}, env, ...args);
-}
-
-/** `wardenInProcess` with runCli's options (the certificates key directories are checked against). */
-export async function wardenInProcessWith(
-  options: Parameters<typeof runCli>[3],
+export async function runWarden(
   env: NodeJS.ProcessEnv,
-  ...args: string[]
+  args: readonly string[],
+  options: Parameters<typeof runCli>[3] = {},
 ): Promise<CliRun> {
   const out: string[] = [];
   const err: string[] = [];
   const io = { out: (l: string) => out.push(`${l}\n`), err: (l: string) => err.push(`${l}\n`) };
-  const code = await runCli(args, io, env, options);
+  const code = await runCli([...args], io, { ...process.env, ...env }, options);
   return { code, stdout: out.join(""), stderr: err.join("") };
 }
 
 /**
- * `warden <args>` in this process with `env` over this process's environment, as `wardenCli` runs the
- * binary: resolves what it printed on stdout, rejects on a non-zero exit. For a suite's setup (a
- * tenant, a key), which then costs no process start (a second or more on a busy machine).
+ * A throwaway SQLite database for tests of the `warden` CLI: its directory and the environment that
+ * points the CLI at it (this process's, with the database and silent logs). Removed after the file.
  */
-export async function wardenCliInProcess(env: Record<string, string>, ...args: string[]): Promise<string> {
-  const run = await wardenInProcess({ ...process.env, ...env }, ...args);
-  if (run.code !== 0) throw new Error(`warden ${args.join(" ")} exited ${run.code}: ${run.stderr}`);
-  return run.stdout;
-}
-
-/**
- * A throwaway SQLite database for tests of the `warden` CLI: its directory, the environment that
- * points the CLI at it, and a runner resolving {code, stdout, stderr}. Removed after the file.
- */
-export function cliSandbox(): {
-  dir: string;
-  env: NodeJS.ProcessEnv;
-  warden: (...args: string[]) => Promise<CliRun>;
-} {
+export function cliSandbox(): { dir: string; env: NodeJS.ProcessEnv } {
   const dir = tempDir();
   const env = {
     ...process.env,
@@ -60,5 +44,5 @@ export function cliSandbox(): {
     WARDEN_LOG_LEVEL: "silent",
   };
   afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
-  return { dir, env, warden: (...args) => wardenInProcess(env, ...args) };
+  return { dir, env };
 }

@@ -24,6 +24,8 @@ export class FaultProxy {
   mode: FaultMode = "pass";
   delayMs = 200;
   port = 0;
+  /** Connections the proxy has accepted so far (each one a server process started, for PostgreSQL). */
+  accepted = 0;
   private marked: { marker: Buffer; fault: MarkedFault; met: boolean } | undefined;
 
   constructor(
@@ -70,6 +72,7 @@ export class FaultProxy {
   }
 
   private accept(client: net.Socket): void {
+    this.accepted++;
     if (this.mode === "cut") {
       client.destroy();
       return;

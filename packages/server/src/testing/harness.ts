@@ -114,10 +114,13 @@ export async function makeTestApp(options: TestAppOptions = {}): Promise<TestApp
   };
 }
 
-/** A store whose chosen methods fail (or hang) on demand; everything else passes through. */
+/**
+ * A store whose chosen methods fail on demand, after `hangUntil` settles when it is given (a call
+ * that hangs until the test lets it go); everything else passes through.
+ */
 export function faultyStore(
   inner: Store,
-  faults: { failing?: Set<string>; hangMs?: number; error?: () => Error },
+  faults: { failing?: Set<string>; hangUntil?: Promise<unknown>; error?: () => Error },
 ): Store {
   const wrap = <T extends object>(area: string, target: T): T =>
     new Proxy(target, {
@@ -127,7 +130,7 @@ export function faultyStore(
         const name = `${area}.${String(prop)}`;
         return async (...args: unknown[]) => {
           if (faults.failing?.has(name) || faults.failing?.has(area)) {
-            if (faults.hangMs) await new Promise((r) => setTimeout(r, faults.hangMs));
+            if (faults.hangUntil) await faults.hangUntil;
             throw faults.error ? faults.error() : new Error(`injected fault in ${name}`);
           }
           return (value as (...a: unknown[]) => unknown).apply(obj, args);

@@ -4,7 +4,7 @@ import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
-import type { WardenLaunch } from "../lib/wardenProcess.js";
+import type { WardenLaunch } from "./wardenProcess.js";
 
 const exec = promisify(execFile);
 

@@ -4,9 +4,9 @@ import { createServer } from "node:net";
 import path from "node:path";
 import { promisify } from "node:util";
 import { Redis } from "ioredis";
-import { freePort } from "../lib/wardenProcess.js";
 import { tempDir } from "./harness.js";
 import { skipLoudly } from "./skip.js";
+import { freePort } from "./wardenProcess.js";
 
 /**
  * Real Redis servers started by a test from Debian's redis-server (apt-get install redis-server):

@@ -1,20 +1,26 @@
 import net from "node:net";
 
-/** Slow HTTP clients for the timeout tests: each resolves `closed` with how long its socket lived. */
+/**
+ * Slow HTTP clients for the timeout tests: each resolves `closed` with what the server sent it before
+ * the socket closed (its 408 when a timeout cut the request; nothing when the connection was cut bare,
+ * as at the end of the shutdown grace period).
+ */
 export interface SlowClient {
   socket: net.Socket;
-  closed: Promise<number>;
+  closed: Promise<string>;
 }
 
-function track(socket: net.Socket, onClose: () => void = () => undefined): Promise<number> {
-  const opened = Date.now();
+function track(socket: net.Socket, onClose: () => void = () => undefined): Promise<string> {
+  let received = "";
   socket.on("error", () => undefined);
   // Read what the server sends (its 408), so the socket's close is seen.
-  socket.resume();
+  socket.on("data", (d: Buffer) => {
+    received += d.toString("latin1");
+  });
   return new Promise((resolve) =>
     socket.once("close", () => {
       onClose();
-      resolve(Date.now() - opened);
+      resolve(received);
     }),
   );
 }

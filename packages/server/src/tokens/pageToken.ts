@@ -48,6 +48,16 @@ export function derivePageKey(privateScalar: string, kid: string): Buffer {
 export const probeSeed = (key: Buffer, nonce: string): string =>
   createHmac("sha256", key).update(`warden-layout-probe:${nonce}`).digest("base64url");
 
+/**
+ * The proof-of-work seed of a token (docs/api.md, page evidence): 32 hex characters of an HMAC of its
+ * nonce under the page-token key, apart from the probe's by its label. The page is handed it and
+ * solves it in the background while the person fills the form in; a challenge on the attempt that
+ * carries the token is sealed with it (methods/proofOfWork), so the answer is ready at submit. Keyed,
+ * so that no one computes it from the token's readable nonce.
+ */
+export const powSeed = (key: Buffer, nonce: string): string =>
+  createHmac("sha256", key).update(`warden-pow-seed:${nonce}`).digest("hex").slice(0, 32);
+
 /** A short, one-way tag of a request property bound into the token (never the value itself). */
 export const bindingTag = (value: string | undefined): string =>
   value === undefined || value === "" ? "" : sha256Hex(`warden-page:${value}`).slice(0, 16);

@@ -94,14 +94,31 @@ describe("a degraded verdict's clear stands in for the checks that never ran", (
     subject: { ipTrunc: DENIED_NET, userAgent: CHROME_UA },
   };
 
-  it("a deny-listed network is denied fresh, degraded under an outage, and still denied after the clear", async () => {
+  it("a deny-listed network is denied fresh, degraded under an outage, and still denied after the clear, which the deny spends", async () => {
     expect((await verify({ ...denied, session: "fresh" })).decision).toBe("deny");
     const v = await degradedVerify(denied);
     const challengeId = await clearFor(v.eventId, "deg-1");
     const re = await verify({ ...denied, context: { challengeId } });
     expect(re.decision).toBe("deny");
     expect(re).not.toHaveProperty("challengeCleared");
-    expect(firstReason(re)).toMatch(/not honored \(the attempt scores deny/);
+    expect(firstReason(re)).toMatch(
+      /after a degraded verdict let this attempt be scored, and it scores deny/,
+    );
+    // The deny is the attempt's answer: the attempt joins the degraded verdict and its deny, and ends denied.
+    const attempt = await t.app.inject({
+      method: "GET",
+      url: `/v1/attempts/${re.eventId}`,
+      headers: bearer(key),
+    });
+    expect(attempt.json()).toMatchObject({
+      firstEventId: v.eventId,
+      reverifyEventId: re.eventId,
+      ending: "denied",
+    });
+    // The clear went with it: a second re-verify with it is scored as an attempt of its own.
+    const again = await verify({ ...denied, context: { challengeId } });
+    expect(again.decision).toBe("deny");
+    expect(firstReason(again)).toMatch(/another verify used or is using a clear of this attempt/);
   });
 
   it("an attempt that scores challenge is allowed with the clear, and the reason says it was scored", async () => {

@@ -93,7 +93,7 @@ async function issue(
       eventId: event.id,
       session,
       method: method.name,
-      ...method.seal(issue, id),
+      ...(await method.seal(issue, id)),
       issuedAt: now,
       expiresAt: now + deps.ttlMs,
       clearedAt: null,

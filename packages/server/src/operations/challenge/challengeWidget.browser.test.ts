@@ -43,9 +43,20 @@ for (const type of ["warden-cleared", "warden-failed", "warden-cancelled", "ward
 document.addEventListener("securitypolicyviolation", (e) => w.violations.push(e.violatedDirective + " " + e.blockedURI));
 try { document.createElement("div").innerHTML = "<b>x</b>"; w.trustedTypesEnforced = false; }
 catch { w.trustedTypesEnforced = true; }
-const status = document.querySelector("warden-challenge [role=status]");
+const status = document.querySelector("warden-challenge").shadowRoot.querySelector("[role=status]");
 w.announcements = [status.textContent];
 new MutationObserver(() => w.announcements.push(status.textContent)).observe(status, { childList: true, characterData: true, subtree: true });
+`;
+
+/**
+ * What a page's own stylesheet may hold that broke the widget when its parts lived in the page's DOM:
+ * every button shown as a block, `hidden` overridden, a catch-all rule, rules aimed at the widget.
+ */
+const HOSTILE_CSS = `
+button { display: block !important; visibility: visible !important; }
+[hidden] { display: block !important; }
+* { opacity: 1 !important; }
+warden-challenge *, .warden-challenge__cancel, .warden-challenge__button { display: block !important; }
 `;
 
 interface PageState {
@@ -99,6 +110,7 @@ if (chromiumOrSkip(SUITE)) {
       return send(200, "text/javascript; charset=utf-8", fs.readFileSync(file, "utf8"));
     }
     if (url.pathname === "/page.js") return send(200, "text/javascript; charset=utf-8", PAGE_SCRIPT);
+    if (url.pathname === "/hostile.css") return send(200, "text/css; charset=utf-8", HOSTILE_CSS);
     if (url.pathname === "/warden/challenge/issue" || url.pathname === "/warden/challenge/complete") {
       const body = await readBody(req);
       const held = tickets.get(String(body.ticket));
@@ -116,7 +128,7 @@ if (chromiumOrSkip(SUITE)) {
     send(
       200,
       "text/html; charset=utf-8",
-      `<!doctype html><html lang="en"><title>Sign up</title><main><form><warden-challenge ticket="${ticket}" auto></warden-challenge></form></main><script type="module" src="/page.js"></script>`,
+      `<!doctype html><html lang="en"><title>Sign up</title>${url.searchParams.has("hostile") ? '<link rel="stylesheet" href="/hostile.css">' : ""}<main><form><button id="own" type="button" hidden>The page's own</button><warden-challenge ticket="${ticket}"${url.searchParams.has("manual") ? "" : " auto"}></warden-challenge></form></main><script type="module" src="/page.js"></script>`,
       { "content-security-policy": url.searchParams.get("csp") ?? STRICT_CSP },
     );
   }
@@ -161,9 +173,9 @@ if (chromiumOrSkip(SUITE)) {
   const events = async (page: Page, type: string) =>
     (await state(page)).wardenEvents.filter((e) => e.type === type);
 
-  async function openWidget(ticket: string, csp = STRICT_CSP): Promise<Page> {
+  async function openWidget(ticket: string, csp = STRICT_CSP, extra = ""): Promise<Page> {
     const page = await browser.newPage();
-    await page.goto(`${origin}/?ticket=${ticket}&csp=${encodeURIComponent(csp)}`);
+    await page.goto(`${origin}/?ticket=${ticket}&csp=${encodeURIComponent(csp)}${extra}`);
     await page.locator("warden-challenge [role=status]").waitFor();
     await expect.poll(async () => (await state(page)).trustedTypesEnforced).toBe(true);
     return page;
@@ -218,6 +230,29 @@ if (chromiumOrSkip(SUITE)) {
       }
     }, 40_000);
 
+    it("under a hostile page stylesheet (every button a block, [hidden] shown): one button at a time, Verify at rest, Cancel while solving, Verify after Cancel; no CSP exception for its styles", async () => {
+      const page = await openWidget(await ticketFor("slow"), STRICT_CSP, "&hostile&manual");
+      try {
+        // The sheet is in force on the page's own elements: its hidden button shows.
+        expect(await page.locator("#own").isVisible()).toBe(true);
+        const shown = () =>
+          page
+            .locator("warden-challenge button")
+            .evaluateAll((buttons) => buttons.filter((b) => b.checkVisibility()).map((b) => b.textContent));
+        expect(await shown()).toEqual(["Verify"]);
+        await page.getByRole("button", { name: "Verify" }).click();
+        await expect.poll(shown).toEqual(["Cancel"]);
+        await expect.poll(() => page.locator("warden-challenge progress").isVisible()).toBe(true);
+        await page.getByRole("button", { name: "Cancel" }).click();
+        await expect.poll(shown).toEqual(["Verify"]);
+        expect(await page.locator("warden-challenge progress").isVisible()).toBe(false);
+        // The page's probe only: the widget's constructed stylesheet needs no style-src exception.
+        expect((await state(page)).violations).toEqual(["require-trusted-types-for trusted-types-sink"]);
+      } finally {
+        await page.close();
+      }
+    }, 60_000);
+
     it("a slow solve shows seconds elapsed advancing and the usual time on this device, never a percentage; Cancel terminates the workers and fires warden-cancelled", async () => {
       const page = await openWidget(await ticketFor("slow"));
       try {
@@ -228,7 +263,9 @@ if (chromiumOrSkip(SUITE)) {
           .toMatch(/Usually about \d+ (s|min) on this device/);
         const first = await elapsed();
         await expect.poll(elapsed, { timeout: 30_000 }).toBeGreaterThanOrEqual(first + 2);
-        expect(await page.locator("warden-challenge").textContent()).not.toMatch(/%|likely done/);
+        expect(
+          await page.locator("warden-challenge").evaluate((w) => w.shadowRoot?.textContent ?? ""),
+        ).not.toMatch(/%|likely done/);
         expect(await page.locator("warden-challenge progress").getAttribute("value")).toBeNull();
         // Polite, and told twice: the start, then the estimate; not every tick.
         expect(await page.locator("warden-challenge [role=status]").getAttribute("aria-live")).toBe("polite");

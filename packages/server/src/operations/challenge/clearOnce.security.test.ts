@@ -2,6 +2,7 @@ import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { bearer, makeTestApp, type TestApp } from "../../testing/harness.js";
 import { postgresSchemaOrSkip, sqliteAndPostgres, TEST_POSTGRES_URL } from "../../testing/postgres.js";
+import { emailHash } from "../verify/signals/email.js";
 import { solvePow } from "./methods/proofOfWork/proofOfWork.js";
 
 const pgSchema = await postgresSchemaOrSkip(
@@ -169,6 +170,24 @@ describe.each(stores)("clears on %s", (_name, open) => {
       /scores deny, and a clear never turns a deny into allow/,
     );
     expect((await reverify(session, id)).body).toMatchObject({ decision: "allow", challengeCleared: true });
+  });
+
+  it("the honoured clear's allow records the attempt's email hash and network: a search by either finds both events", async () => {
+    const session = fresh();
+    const subject = { ipTrunc: network(session), emailSha256: emailHash(`${session}@example.org`) };
+    const first = (await post("/v1/verify", { action: "signup", session, subject })).body;
+    expect(first).toMatchObject({ decision: "challenge", degraded: false });
+    const id = await solvedOn(first.eventId as string, session);
+    const again = (await reverify(session, id, subject)).body;
+    expect(again).toMatchObject({ decision: "allow", challengeCleared: true });
+    const found = async (query: string) => {
+      const res = await t.app.inject({ method: "GET", url: `/v1/events?${query}`, headers: bearer(key) });
+      expect(res.statusCode).toBe(200);
+      return (res.json().items as { eventId: string }[]).map((e) => e.eventId).sort();
+    };
+    const both = [first.eventId as string, again.eventId as string].sort();
+    expect(await found(`emailHash=${subject.emailSha256}`)).toEqual(both);
+    expect(await found(`network=${encodeURIComponent(subject.ipTrunc)}`)).toEqual(both);
   });
 
   it("the user agent a re-verify forwards as a header is the attempt's user agent", async () => {

@@ -29,8 +29,11 @@ export interface Method {
   };
   /** Whether it can be issued for this tenant and event now; a store fault thrown fails the issue. */
   issuable(issue: Issue): boolean | Promise<boolean>;
-  /** The instructions returned to the caller, and what completion checks, sealed at issue. */
-  seal(issue: Issue, challengeId: string): Sealed;
+  /**
+   * The instructions returned to the caller, and what completion checks, sealed at issue; a store
+   * fault thrown fails the issue.
+   */
+  seal(issue: Issue, challengeId: string): Sealed | Promise<Sealed>;
   /** The proof against what was sealed; a failure leaves the challenge issued. */
   check(completion: Completion): Promise<ProofCheck>;
 }

@@ -67,7 +67,9 @@ describe("resolving a quarantined observation", () => {
     expect(before.quarantined.map((q: { observation: Obs }) => q.observation.feedbackId)).toContain(
       e.quarantined.feedbackId,
     );
+    const resolving = Date.now();
     const res = await resolve(e.quarantined.feedbackId, { resolution: "reject", note: "  burn was real  " });
+    const resolved = Date.now();
     expect(res.status).toBe(200);
     expect(res.body).toEqual({
       feedbackId: e.quarantined.feedbackId,
@@ -95,7 +97,10 @@ describe("resolving a quarantined observation", () => {
       status: "rejected",
       resolution: { resolution: "reject", resolvedBy: reviewerId, note: "burn was real" },
     });
-    expect(Date.parse(fp?.resolution?.resolvedAt ?? "")).toBeGreaterThan(Date.now() - 60_000);
+    // Stamped when it was resolved: the answer's time, stored as given.
+    expect(fp?.resolution?.resolvedAt).toBe(res.body.resolvedAt);
+    const at = Date.parse(res.body.resolvedAt);
+    expect(at >= resolving && at <= resolved, `${resolving} ≤ ${at} ≤ ${resolved}`).toBe(true);
   });
 
   it("accept: it counts like an effective observation and supersedes the one it contradicted; ledger and outcome totals follow", async () => {

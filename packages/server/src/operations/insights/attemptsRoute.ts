@@ -1,7 +1,6 @@
 import type { FastifyInstance } from "fastify";
 import type { AttemptEnding, Decision } from "../../domain.js";
 import { ApiError, ErrorResponse } from "../../errors.js";
-import { requireCaller } from "../../http/auth.js";
 import { eventWithObservations } from "../feedback/ledger.js";
 import type { EventView } from "../feedback/schema.js";
 import {
@@ -13,15 +12,21 @@ import {
   schema,
   scopeOf,
   scopeView,
-  sendCsv,
 } from "./readRoute.js";
 import { AttemptsReport, AttemptView, DecisionsQuery } from "./schema.js";
 
-/** How an attempt with this first verdict ended (the store's attemptCounts says the same per hour). */
-function endingOf(first: EventView, reverifyEventId: string | null): AttemptEnding {
+/**
+ * How an attempt with this first verdict and re-verify ended (the store's attemptCounts says the same
+ * per hour): a re-verify that a degraded verdict's clear let be scored may have been a deny.
+ */
+function endingOf(
+  first: EventView,
+  reverifyEventId: string | null,
+  reverify: EventView | undefined,
+): AttemptEnding {
   const decision = first.event.decision as Decision;
   if (decision === "allow") return "allowed";
-  if (decision === "deny") return "denied";
+  if (decision === "deny" || reverify?.event.decision === "deny") return "denied";
   const redeemed = reverifyEventId !== null || first.challenges.some((c) => c.redeemedAt !== null);
   return redeemed ? "cleared" : "challenged";
 }
@@ -47,26 +52,18 @@ export function registerAttemptRoutes(
       ),
     },
     async (request, reply) => {
-      const tenantId = requireCaller(request).tenant.id;
       const scope = scopeOf(request.query, deps.clock());
-      const ticket = admitRead(request, reply, deps.budget, 1);
+      const read = admitRead(request, reply, deps.budget, 1);
       const bucket = bucketFor(request.query.bucket, scope);
       const rows = await mapInTurns(
-        await store.insights.attemptCounts(tenantId, scope, bucket, ticket.meter),
+        await store.insights.attemptCounts(read.tenantId, scope, bucket, read.meter),
         ({ bucketStart, ...r }) => ({ bucketStart: iso(bucketStart), ...r }),
       );
-      if (request.query.format === "csv") {
-        const columns = ["bucketStart", "action", "ending", "degraded", "count"] as const;
-        return sendCsv(
-          reply,
-          "attempts",
-          columns,
-          rows.map((r) => columns.map((c) => r[c])),
-          ticket,
-        );
-      }
-      ticket.add(rows.length);
-      return { ...scopeView(tenantId, scope), bucket, rows } satisfies AttemptsReport;
+      return read.table(
+        rows,
+        { name: "attempts", columns: ["bucketStart", "action", "ending", "degraded", "count"] },
+        () => ({ ...scopeView(read.tenantId, scope), bucket, rows }) satisfies AttemptsReport,
+      );
     },
   );
 
@@ -88,8 +85,7 @@ export function registerAttemptRoutes(
       },
     },
     async (request, reply) => {
-      admitRead(request, reply, deps.budget, 2);
-      const tenantId = requireCaller(request).tenant.id;
+      const { tenantId } = admitRead(request, reply, deps.budget, 2);
       const links = await store.insights.attemptOf(tenantId, request.params.eventId);
       if (!links) throw new ApiError("unknown_event_id");
       const [first, reverify] = await Promise.all([
@@ -102,7 +98,7 @@ export function registerAttemptRoutes(
       return {
         firstEventId: links.firstEventId,
         reverifyEventId: links.reverifyEventId,
-        ending: endingOf(first, links.reverifyEventId),
+        ending: endingOf(first, links.reverifyEventId, reverify),
         first,
         reverify: reverify ?? null,
       } satisfies AttemptView;

@@ -1,6 +1,5 @@
 import type { FastifyInstance } from "fastify";
 import { ApiError } from "../../errors.js";
-import { requireCaller } from "../../http/auth.js";
 import { queryDate } from "../../http/queryDate.js";
 import { ABUSE_OUTCOMES, GOOD_OUTCOMES } from "../feedback/conflicts.js";
 import { versionLabel } from "../policy/applyDenyRule.js";
@@ -16,7 +15,6 @@ import {
   schema,
   scopeOf,
   scopeView,
-  sendCsv,
 } from "./readRoute.js";
 
 /** The abusive attempts a campaigns read starts from, newest first. */
@@ -56,58 +54,53 @@ export function registerCampaignRoutes(
       ),
     },
     async (request, reply) => {
-      const tenantId = requireCaller(request).tenant.id;
       const scope = scopeOf(request.query, deps.clock());
       const limit = numberIn(request.query.limit, "limit", 1, 100, 20);
-      const ticket = admitRead(request, reply, deps.budget, limit);
+      const read = admitRead(request, reply, deps.budget, limit);
+      const { tenantId, meter } = read;
       const setups = await store.insights.abusiveSetups(
         tenantId,
         scope,
         ABUSE_OUTCOMES,
         ABUSIVE_SETUPS_READ,
-        ticket.meter,
+        meter,
       );
       const marks = sharedMarks(setups, limit);
       const [counts, policy] = await Promise.all([
-        store.insights.markCounts(tenantId, scope, marks, outcomes, ticket.meter),
+        store.insights.markCounts(tenantId, scope, marks, outcomes, meter),
         policyOf(tenantId),
       ]);
       const rows = campaignsOf(counts, (list, value) => denies(policy.document, list, value))
         .slice(0, limit)
         .map((c) => ({ ...c, firstSeen: iso(c.firstSeen), lastSeen: iso(c.lastSeen) }));
-      if (request.query.format === "csv") {
-        const columns = [
-          "kind",
-          "value",
-          "labelled",
-          "unlabelled",
-          "good",
-          "firstSeen",
-          "lastSeen",
-          "list",
-        ] as const;
-        return sendCsv(
-          reply,
-          "campaigns",
-          [...columns, "allow", "challenge", "deny", "listed"],
-          rows.map((r) => [
-            ...columns.map((c) => r[c]),
-            r.decisions.allow,
-            r.decisions.challenge,
-            r.decisions.deny,
-            r.listed,
-          ]),
-          ticket,
-        );
-      }
-      ticket.add(rows.length);
-      return {
-        ...scopeView(tenantId, scope),
-        abusiveAttempts: setups.length,
-        truncated: setups.length === ABUSIVE_SETUPS_READ,
-        policyVersion: policy.version,
+      return read.table(
         rows,
-      } satisfies CampaignsReport;
+        {
+          name: "campaigns",
+          columns: [
+            "kind",
+            "value",
+            "labelled",
+            "unlabelled",
+            "good",
+            "firstSeen",
+            "lastSeen",
+            "list",
+            ["allow", (r) => r.decisions.allow],
+            ["challenge", (r) => r.decisions.challenge],
+            ["deny", (r) => r.decisions.deny],
+            "listed",
+          ],
+        },
+        () =>
+          ({
+            ...scopeView(tenantId, scope),
+            abusiveAttempts: setups.length,
+            truncated: setups.length === ABUSIVE_SETUPS_READ,
+            policyVersion: policy.version,
+            rows,
+          }) satisfies CampaignsReport,
+      );
     },
   );
 
@@ -122,7 +115,6 @@ export function registerCampaignRoutes(
       ),
     },
     async (request, reply) => {
-      const tenantId = requireCaller(request).tenant.id;
       const q = request.query;
       const until = queryDate(q.until, "until") ?? deps.clock();
       const scope = scopeOf(
@@ -131,14 +123,15 @@ export function registerCampaignRoutes(
       );
       const rule = checkRule(q.list, q.value);
       if (!rule.ok) throw new ApiError("invalid_rule", rule.message);
-      const ticket = admitRead(request, reply, deps.budget, 1);
+      const read = admitRead(request, reply, deps.budget, 1);
+      const { tenantId } = read;
       const [counts, policy] = await Promise.all([
         store.insights.markCounts(
           tenantId,
           scope,
           [{ kind: MARK_OF_LIST[q.list], value: rule.value }],
           outcomes,
-          ticket.meter,
+          read.meter,
         ),
         policyOf(tenantId),
       ]);
@@ -152,21 +145,23 @@ export function registerCampaignRoutes(
         abusive += c.abusive;
         good += c.good;
       }
-      ticket.add(1);
       const { action: _, ...period } = scopeView(tenantId, scope);
-      return {
-        ...period,
-        list: q.list,
-        value: rule.value,
-        events,
-        decisions,
-        newlyDenied: events - decisions.deny,
-        abusive,
-        good,
-        unlabelled: events - abusive - good,
-        policyVersion: policy.version,
-        listed: denies(policy.document, q.list, rule.value),
-      } satisfies RuleWhatIfReport;
+      return read.json(
+        {
+          ...period,
+          list: q.list,
+          value: rule.value,
+          events,
+          decisions,
+          newlyDenied: events - decisions.deny,
+          abusive,
+          good,
+          unlabelled: events - abusive - good,
+          policyVersion: policy.version,
+          listed: denies(policy.document, q.list, rule.value),
+        } satisfies RuleWhatIfReport,
+        1,
+      );
     },
   );
 }

@@ -1,6 +1,5 @@
 import type { FastifyInstance } from "fastify";
 import { ApiError, ErrorResponse } from "../../errors.js";
-import { requireCaller } from "../../http/auth.js";
 import type { EventListFilter, EventListItem } from "../../store/interfaces.js";
 import { eventWithObservations, observationView } from "../feedback/ledger.js";
 import { EventView, type ObservationView } from "../feedback/schema.js";
@@ -8,12 +7,12 @@ import { type Cursor, decodeCursor, encodeCursor, readPage, readPages } from "./
 import { eventFilterOf } from "./eventSearch.js";
 import {
   admitRead,
+  type CsvTable,
   type InsightRouteDeps,
   iso,
   pageSize,
   schema,
   scopeOf,
-  sendCsv,
   turn,
 } from "./readRoute.js";
 import { EventPage, type EventSummary, EventsQuery, PageQuery, QuarantinedPage } from "./schema.js";
@@ -69,6 +68,25 @@ async function* eventRows(pages: AsyncIterable<EventListItem[]>): AsyncGenerator
   }
 }
 
+type QuarantinedItem = { observation: ObservationView; conflictsWith: ObservationView | null };
+
+/** The quarantined observations' CSV: each observation, and the outcome of the one it conflicts with. */
+const QUARANTINED_CSV: CsvTable<QuarantinedItem> = {
+  name: "quarantined",
+  columns: [
+    ["feedbackId", (i) => i.observation.feedbackId],
+    ["eventId", (i) => i.observation.eventId],
+    ["outcome", (i) => i.observation.outcome],
+    ["value", (i) => i.observation.value],
+    ["unit", (i) => i.observation.unit],
+    ["source", (i) => i.observation.source],
+    ["observedAt", (i) => i.observation.observedAt],
+    ["receivedAt", (i) => i.observation.receivedAt],
+    ["conflictsWith", (i) => i.observation.conflictsWith],
+    ["conflictingOutcome", (i) => i.conflictsWith?.outcome ?? null],
+  ],
+};
+
 /** The lists (events, quarantined observations; paginated) and one event in full. */
 export function registerEventRoutes(
   app: FastifyInstance,
@@ -87,18 +105,18 @@ export function registerEventRoutes(
       ),
     },
     async (request, reply) => {
-      const tenantId = requireCaller(request).tenant.id;
       const q = request.query;
       const filter = eventFilterOf(q, deps.clock());
       const limit = pageSize(q);
       const start = q.cursor === undefined ? undefined : decodeCursor(q.cursor);
-      const ticket = admitRead(request, reply, deps.budget, limit);
+      const admitted = admitRead(request, reply, deps.budget, limit);
+      const { tenantId, meter } = admitted;
       const after = (c: Cursor | undefined): EventListFilter =>
         c ? { ...filter, before: { createdAt: c.at, id: c.id } } : filter;
       const read = (before: Cursor | undefined, count: number) =>
-        store.insights.listEvents(tenantId, after(before), count, ticket.meter);
+        store.insights.listEvents(tenantId, after(before), count, meter);
       const position = (e: EventListItem): Cursor => ({ at: e.createdAt, id: e.id });
-      if (q.format === "csv") {
+      if (admitted.csv) {
         // The header goes before the rows: the cursor after the export's last row is read first
         // (positions only), then the rows are streamed through it, read by read.
         const [last, beyond] = await store.insights.eventPositions(
@@ -106,16 +124,15 @@ export function registerEventRoutes(
           after(start),
           limit - 1,
           2,
-          ticket.meter,
+          meter,
         );
         const through = last && beyond ? { at: last.createdAt, id: last.id } : undefined;
         if (through) reply.header("x-next-cursor", encodeCursor(through));
         const pages = readPages({ limit: Number.MAX_SAFE_INTEGER, start, read, position, through });
-        return sendCsv(reply, "events", EVENT_CSV_COLUMNS, eventRows(pages), ticket);
+        return admitted.sendCsv("events", EVENT_CSV_COLUMNS, eventRows(pages));
       }
       const { items, nextCursor } = await readPage(limit, q.cursor, read, position);
-      ticket.add(items.length);
-      return { items: items.map(eventSummary), nextCursor };
+      return admitted.json({ items: items.map(eventSummary), nextCursor }, items.length);
     },
   );
 
@@ -137,13 +154,8 @@ export function registerEventRoutes(
       },
     },
     async (request, reply) => {
-      admitRead(request, reply, deps.budget, 1);
-      const view = await eventWithObservations(
-        store,
-        deps.tokens,
-        requireCaller(request).tenant.id,
-        request.params.eventId,
-      );
+      const { tenantId } = admitRead(request, reply, deps.budget, 1);
+      const view = await eventWithObservations(store, deps.tokens, tenantId, request.params.eventId);
       if (!view) throw new ApiError("unknown_event_id");
       return view;
     },
@@ -160,11 +172,11 @@ export function registerEventRoutes(
       ),
     },
     async (request, reply) => {
-      const tenantId = requireCaller(request).tenant.id;
       const q = request.query;
       const scope = scopeOf(q, deps.clock());
       const limit = pageSize(q);
-      const ticket = admitRead(request, reply, deps.budget, limit);
+      const admitted = admitRead(request, reply, deps.budget, limit);
+      const { tenantId } = admitted;
       const pages = readPages({
         limit,
         start: q.cursor === undefined ? undefined : decodeCursor(q.cursor),
@@ -180,7 +192,7 @@ export function registerEventRoutes(
       // Read by read (the loop turns between them); the cursor is known once the last is read, so
       // the CSV is sent after them (quarantined observations are few; the text is still formatted
       // in chunks, streamed).
-      const items: { observation: ObservationView; conflictsWith: ObservationView | null }[] = [];
+      const items: QuarantinedItem[] = [];
       let read = await pages.next();
       while (!read.done) {
         for (const q of read.value) {
@@ -193,41 +205,8 @@ export function registerEventRoutes(
         read = await pages.next();
       }
       const nextCursor = read.value;
-      if (q.format === "csv") {
-        if (nextCursor) reply.header("x-next-cursor", nextCursor);
-        const columns = [
-          "feedbackId",
-          "eventId",
-          "outcome",
-          "value",
-          "unit",
-          "source",
-          "observedAt",
-          "receivedAt",
-          "conflictsWith",
-          "conflictingOutcome",
-        ];
-        return sendCsv(
-          reply,
-          "quarantined",
-          columns,
-          items.map(({ observation: o, conflictsWith: c }) => [
-            o.feedbackId,
-            o.eventId,
-            o.outcome,
-            o.value,
-            o.unit,
-            o.source,
-            o.observedAt,
-            o.receivedAt,
-            o.conflictsWith,
-            c?.outcome ?? null,
-          ]),
-          ticket,
-        );
-      }
-      ticket.add(items.length);
-      return { items, nextCursor };
+      if (nextCursor && admitted.csv) reply.header("x-next-cursor", nextCursor);
+      return admitted.table(items, QUARANTINED_CSV, () => ({ items, nextCursor }));
     },
   );
 }

@@ -1,8 +1,9 @@
-import fs from "node:fs";
 import SQLite from "better-sqlite3";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Store } from "../../store/interfaces.js";
 import { bearer, CHROME_HEADERS, CHROME_UA, makeTestApp, type TestApp } from "../../testing/harness.js";
 import { toCsv } from "./csv.js";
+import { READ_ROWS } from "./cursor.js";
 import { EVENT_CSV_COLUMNS } from "./eventsRoute.js";
 
 /**
@@ -11,9 +12,12 @@ import { EVENT_CSV_COLUMNS } from "./eventsRoute.js";
  * message and were converted and formatted in one go: 470–625 ms of one block on the loop for this
  * export on the bench machine, every verify in flight waiting behind it.
  *
- * The block is measured as the main thread's own CPU time between two turns of a 1 ms timer (Linux's
- * per-thread schedstat): on a shared machine the wall-clock gap also counts the time other processes
- * held the core, which says nothing about this code. Elsewhere the wall-clock gap is used.
+ * What is asserted is the shape that keeps the loop free, counted, not timed: the rows are read from
+ * the store READ_ROWS at a time, the client has rows of the table before the last read (streamed as
+ * read, not gathered and formatted at the end), and every verify sent while the export runs is
+ * answered between two of its reads. How long the loop is held is a figure of the machine, measured
+ * by consoleBench (its readers' 50,000-row exports and the server's longest event-loop block,
+ * docs/benchmarks.md), not asserted here.
  */
 const ROWS = 50_010;
 const LIMIT = 50_000;
@@ -30,9 +34,26 @@ let writer: string;
 let url: string;
 /** The seeded events as the export shows them, newest first (created_at, then id, descending). */
 let expected: unknown[][] = [];
+/** What happened, in order, while an export ran: each store read of its rows and its size, and more. */
+let timeline: { what: "read" | "verify answered" | "rows received"; count?: number }[] | undefined;
+
+/** The store, with each listEvents call (the export's reads of its rows) noted on the timeline. */
+function noteReads(store: Store): Store {
+  const insights = new Proxy(store.insights, {
+    get(target, prop, receiver) {
+      const value = Reflect.get(target, prop, receiver);
+      if (prop !== "listEvents" || typeof value !== "function") return value;
+      return (...args: Parameters<Store["insights"]["listEvents"]>) => {
+        timeline?.push({ what: "read", count: args[2] });
+        return value.apply(target, args);
+      };
+    },
+  });
+  return { ...store, insights };
+}
 
 beforeAll(async () => {
-  t = await makeTestApp({ clock: () => NOW });
+  t = await makeTestApp({ clock: () => NOW, wrapStore: noteReads });
   await t.tenant("acme");
   reader = (await t.key("acme", { scopes: ["ledger:read"] })).apiKey;
   writer = (await t.key("acme", { scopes: ["verify:write"] })).apiKey;
@@ -102,79 +123,73 @@ beforeAll(async () => {
 }, 60_000);
 afterAll(() => t.close());
 
-const THREAD_CPU = "/proc/thread-self/schedstat";
-const threadCpuMs = fs.existsSync(THREAD_CPU)
-  ? () => Number(fs.readFileSync(THREAD_CPU, "utf8").split(" ")[0]) / 1e6
-  : undefined;
-
-/** The event loop's longest block while `work` runs: this thread's CPU (or wall) time between two 1 ms ticks. */
-async function longestBlock<T>(
-  work: () => Promise<T>,
-): Promise<{ result: T; blockMs: number; wallMs: number }> {
-  let lastWall = performance.now();
-  let lastCpu = threadCpuMs?.() ?? 0;
-  let blockMs = 0;
-  let wallMs = 0;
-  const tick = setInterval(() => {
-    const wall = performance.now();
-    wallMs = Math.max(wallMs, wall - lastWall);
-    lastWall = wall;
-    if (threadCpuMs) {
-      const cpu = threadCpuMs();
-      blockMs = Math.max(blockMs, cpu - lastCpu);
-      lastCpu = cpu;
-    }
-  }, 1);
-  try {
-    const result = await work();
-    return { result, blockMs: threadCpuMs ? blockMs : wallMs, wallMs };
-  } finally {
-    clearInterval(tick);
-  }
-}
-
-/** The body read as it arrives, kept as bytes (decoded once the measurement is over). */
+/** The body read as it arrives, kept as bytes; the first bytes past the header row are noted on the timeline. */
 async function download(path: string): Promise<{ status: number; headers: Headers; bytes: Buffer }> {
   const res = await fetch(`${url}${path}`, { headers: { authorization: `Bearer ${reader}` } });
+  const header = Buffer.byteLength(toCsv(COLUMNS, []));
   const chunks: Buffer[] = [];
-  for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) chunks.push(Buffer.from(chunk));
+  let received = 0;
+  for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
+    if (received <= header && received + chunk.length > header) timeline?.push({ what: "rows received" });
+    received += chunk.length;
+    chunks.push(Buffer.from(chunk));
+  }
   return { status: res.status, headers: res.headers, bytes: Buffer.concat(chunks) };
 }
 
 const period = `since=${new Date(NOW - 2 * 3_600_000).toISOString()}&until=${new Date(NOW).toISOString()}`;
 
 describe("a 50,000-row CSV export", () => {
-  it("never blocks the event loop for long, and verify answers in time while it streams", async () => {
-    const verifies: Promise<{ status: number; degraded: boolean; ms: number }>[] = [];
-    const { result, blockMs, wallMs } = await longestBlock(async () => {
-      const exported = download(`/v1/events?${period}&format=csv&limit=${LIMIT}`);
-      // Verifies arriving while the export is read, converted and sent.
-      for (let i = 0; i < 10; i++) {
-        await new Promise((r) => setTimeout(r, 40));
-        const started = performance.now();
-        verifies.push(
-          fetch(`${url}/v1/verify`, {
-            method: "POST",
-            headers: bearer(writer),
-            body: JSON.stringify({
-              action: "signup",
-              session: `v${i}`,
-              subject: { userAgent: CHROME_UA, headers: CHROME_HEADERS, ipTrunc: "198.51.100.0/24" },
-            }),
-          }).then(async (res) => ({
-            status: res.status,
-            degraded: ((await res.json()) as { degraded: boolean }).degraded,
-            ms: performance.now() - started,
-          })),
-        );
-      }
-      return exported;
-    });
+  it("streams read by read: rows reach the client before the last read, and verifies sent meanwhile are answered between reads", async () => {
+    const seen: NonNullable<typeof timeline> = [];
+    timeline = seen;
+    const verifies: Promise<number>[] = [];
+    const exported = download(`/v1/events?${period}&format=csv&limit=${LIMIT}`);
+    // Verifies arriving while the export's rows are read, converted and sent (from its first read on:
+    // before it the export reads where its last row sits, in the read worker).
+    while (!seen.some((e) => e.what === "read")) await new Promise((r) => setTimeout(r, 5));
+    for (let i = 0; i < 10; i++) {
+      await new Promise((r) => setTimeout(r, 40));
+      verifies.push(
+        fetch(`${url}/v1/verify`, {
+          method: "POST",
+          headers: bearer(writer),
+          body: JSON.stringify({
+            action: "signup",
+            session: `v${i}`,
+            subject: { userAgent: CHROME_UA, headers: CHROME_HEADERS, ipTrunc: "198.51.100.0/24" },
+          }),
+        }).then((res) => {
+          seen.push({ what: "verify answered" });
+          return res.status;
+        }),
+      );
+    }
+    const result = await exported;
     const answered = await Promise.all(verifies);
-    const seen = JSON.stringify({ blockMs, wallMs, verifies: answered });
-    // Before: one block of about half a second. Now each turn formats a few hundred rows.
-    expect(blockMs, seen).toBeLessThan(50);
-    expect(answered.every((v) => v.status === 200)).toBe(true);
+    timeline = undefined;
+    expect(answered).toEqual(Array(10).fill(200));
+
+    const reads = seen.filter((e) => e.what === "read");
+    const firstRead = seen.findIndex((e) => e.what === "read");
+    const lastRead = seen.findLastIndex((e) => e.what === "read");
+    const order = JSON.stringify(seen.map((e) => e.what));
+    // Read by read: no read of more than READ_ROWS (and the one that tells whether more follow).
+    expect(reads.length).toBeGreaterThanOrEqual(LIMIT / READ_ROWS);
+    expect(reads.filter((r) => (r.count as number) > READ_ROWS + 1)).toEqual([]);
+    // Streamed as read: rows reached the client before the store's last read, so they were formatted
+    // and sent batch by batch, not once every row was in.
+    expect(
+      seen.findIndex((e) => e.what === "rows received"),
+      order,
+    ).toBeLessThan(lastRead);
+    // Verify's turns came between the export's reads: every verify sent during the export was
+    // answered after its first read and before its last.
+    const verifyAnswers = seen.flatMap((e, i) => (e.what === "verify answered" ? [i] : []));
+    expect(
+      verifyAnswers.filter((i) => i < firstRead || i > lastRead),
+      order,
+    ).toEqual([]);
 
     expect(result.status).toBe(200);
     expect(result.headers.get("content-type")).toBe("text/csv; charset=utf-8");

@@ -4,7 +4,7 @@ import { ApiError, ErrorResponse } from "../../errors.js";
 import { requireCaller } from "../../http/auth.js";
 import { queryDate } from "../../http/queryDate.js";
 import type { RouteSettings } from "../../http/types.js";
-import type { EventScope, Store } from "../../store/interfaces.js";
+import type { EventScope, ReadMeter, Store } from "../../store/interfaces.js";
 import type { TokenSettings } from "../../tokens/verdictToken.js";
 import type { DecisionModel } from "../verify/decisionModel.js";
 import { csvLines } from "./csv.js";
@@ -156,20 +156,82 @@ export async function mapInTurns<T, U>(items: readonly T[], fn: (item: T) => U, 
   return out;
 }
 
+/** A CSV column: a field of the row, or a column's name and how a row gives its value. */
+export type CsvColumn<Row> = (keyof Row & string) | readonly [name: string, value: (row: Row) => unknown];
+
+/** A table's CSV download: its file name (without .csv) and its columns in order. */
+export interface CsvTable<Row> {
+  name: string;
+  columns: readonly CsvColumn<Row>[];
+}
+
+/** A console read admitted under its key's read budget (admitRead): whose it is and how it answers. */
+export interface AdmittedRead {
+  /** The caller's tenant: the only one the read sees. */
+  readonly tenantId: string;
+  /** Charges the key the time the read's statements take in the store. */
+  readonly meter: ReadMeter;
+  /** Whether the query asked for text/csv (format=csv). */
+  readonly csv: boolean;
+  /** A JSON answer of `rows` rows: they are counted, and `body` is the answer. */
+  json<Body>(body: Body, rows: number): Body;
+  /** Rows as text/csv (sendCsv): counted as they are sent. */
+  sendCsv(
+    name: string,
+    columns: readonly string[],
+    rows: unknown[][] | AsyncIterable<unknown[][]>,
+  ): Promise<string | Readable>;
+  /**
+   * `rows` as the answer: `table`'s columns as text/csv when the query asked for format=csv, else
+   * `body()`; the rows are counted either way.
+   */
+  table<Row, Body>(
+    rows: readonly Row[],
+    table: CsvTable<Row>,
+    body: () => Body,
+  ): Promise<Body | string | Readable>;
+}
+
 /**
  * Admits the caller's read under its key's read budget (429 rate_limited when spent), reserving
- * `reserve` rows; the ticket is settled when the answer is sent or the request ends otherwise.
+ * `reserve` rows; what it reserved is settled when the answer is sent or the request ends otherwise.
  */
 export function admitRead(
   request: FastifyRequest,
   reply: FastifyReply,
   budget: ReadBudget,
   reserve: number,
-): ReadTicket {
+): AdmittedRead {
   const ticket = budget.admit(requireCaller(request).key.id, reserve);
   // Once the answer is sent, or the connection is gone (a download cut short counts what it sent).
   reply.raw.once("close", () => ticket.settle());
-  return ticket;
+  const csv = (request.query as { format?: unknown } | undefined)?.format === "csv";
+  const sendRows: AdmittedRead["sendCsv"] = (name, columns, rows) =>
+    sendCsv(reply, name, columns, rows, ticket);
+  return {
+    tenantId: requireCaller(request).tenant.id,
+    meter: ticket.meter,
+    csv,
+    json: (body, rows) => {
+      ticket.add(rows);
+      return body;
+    },
+    sendCsv: sendRows,
+    table: async (rows, { name, columns }, body) => {
+      if (!csv) {
+        ticket.add(rows.length);
+        return body();
+      }
+      const cells = columns.map((c) =>
+        typeof c === "string" ? (row: (typeof rows)[number]) => row[c] : c[1],
+      );
+      return sendRows(
+        name,
+        columns.map((c) => (typeof c === "string" ? c : c[0])),
+        await mapInTurns(rows, (row) => cells.map((cell) => cell(row))),
+      );
+    },
+  };
 }
 
 /**
@@ -180,7 +242,7 @@ export function admitRead(
  * there is still the route's 503; a table of one chunk is answered whole. The text is byte for byte
  * toCsv's (csv.ts). Counts the rows on `ticket` and settles it at the end.
  */
-export async function sendCsv(
+async function sendCsv(
   reply: FastifyReply,
   name: string,
   columns: readonly string[],

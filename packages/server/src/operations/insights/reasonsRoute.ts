@@ -1,9 +1,8 @@
 import type { FastifyInstance } from "fastify";
 import { ErrorResponse } from "../../errors.js";
-import { requireCaller } from "../../http/auth.js";
 import type { EventScope, ReadMeter, ReasonCount } from "../../store/interfaces.js";
 import { REASON_CODES, type ReasonCode } from "../verify/reasonCodes.js";
-import { admitRead, type InsightRouteDeps, schema, scopeOf, scopeView, sendCsv } from "./readRoute.js";
+import { admitRead, type InsightRouteDeps, schema, scopeOf, scopeView } from "./readRoute.js";
 import { ActionsReport, ReasonsReport, ScopeQuery } from "./schema.js";
 
 type ReasonRow = ReasonsReport["rows"][number];
@@ -55,28 +54,24 @@ export function registerReasonRoutes(
       ),
     },
     async (request, reply) => {
-      const tenantId = requireCaller(request).tenant.id;
       const scope = scopeOf(request.query, deps.clock());
-      const ticket = admitRead(request, reply, deps.budget, 1);
-      const rows = reasonRows(await deps.reasonCounts(tenantId, scope, ticket.meter));
-      if (request.query.format === "csv") {
-        return sendCsv(
-          reply,
-          "reasons",
-          ["code", "category", "events", "allow", "challenge", "deny"],
-          rows.map((r) => [
-            r.code,
-            r.category,
-            r.events,
-            r.decisions.allow,
-            r.decisions.challenge,
-            r.decisions.deny,
-          ]),
-          ticket,
-        );
-      }
-      ticket.add(rows.length);
-      return { ...scopeView(tenantId, scope), rows };
+      const read = admitRead(request, reply, deps.budget, 1);
+      const rows = reasonRows(await deps.reasonCounts(read.tenantId, scope, read.meter));
+      return read.table(
+        rows,
+        {
+          name: "reasons",
+          columns: [
+            "code",
+            "category",
+            "events",
+            ["allow", (r) => r.decisions.allow],
+            ["challenge", (r) => r.decisions.challenge],
+            ["deny", (r) => r.decisions.deny],
+          ],
+        },
+        () => ({ ...scopeView(read.tenantId, scope), rows }),
+      );
     },
   );
 
@@ -92,11 +87,9 @@ export function registerReasonRoutes(
       },
     },
     async (request, reply) => {
-      const tenantId = requireCaller(request).tenant.id;
-      const ticket = admitRead(request, reply, deps.budget, 1);
-      const actions = await store.insights.knownActions(tenantId, ticket.meter);
-      ticket.add(actions.length);
-      return { tenantId, actions };
+      const read = admitRead(request, reply, deps.budget, 1);
+      const actions = await store.insights.knownActions(read.tenantId, read.meter);
+      return read.json({ tenantId: read.tenantId, actions }, actions.length);
     },
   );
 }

@@ -1,9 +1,9 @@
 import type { FastifyInstance, preHandlerHookHandler } from "fastify";
-import type { Decision, DecisionCosts } from "../../domain.js";
-import { requireCaller } from "../../http/auth.js";
+import { DECISIONS, type Decision, type DecisionCosts } from "../../domain.js";
+import { compileStored } from "../../policy/tenantPolicy.js";
 import type { EventScope, ReadMeter } from "../../store/interfaces.js";
 import { ABUSE_OUTCOMES } from "../feedback/conflicts.js";
-import { DEFAULT_COSTS } from "../verify/decide.js";
+import { resolveCosts } from "../verify/decide.js";
 import { registerAttemptRoutes } from "./attemptsRoute.js";
 import { calibrationBins } from "./calibration.js";
 import { registerCampaignRoutes } from "./campaignsRoute.js";
@@ -20,7 +20,6 @@ import {
   schema,
   scopeOf,
   scopeView,
-  sendCsv,
   settings,
 } from "./readRoute.js";
 import { registerReasonRoutes } from "./reasonsRoute.js";
@@ -90,34 +89,21 @@ export function registerInsights(
       ),
     },
     async (request, reply) => {
-      const tenantId = requireCaller(request).tenant.id;
       const scope = scopeOf(request.query, deps.clock());
-      const ticket = admitRead(request, reply, deps.budget, 1);
+      const read = admitRead(request, reply, deps.budget, 1);
       const bucket = bucketFor(request.query.bucket, scope);
       const rows = await mapInTurns(
-        await store.insights.decisionCounts(tenantId, scope, bucket, ticket.meter),
+        await store.insights.decisionCounts(read.tenantId, scope, bucket, read.meter),
         ({ bucketStart, ...r }) => ({ bucketStart: iso(bucketStart), ...r }),
       );
-      if (request.query.format === "csv") {
-        const columns = [
-          "bucketStart",
-          "action",
-          "decision",
-          "actorType",
-          "degraded",
-          "enforcementMode",
-          "count",
-        ] as const;
-        return sendCsv(
-          reply,
-          "decisions",
-          columns,
-          await mapInTurns(rows, (r) => columns.map((c) => r[c])),
-          ticket,
-        );
-      }
-      ticket.add(rows.length);
-      return { ...scopeView(tenantId, scope), bucket, rows } satisfies DecisionsReport;
+      return read.table(
+        rows,
+        {
+          name: "decisions",
+          columns: ["bucketStart", "action", "decision", "actorType", "degraded", "enforcementMode", "count"],
+        },
+        () => ({ ...scopeView(read.tenantId, scope), bucket, rows }) satisfies DecisionsReport,
+      );
     },
   );
 
@@ -132,26 +118,18 @@ export function registerInsights(
       ),
     },
     async (request, reply) => {
-      const tenantId = requireCaller(request).tenant.id;
       const now = deps.clock();
       const scope = scopeOf(request.query, now);
-      const ticket = admitRead(request, reply, deps.budget, 1);
-      const rows = (await store.insights.challengeCounts(tenantId, scope, now, ticket.meter)).map((c) => ({
+      const read = admitRead(request, reply, deps.budget, 1);
+      const rows = (await store.insights.challengeCounts(read.tenantId, scope, now, read.meter)).map((c) => ({
         ...c,
         open: c.issued - c.cleared - c.expired,
       }));
-      if (request.query.format === "csv") {
-        const columns = ["method", "issued", "cleared", "expired", "open", "redeemed"] as const;
-        return sendCsv(
-          reply,
-          "challenges",
-          columns,
-          rows.map((r) => columns.map((c) => r[c])),
-          ticket,
-        );
-      }
-      ticket.add(rows.length);
-      return { ...scopeView(tenantId, scope), rows };
+      return read.table(
+        rows,
+        { name: "challenges", columns: ["method", "issued", "cleared", "expired", "open", "redeemed"] },
+        () => ({ ...scopeView(read.tenantId, scope), rows }),
+      );
     },
   );
 
@@ -166,36 +144,31 @@ export function registerInsights(
       ),
     },
     async (request, reply) => {
-      const tenantId = requireCaller(request).tenant.id;
       const scope = scopeOf(request.query, deps.clock());
-      const ticket = admitRead(request, reply, deps.budget, 1);
+      const read = admitRead(request, reply, deps.budget, 1);
+      const { tenantId } = read;
       const filter = {
         since: scope.since,
         until: scope.until,
         ...(scope.action ? { action: scope.action } : {}),
       };
       const [rows, groups, ledger] = await Promise.all([
-        store.insights.outcomeCounts(tenantId, scope, ticket.meter),
-        riskGroups(tenantId, scope, ticket.meter),
+        store.insights.outcomeCounts(tenantId, scope, read.meter),
+        riskGroups(tenantId, scope, read.meter),
         store.feedback.aggregate(tenantId, filter),
       ]);
-      if (request.query.format === "csv") {
-        const columns = ["decision", "outcome", "events", "observations"] as const;
-        return sendCsv(
-          reply,
-          "outcomes",
-          columns,
-          rows.map((r) => columns.map((c) => r[c])),
-          ticket,
-        );
-      }
-      ticket.add(rows.length);
-      const decisions: Record<Decision, number> = { allow: 0, challenge: 0, deny: 0 };
-      for (const g of groups) decisions[g.decision] += g.count;
-      const quarantinedCount = ledger
-        .filter((r) => r.status === "quarantined")
-        .reduce((n, r) => n + r.count, 0);
-      return { ...scopeView(tenantId, scope), rows, decisions, quarantinedCount };
+      return read.table(
+        rows,
+        { name: "outcomes", columns: ["decision", "outcome", "events", "observations"] },
+        () => {
+          const decisions: Record<Decision, number> = { allow: 0, challenge: 0, deny: 0 };
+          for (const g of groups) decisions[g.decision] += g.count;
+          const quarantinedCount = ledger
+            .filter((r) => r.status === "quarantined")
+            .reduce((n, r) => n + r.count, 0);
+          return { ...scopeView(tenantId, scope), rows, decisions, quarantinedCount };
+        },
+      );
     },
   );
 
@@ -210,19 +183,19 @@ export function registerInsights(
       ),
     },
     async (request, reply) => {
-      const tenantId = requireCaller(request).tenant.id;
       const scope = scopeOf(request.query, deps.clock());
-      const ticket = admitRead(request, reply, deps.budget, 1);
+      const read = admitRead(request, reply, deps.budget, 1);
       const [groups, labelled] = await Promise.all([
-        riskGroups(tenantId, scope, ticket.meter),
-        labelledRiskGroups(tenantId, scope, ticket.meter),
+        riskGroups(read.tenantId, scope, read.meter),
+        labelledRiskGroups(read.tenantId, scope, read.meter),
       ]);
       const bins = calibrationBins(groups, labelled, numberIn(request.query.bins, "bins", 2, 50, 10));
-      if (request.query.format === "csv") {
-        return sendCsv(
-          reply,
-          "calibration",
-          [
+      const sum = (f: (b: (typeof bins)[number]) => number) => bins.reduce((n, b) => n + f(b), 0);
+      return read.table(
+        bins,
+        {
+          name: "calibration",
+          columns: [
             "low",
             "high",
             "events",
@@ -230,32 +203,18 @@ export function registerInsights(
             "abusive",
             "meanRisk",
             "observedRate",
-            "intervalLow",
-            "intervalHigh",
+            ["intervalLow", (b) => b.interval?.low],
+            ["intervalHigh", (b) => b.interval?.high],
           ],
-          bins.map((b) => [
-            b.low,
-            b.high,
-            b.events,
-            b.labelled,
-            b.abusive,
-            b.meanRisk,
-            b.observedRate,
-            b.interval?.low,
-            b.interval?.high,
-          ]),
-          ticket,
-        );
-      }
-      ticket.add(bins.length);
-      const sum = (f: (b: (typeof bins)[number]) => number) => bins.reduce((n, b) => n + f(b), 0);
-      return {
-        ...scopeView(tenantId, scope),
-        bins,
-        events: sum((b) => b.events),
-        labelled: sum((b) => b.labelled),
-        abusive: sum((b) => b.abusive),
-      };
+        },
+        () => ({
+          ...scopeView(read.tenantId, scope),
+          bins,
+          events: sum((b) => b.events),
+          labelled: sum((b) => b.labelled),
+          abusive: sum((b) => b.abusive),
+        }),
+      );
     },
   );
 
@@ -270,18 +229,17 @@ export function registerInsights(
       ),
     },
     async (request, reply) => {
-      const tenantId = requireCaller(request).tenant.id;
       const q = request.query;
       const scope = scopeOf(q, deps.clock());
-      const ticket = admitRead(request, reply, deps.budget, 1);
+      const read = admitRead(request, reply, deps.budget, 1);
       const [groups, labelled, stored] = await Promise.all([
-        riskGroups(tenantId, scope, ticket.meter),
-        labelledRiskGroups(tenantId, scope, ticket.meter),
-        store.policies.current(tenantId),
+        riskGroups(read.tenantId, scope, read.meter),
+        labelledRiskGroups(read.tenantId, scope, read.meter),
+        store.policies.current(read.tenantId),
       ]);
-      const document = stored ? (JSON.parse(stored.document) as PolicyDocument) : {};
-      // Where a weight is not asked for, the replay starts from what verify uses today.
-      const currentCosts = currentCostsOf(document, scope.action);
+      // Where a weight is not asked for, the replay starts from what verify uses today: the stored
+      // version as verify applies it, its costs resolved as verify resolves them.
+      const currentCosts = resolveCosts(undefined, compileStored(stored).policy.decisionCosts(scope.action));
       const weight = (text: string | undefined, name: keyof DecisionCosts) =>
         numberIn(text, name, Number.MIN_VALUE, 1_000_000, currentCosts[name]);
       const costs = {
@@ -290,22 +248,17 @@ export function registerInsights(
         falseDeny: weight(q.falseDeny, "falseDeny"),
       };
       const result = whatIf(groups, labelled, costs, deps.model);
-      if (q.format === "csv") {
-        return sendCsv(
-          reply,
-          "what-if",
-          ["decision", "recorded", "whatIf"],
-          (["allow", "challenge", "deny"] as const).map((d) => [d, result.recorded[d], result.whatIf[d]]),
-          ticket,
-        );
-      }
-      ticket.add(3);
-      return {
-        ...scopeView(tenantId, scope),
+      const rows = DECISIONS.map((decision) => ({
+        decision,
+        recorded: result.recorded[decision],
+        whatIf: result.whatIf[decision],
+      }));
+      return read.table(rows, { name: "what-if", columns: ["decision", "recorded", "whatIf"] }, () => ({
+        ...scopeView(read.tenantId, scope),
         ...result,
         currentCosts,
-        policy: withCosts(document, costs, scope.action),
-      };
+        policy: withCosts(stored ? (JSON.parse(stored.document) as PolicyDocument) : {}, costs, scope.action),
+      }));
     },
   );
 }
@@ -314,15 +267,6 @@ type PolicyDocument = Record<string, unknown> & {
   decisionCosts?: Partial<DecisionCosts>;
   actions?: Record<string, Record<string, unknown> & { decisionCosts?: Partial<DecisionCosts> }>;
 };
-
-/**
- * The weights verify uses today for a request that sends none: the action's, then the tenant's, then
- * the built-in defaults (the same precedence as verify's resolveCosts with the tenant policy).
- */
-function currentCostsOf(document: PolicyDocument, action: string | undefined): DecisionCosts {
-  const forAction = action === undefined ? undefined : document.actions?.[action]?.decisionCosts;
-  return { ...DEFAULT_COSTS, ...document.decisionCosts, ...forAction };
-}
 
 /** The tenant's document with the weights set: for the action when the period was one action's. */
 function withCosts(

@@ -34,12 +34,13 @@ export function registerPageTokens(
     async (request) => {
       const caller = request.caller;
       if (!caller) throw new ApiError("page_token_unavailable");
-      const result = issuePageToken(deps, caller, request.body);
+      const result = await issuePageToken(deps, caller, request.body);
       if (!result.ok) throw new ApiError(result.code, result.message);
       return {
         pageToken: result.pageToken,
         expiresAt: result.expiresAt,
         ...(result.probe && { probe: result.probe }),
+        ...(result.pow && { pow: result.pow }),
       };
     },
   );

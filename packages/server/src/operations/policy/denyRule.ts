@@ -1,4 +1,5 @@
 import type { CampaignMark } from "../../domain.js";
+import { asciiDomain } from "../../lib/domainName.js";
 import { compilePolicy } from "../../policy/tenantPolicy.js";
 import { fullyTruncated, readNetwork } from "../verify/signals/ip.js";
 
@@ -47,7 +48,7 @@ export function checkRule(list: RuleList, value: string): RuleCheck {
     }
     kept = network.text;
   }
-  if (list === "emailDomains") kept = value.trim().toLowerCase();
+  if (list === "emailDomains") kept = asciiDomain(value);
   const compiled = compilePolicy({ deny: { [list]: [kept] } }, "rule");
   if (!compiled.ok) return { ok: false, message: `Not a valid ${list} entry: ${compiled.errors.join("; ")}` };
   return { ok: true, value: kept };

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { bearer, CHROME_HEADERS, CHROME_UA, makeTestApp, type TestApp } from "../../testing/harness.js";
 import { probeSeed } from "../../tokens/pageToken.js";
+import { DEFAULT_MODEL } from "./decisionModel.js";
 import { layoutProbe } from "./signals/layoutProbe.js";
 
 /**
@@ -76,10 +77,10 @@ async function verify(
     },
   });
   expect(res.statusCode).toBe(200);
-  const verdict = res.json() as { decision: string; eventId: string };
+  const verdict = res.json() as { decision: string; actorType: string; eventId: string };
   const event = await t.store.events.get("rt", verdict.eventId);
   const findings = ((event?.signals.findings ?? []) as { id: string }[]).map((f) => f.id);
-  return { decision: verdict.decision, findings };
+  return { decision: verdict.decision, actorType: verdict.actorType, findings };
 }
 
 const surged = (v: { findings: string[] }) => v.findings.includes("campaign_surge");
@@ -109,5 +110,34 @@ describe("campaign counters against what an attacker controls", () => {
       (pageToken) => [...layoutProbe(nonceOf(pageToken)).expected],
     );
     expect(v.findings).toContain("page_engine_absent");
+  });
+});
+
+describe("one machine's browsers across networks", () => {
+  const { floor } = DEFAULT_MODEL.campaign;
+
+  it("are refused from the floor on as automation, while a person on another device is allowed", async () => {
+    now += 2 * 86_400_000;
+    const machine = (probe: number[]) => ({ ...DEVICE, canvas: "0e1d2c3b", probe });
+    const campaign = [];
+    for (let i = 0; i < 12; i++) campaign.push(await verify(`198.51.${i}.0/24`, machine));
+    expect(campaign.slice(0, floor - 1).map((v) => v.decision)).not.toContain("deny");
+    for (const v of campaign.slice(floor - 1)) {
+      expect(v).toMatchObject({ decision: "deny", actorType: "agent_abusive" });
+      expect(v.findings).toContain("campaign_surge");
+    }
+    // A person signing up meanwhile, on a device of their own.
+    const person = await verify("198.51.200.0/24", (probe) => ({ ...DEVICE, canvas: "7a6b5c4d", probe }));
+    expect(person.decision).toBe("allow");
+  });
+
+  it("an office signing up together from one network on identical laptops is challenged, never refused", async () => {
+    now += 2 * 86_400_000;
+    const laptops = (probe: number[]) => ({ ...DEVICE, canvas: "3f3f9a9a", probe });
+    const office = [];
+    for (let i = 0; i < floor + 2; i++) office.push(await verify("198.51.150.0/24", laptops));
+    expect(office.map((v) => v.decision)).not.toContain("deny");
+    expect(office.at(-1)).toMatchObject({ decision: "challenge" });
+    expect(office.at(-1)?.findings).toContain("campaign_surge");
   });
 });

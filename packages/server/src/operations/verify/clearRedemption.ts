@@ -59,3 +59,10 @@ export const clearedAfterDegradedReason = (scored: string): string =>
   `A challenge solved after a degraded verdict cleared this attempt; the attempt was scored (${scored} without the clear), and a clear turns a challenge into allow, never a deny. The clear covers this session only and is now used.`;
 
 export const DENY_NOT_CLEARED = "the attempt scores deny, and a clear never turns a deny into allow";
+
+/**
+ * The first reason of a re-verify that a degraded verdict's clear let be scored, and that scores deny:
+ * the deny stands, and the clear is spent with it (the attempt ends denied; docs/api.md, "Attempts").
+ */
+export const DEGRADED_CLEAR_DENIED =
+  "A challenge solved after a degraded verdict let this attempt be scored, and it scores deny: a clear never turns a deny into allow. The attempt ends denied; the clear covers this session only and is now used.";

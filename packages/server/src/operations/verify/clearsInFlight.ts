@@ -1,6 +1,7 @@
 /**
  * Re-verifies redeeming a clear of one event in this process at once (one clear per attempt, from
- * any of the event's challenges). The first asks the store; the others wait for its outcome:
+ * any of the event's challenges). The first (the leader) asks the store; the others follow it and
+ * wait for its outcome:
  * honoured, and they are refused as used without a transaction each (20 concurrent re-verifies of one
  * clear otherwise queue 20 redemptions on the database, past verify's deadline); not honoured
  * (refused, degraded), and the next one tries. Across processes the store's conditional redemption
@@ -8,32 +9,35 @@
  */
 export class ClearsInFlight {
   private readonly pending = new Map<string, Promise<boolean>>();
-  private readonly reverifies = new Map<string, Promise<void>>();
+  private readonly leaders = new Map<string, Promise<void>>();
   /** Events whose clear a re-verify here redeemed lately, oldest first (bounded: HONOURED_KEPT). */
   private readonly honoured = new Map<string, number>();
 
   /**
-   * The re-verify of `challengeId` in flight in this process, if one is: the others wait until it
-   * has settled the clear (redeemed it, found it used or unusable, or finished) before touching the
+   * The re-verify of `challengeId` in flight in this process that leads, if one does: the others
+   * follow it, waiting until it has settled the clear (redeemed it, found it used or unusable, or finished) before touching the
    * store, so that of a crowd of re-verifies of one clear only the first competes for the database
    * (and, across processes, with the other processes' first): the one that can be honoured is not
    * queued behind copies that cannot.
    */
-  reverifyOf(tenantId: string, challengeId: string): Promise<void> | undefined {
-    return this.reverifies.get(slot(tenantId, challengeId));
+  leaderOf(tenantId: string, challengeId: string): Promise<void> | undefined {
+    return this.leaders.get(slot(tenantId, challengeId));
   }
 
-  /** Makes the caller the re-verify of `challengeId` in flight; it calls the result once the clear is settled. */
-  leadReverify(tenantId: string, challengeId: string): () => void {
+  /**
+   * Makes the caller the leader of the re-verifies of `challengeId`; it calls the result (stop
+   * leading) once it has settled the clear, and those that follow it go on.
+   */
+  lead(tenantId: string, challengeId: string): () => void {
     const at = slot(tenantId, challengeId);
     let settle = () => {};
     const settled = new Promise<void>((resolve) => {
       settle = resolve;
     });
-    this.reverifies.set(at, settled);
+    this.leaders.set(at, settled);
     return () => {
       settle();
-      if (this.reverifies.get(at) === settled) this.reverifies.delete(at);
+      if (this.leaders.get(at) === settled) this.leaders.delete(at);
     };
   }
 
@@ -68,7 +72,7 @@ export class ClearsInFlight {
   }
 
   get size(): number {
-    return this.pending.size + this.reverifies.size;
+    return this.pending.size + this.leaders.size;
   }
 }
 

@@ -109,8 +109,10 @@ export const DEFAULT_MODEL: DecisionModel = Object.freeze({
     },
     // A surge alone challenges (at the severe tier: friction priced to it), even beside a consistent
     // browser's -1.0; never a deny on its own (a person on the campaign's device class meets a
-    // challenge at worst); with other evidence, deny.
-    campaign: { surge: 4.0, perDoubling: 0.5, cap: 5.0 },
+    // challenge at worst); with other evidence, deny. One machine's browsers (an environment new to
+    // the tenant, from many networks) are automation: denied, a proof of work being no friction to
+    // them, even beside a consistent browser.
+    campaign: { surge: 4.0, perDoubling: 0.5, cap: 5.0, machine: 5.5 },
     tls: {
       library: 5.0,
       notBrowser: 4.0,
@@ -142,7 +144,14 @@ export const DEFAULT_MODEL: DecisionModel = Object.freeze({
     form_value: { perHour: 10, perDay: 50 },
     page_token: { perHour: 4 },
   },
-  campaign: { floor: 6, ratio: 4, environmentPriorShare: 0.05, priorWeight: 200, shapeMinBaseline: 500 },
+  campaign: {
+    floor: 6,
+    ratio: 4,
+    chance: 1e-4,
+    environmentPriorShare: 0.05,
+    priorWeight: 200,
+    shapeMinBaseline: 500,
+  },
   humanMaxRisk: 0.2,
   signatureSkewSeconds: 60,
   pageMinFillMs: 1_500,

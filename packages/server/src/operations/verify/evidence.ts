@@ -62,6 +62,8 @@ export interface RequestEvidence {
   velocityKeys: VelocityKey[];
   /** The shape and environment the attempt counts under across networks (signals/campaign.ts). */
   campaignKeys: CampaignKey[];
+  /** The attempt's network as velocity and the campaign counters count it (truncated, /24 or /48). */
+  network: string | undefined;
   /** Recorded with the event: hashes, truncated networks and flags only. */
   recorded: Record<string, unknown>;
 }
@@ -282,6 +284,7 @@ export function observe(req: VerifyRequest, ctx: ObserveContext): RequestEvidenc
     businessDomain,
     velocityKeys,
     campaignKeys: campaign,
+    network: network?.text,
     recorded: {
       ipNetwork: network?.text ?? null,
       hosting: hosting ? { asn: hosting.asn } : null,
@@ -294,7 +297,11 @@ export function observe(req: VerifyRequest, ctx: ObserveContext): RequestEvidenc
       browser: ua.browser ?? null,
       tls: ja4?.text ?? null,
       formFields: form.fields,
-      page: pageToken.state === "valid" ? { ageMs: pageToken.ageMs } : pageToken.state,
+      // With the seed a challenge on this attempt is sealed with: the one its page was handed.
+      page:
+        pageToken.state === "valid"
+          ? { ageMs: pageToken.ageMs, powSeed: pageToken.powSeed }
+          : pageToken.state,
       // Digests that group attempts of one setup (the console's campaigns): never the values.
       environment: environment ?? null,
       shape: shape ? sha256Hex(`warden-shape:${shape.value}`).slice(0, 32) : null,

@@ -65,9 +65,9 @@ export async function answerInFlight(
   lead: () => void,
 ): Promise<VerifyResult | undefined> {
   for (let current: Leader<VerifyResult> | undefined = leader; current; ) {
-    const led = await current.answer;
-    if (led.ok && !led.verdict.degraded) {
-      return replayedVerdict(current.fingerprint === idem.fingerprint, led.verdict);
+    const answer = await current.answer;
+    if (answer.ok && !answer.verdict.degraded) {
+      return replayedVerdict(current.fingerprint === idem.fingerprint, answer.verdict);
     }
     current = deps.keysInFlight.leaderOf(idem.tenantId, idem.key);
     if (!current) lead();

@@ -1,6 +1,6 @@
 /**
  * Verifies with one idempotency key that are in flight in this process at once. The first one (the
- * leader) does the work; the others wait for its answer and replay it, or conflict with it, without
+ * leader) does the work; the others follow it: they wait for its answer and replay it, or conflict with it, without
  * queueing on the store's lock for the key: 50 concurrent retries of one request then cost one
  * verify, not 50 waits that each risk the deadline and a degraded answer (with an event of its own).
  * Across processes the store's claim of the key (events.record) still decides; this only spares it

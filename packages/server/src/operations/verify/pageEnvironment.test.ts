@@ -156,6 +156,22 @@ describe("the page's device facts against the user agent", () => {
       environment: WINDOWS_DEVICE,
     });
     expect(own.findings).not.toContain("page_environment_inconsistent");
+    // Windows on Arm: a Snapdragon laptop's Adreno under Direct3D is Windows' own; on a Mac it is not.
+    const snapdragon = {
+      ...WINDOWS_DEVICE,
+      renderer: "ANGLE (Qualcomm, Qualcomm(R) Adreno(TM) X1-85 GPU Direct3D11 vs_5_0 ps_5_0, D3D11)",
+    };
+    const onArm = await verify({
+      token: (await token(false)).pageToken,
+      behaviour: PERSON,
+      environment: snapdragon,
+    });
+    expect(onArm.findings).not.toContain("page_environment_inconsistent");
+    const adrenoMac = await verify(
+      { token: (await token(false)).pageToken, behaviour: PERSON, environment: snapdragon },
+      mac,
+    );
+    expect(adrenoMac.findings).toContain("page_environment_inconsistent");
   });
 });
 
@@ -180,7 +196,12 @@ describe("a campaign: one environment from many networks (signals/campaign.ts)",
           },
         },
       });
-      const verdict = res.json() as { decision: string; reasons: string[]; eventId: string };
+      const verdict = res.json() as {
+        decision: string;
+        actorType: string;
+        reasons: string[];
+        eventId: string;
+      };
       const event = await t.store.events.get("camp", verdict.eventId);
       return { ...verdict, findings: ((event?.signals.findings ?? []) as { id: string }[]).map((f) => f.id) };
     };
@@ -196,9 +217,10 @@ describe("a campaign: one environment from many networks (signals/campaign.ts)",
     const surged = campaign.filter((a) => a.findings.includes("campaign_surge"));
     expect(campaign.slice(0, 5).every((a) => !a.findings.includes("campaign_surge"))).toBe(true);
     expect(surged.length).toBeGreaterThanOrEqual(campaign.length - 6);
-    // Priced, not refused: a person on the campaign's device meets a challenge at worst.
-    expect(surged.every((a) => a.decision === "challenge")).toBe(true);
-    expect(surged[0]?.reasons.join(" ")).toMatch(/one browser environment/);
+    // An environment the day before did not have, a network each: one machine's browsers, refused
+    // as automation (a proof of work is no friction to them).
+    expect(surged.every((a) => a.decision === "deny" && a.actorType === "agent_abusive")).toBe(true);
+    expect(surged[0]?.reasons.join(" ")).toMatch(/one browser environment.*one machine's browsers/);
     // A person on another device meanwhile is not part of it.
     const after = await attempt(60, { ...WINDOWS_DEVICE, canvas: "ffff", screen: "1536x864" });
     expect(after.findings).not.toContain("campaign_surge");
@@ -261,6 +283,7 @@ describe("deny lists of a campaign's setup: environments, TLS fingerprints, user
 
 describe("friction priced to a campaign", () => {
   it("a challenge on a surging attempt is sealed at the severe tier, whatever the caller asks", async () => {
+    // One network's identical devices (an office): the plain surge, a challenge.
     await t.tenant("priced");
     await t.store.policies.put("priced", JSON.stringify({}), now);
     const key = (await t.key("priced", { scopes: ["verify:write", "challenge:write"] })).apiKey;
@@ -276,7 +299,7 @@ describe("friction priced to a campaign", () => {
           session: `priced-${i}`,
           subject: {
             userAgent: CHROME_UA,
-            ipTrunc: `203.1.${i}.0/24`,
+            ipTrunc: "203.1.0.0/24",
             headers: CHROME_HEADERS,
             page: { environment: WINDOWS_DEVICE },
           },

@@ -34,6 +34,8 @@ export class PendingEvents {
   dropped = 0;
   /** Refused by the store for what they hold, and dropped (they could never be written). */
   rejected = 0;
+  /** Not written: their subject was erased after they were created (EventStore.record, "erased"). */
+  erased = 0;
   written = 0;
   /** Where failures to write go; the app points it at its logger. */
   report: (err: unknown, what: string) => void = () => {};
@@ -51,6 +53,10 @@ export class PendingEvents {
    * Writes the event now if nothing is waiting and the store answers; queues it otherwise. With a
    * claim, the event is written together with its key's answer; when the key already holds this same
    * degraded answer (another process's copy, the same eventId) nothing more is written.
+   *
+   * Once the store has failed, the queue waits for its retry (`retryMs`): a new degraded answer does
+   * not try again at once. Every degraded answer of a slow database trying its write on arrival kept
+   * a transaction on verify's connections for each, the very load that degraded them.
    */
   add(event: EventRecord, claim?: PendingClaim): void {
     this.queue.push({ event, claim });
@@ -58,7 +64,7 @@ export class PendingEvents {
       this.queue.shift();
       this.dropped++;
     }
-    void this.flush();
+    if (this.timer === undefined) void this.flush();
   }
 
   /**
@@ -105,11 +111,14 @@ export class PendingEvents {
             ? (outcome.response.body as { eventId?: unknown } | null)?.eventId
             : undefined;
         if (outcome.kind === "recorded") this.written++;
+        else if (outcome.kind === "erased") this.erased++;
         else if (heldBy !== next.id) {
           // Not another process's copy of this same event (same key, same id): another answer.
-          await this.store.events.record(next, undefined);
-          this.superseded++;
-          this.written++;
+          if ((await this.store.events.record(next, undefined)).kind === "erased") this.erased++;
+          else {
+            this.superseded++;
+            this.written++;
+          }
         }
       } catch (err) {
         if (!(err instanceof StoreRejectedError)) {

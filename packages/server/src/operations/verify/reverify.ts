@@ -60,10 +60,12 @@ export function redeemClear(
   deps: VerifyDeps,
   call: VerifyCall,
   clear: RedeemableClear,
+  observed: RequestEvidence,
   signal: Cancellation,
 ): Promise<VerifyResult | null> {
+  const cleared = { kind: "cleared", challenge: clear.challenge, recorded: observed.recorded } as const;
   return redeemOnce(deps, call.caller.tenant.id, clear.challenge.eventId, () =>
-    recordAnswer(deps, call, { kind: "cleared", challenge: clear.challenge }, signal, clear.redemption),
+    recordAnswer(deps, call, cleared, signal, clear.redemption),
   );
 }
 

@@ -4,6 +4,7 @@ import { literalUnion } from "../../lib/literalUnion.js";
 import { MAX_PAGE_TOKEN } from "../../tokens/pageToken.js";
 import { REASON_CATEGORIES } from "./reasonCodes.js";
 import { MAX_PROBE_ANSWER } from "./signals/layoutProbe.js";
+import { SCOPE_FIELDS } from "./signals/scopeFields.js";
 import { JA4_PATTERN } from "./signals/tlsFingerprint.js";
 import { MAX_USER_AGENT } from "./signals/userAgent.js";
 
@@ -119,8 +120,7 @@ export const Subject = Type.Object(
           mismatch: Type.Optional(
             Type.Array(Type.String({ maxLength: 64 }), {
               maxItems: 16,
-              description:
-                "What a worker of the page read differently from the page itself: userAgent, platform, hardwareConcurrency, languages, userAgentData, webgl (other names are ignored).",
+              description: `What a worker of the page read differently from the page itself: ${SCOPE_FIELDS.join(", ")} (other names are ignored).`,
             }),
           ),
           workerHeadless: Type.Optional(

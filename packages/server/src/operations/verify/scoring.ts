@@ -45,9 +45,10 @@ export function velocityChecksOf(
 /**
  * The worst assessment the observation leaves open while the velocity counters cannot be read (a
  * degraded verdict): every counter the attempt would hit over its limit, each kind at its cap, and
- * its shape or environment surging at the campaign cap. A
- * velocity finding only adds risk and is never automation evidence, so no scored verdict of the same
- * request, whatever its counts, has a higher risk estimate or another automation class.
+ * its shape or environment surging at the campaign cap, or, for an environment counted per network,
+ * as one machine's browsers (automation evidence, signals/campaign.ts). Velocity findings only add
+ * risk, and no other is automation evidence, so no scored verdict of the same request, whatever its
+ * counts, has a higher risk estimate or another automation class.
  */
 export function worstCaseAssessment(
   model: DecisionModel,
@@ -64,10 +65,15 @@ export function worstCaseAssessment(
     }),
   );
   if (observed.campaignKeys.length > 0) {
+    // An environment counted per network may be one machine's browsers: automation evidence.
+    const machine =
+      observed.network !== undefined && observed.campaignKeys.some((k) => k.kind === "environment");
+    const { cap, machine: machineWeight } = model.weights.campaign;
     velocity.push({
       id: "campaign_surge",
-      logOdds: Math.max(0, model.weights.campaign.cap),
+      logOdds: Math.max(0, cap, machine ? machineWeight : 0),
       reason: "campaign surge at its cap",
+      ...(machine && { automation: true }),
     });
   }
   return assess(model, call, policy, observed, velocity);

@@ -80,9 +80,18 @@ export type VerdictOptions =
       /** Why the clear this re-verify carried was not used, when it carried one. */
       clearNote: string | undefined;
       redeems: ChallengeRecord | undefined;
+      /**
+       * The challenge this re-verify carried, when it was found to be this attempt's (same session
+       * and attempt): its event names it, so the console shows which challenge a refused clear was.
+       */
+      carried: string | undefined;
     }
-  /** A scored challenge's clear, honoured: allow, scoring skipped (docs/api.md#post-v1challenge-and-re-verify). */
-  | { kind: "cleared"; challenge: ChallengeRecord }
+  /**
+   * A scored challenge's clear, honoured: allow, scoring skipped (docs/api.md#post-v1challenge-and-re-verify).
+   * `recorded` is the request's protected evidence: its email hash and network are kept, so that a
+   * search by either finds this event with the rest of its attempt.
+   */
+  | { kind: "cleared"; challenge: ChallengeRecord; recorded: Record<string, unknown> }
   /** Checks that could not complete in time: the precautionary challenge. */
   | { kind: "degraded"; eventId: string; unscored: UnscoredReading };
 
@@ -207,13 +216,18 @@ export function eventOf(call: VerifyCall, verdict: UnsignedVerdict, o: VerdictOp
       ...o.observed.recorded,
       findings: assessment.findings.map((f) => ({ id: f.id, logOdds: round(f.logOdds) })),
       risk: scoredRisk,
-      ...(o.redeems ? { challengeId: o.redeems.id } : undefined),
+      ...((o.redeems?.id ?? o.carried) !== undefined && { challengeId: o.redeems?.id ?? o.carried }),
       // The attribution answered, so an event shows it later (GET /v1/events/{eventId}).
       principal: verdict.principal,
     };
   } else if (o.kind === "cleared") {
     decidedBy = "clear";
-    signals = { challengeId: o.challenge.id, principal: verdict.principal };
+    signals = {
+      challengeId: o.challenge.id,
+      emailSha256: o.recorded.emailSha256 ?? null,
+      ipNetwork: o.recorded.ipNetwork ?? null,
+      principal: verdict.principal,
+    };
   } else {
     decidedBy = "degraded";
     const { recorded, worstCase } = o.unscored;

@@ -83,10 +83,17 @@ async function abandonedOn(pid: number): Promise<unknown> {
   const pool = { connect: async () => client, end: async () => undefined };
   const guarded = reuseGuard(pool as never);
   const conn = await guarded.connect();
-  return (conn.query as unknown as (sql: string, p: unknown[]) => Promise<unknown>)("insert", []).then(
+  const failed = await (conn.query as unknown as (sql: string, p: unknown[]) => Promise<unknown>)(
+    "insert",
+    [],
+  ).then(
     () => undefined,
     (err: unknown) => err,
   );
+  // Handed back as Kysely hands it back: the guard's drain then fails (every query here times out),
+  // so the connection is destroyed and the process must be ended.
+  conn.release();
+  return failed;
 }
 
 const row = {

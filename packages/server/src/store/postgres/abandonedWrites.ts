@@ -1,6 +1,6 @@
 import { type CompiledQuery, type Kysely, sql } from "kysely";
 import type { Database } from "../schema.js";
-import { abandonedBackend } from "./reuseGuard.js";
+import { abandonedBackend, abandonedDrained } from "./reuseGuard.js";
 
 export interface SettleOptions {
   /** Behind a transaction pooler the pid a connection knows is the pooler's, not a server process's. */
@@ -25,7 +25,9 @@ interface Ending {
 /**
  * What a write whose connection gave up on it left behind (SqlRuntime.keptDespite). The client
  * stopped waiting, but the server process may still be running the statement, or a COMMIT the
- * network has not delivered yet: it is ended first, then the write's row is read.
+ * network has not delivered yet. When the statement has since ended on its connection (reuseGuard.ts
+ * drains it: the server answered it, and the connection is idle outside a transaction), the write's
+ * row is read at once; otherwise the process is ended first, then the row is read.
  *
  * Every process being ended at once is handled by one loop on `db` (a pool of one connection,
  * postgresStore.ts "settle"): each turn reads which of them are still there in one statement, ends
@@ -100,7 +102,10 @@ export function abandonedWrites(
     const pid = abandonedBackend(err);
     if (pid === undefined || opts.behindPooler) return false;
     try {
-      if (!(await ended(pid))) return false;
+      // Most often the statement ends on its own (the server's statement timeout) and its connection
+      // drains (reuseGuard.ts): nothing it sent can commit any more, and no process need be ended,
+      // nor a connection opened again in its place.
+      if (!(await abandonedDrained(err)) && !(await ended(pid))) return false;
       return (await db.executeQuery(kept)).rows.length > 0;
     } catch {
       return false;

@@ -1,9 +1,9 @@
 import { Kysely, PostgresDialect, sql } from "kysely";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { removalFixtures } from "../../testing/contract/removal.js";
 import { testEvent } from "../../testing/harness.js";
 import { postgresSchemaOrSkip, TEST_POSTGRES_URL } from "../../testing/postgres.js";
-import { removalFixtures } from "../../testing/removalContract.js";
 import type { Store } from "../interfaces.js";
 import { migrateToLatest, migrateUpTo } from "../migrations.js";
 import type { Database } from "../schema.js";

@@ -93,6 +93,15 @@ const PARTITIONS_WAIT_MS = 30_000;
 /** Connecting for migrations at start-up may wait this long (several processes start at once). */
 const MIGRATION_CONNECT_TIMEOUT_MS = 10_000;
 
+/**
+ * How long opening one connection may take before it is given up (a server or network that does not
+ * answer). Not the caller's wait, which is its statement timeout (guardedPool): on a machine where
+ * a server process start took longer than verify's 50 ms, ending each opening at the caller's wait
+ * opened and discarded a connection for every request, none ever ready, the server's CPU spent on
+ * process starts (docs/deployment.md, "Connections").
+ */
+const CONNECT_TIMEOUT_MS = 5_000;
+
 /** The request pool's minimum: opened by `warmUp`, kept while idle. */
 const keptConnections = (opts: PostgresOptions): number => Math.min(opts.poolMin ?? 0, opts.poolSize);
 
@@ -216,9 +225,12 @@ function pool(
       use === "patientCounters"
         ? 0
         : Math.min(keptConnections(opts), poolSize(opts, use)),
-    // No unbounded waits: a request that cannot get a connection in time fails like a slow statement.
+    // How long opening a connection may take (reuseGuard bounds each caller's wait, acquireTimeoutMs):
+    // an opening outlives the request that caused it and serves the next one.
     connectionTimeoutMillis:
-      statementTimeoutMs === undefined ? MIGRATION_CONNECT_TIMEOUT_MS : Math.max(statementTimeoutMs, 50),
+      statementTimeoutMs === undefined
+        ? MIGRATION_CONNECT_TIMEOUT_MS
+        : Math.max(statementTimeoutMs, CONNECT_TIMEOUT_MS),
     // statement_timeout (startupParameters) bounds the server's work; query_timeout bounds the
     // client's wait, which is what matters when the network itself stalls (the server never sees the
     // statement), and behind a transaction pooler the wait for one of its server connections.
@@ -231,6 +243,23 @@ function pool(
   // crash the process.
   created.on("connect", (client) => client.on("error", () => undefined));
   return created;
+}
+
+/**
+ * A pool as the store uses it (reuseGuard.ts): a connection goes back only idle outside a
+ * transaction, and no unbounded waits: a request that cannot get a connection in time fails like a
+ * slow statement (acquireTimeoutMs), while the connection being opened for it is kept for the next.
+ */
+function guardedPool(
+  opts: PostgresOptions,
+  statementTimeoutMs: number | undefined,
+  use?: PoolUse,
+  named?: NamedStatements,
+): PostgresPool {
+  return reuseGuard(pool(opts, statementTimeoutMs, use, named), {
+    acquireTimeoutMs:
+      statementTimeoutMs === undefined ? MIGRATION_CONNECT_TIMEOUT_MS : Math.max(statementTimeoutMs, 50),
+  });
 }
 
 /** What an operator changes when a pooler refuses or drops Warden's connection parameters. */
@@ -407,7 +436,7 @@ export async function openPostgresStore(opts: PostgresOptions): Promise<Store> {
   }
   await checkConnections(opts);
   // Migrations run without the request-path statement timeout, on their own short-lived pool.
-  const migrations = reuseGuard(pool(opts, undefined));
+  const migrations = guardedPool(opts, undefined);
   const migrator = new Kysely<Database>({
     dialect: behindPooler
       ? new PooledMigrationsDialect({ pool: pooledMigrations(migrations) })
@@ -432,27 +461,25 @@ export async function openPostgresStore(opts: PostgresOptions): Promise<Store> {
   const named = (opts.preparedStatements ?? !behindPooler) ? new NamedStatements() : undefined;
   const db = new Kysely<Database>({
     dialect: new PostgresDialect({
-      pool: reuseGuard(pool(opts, opts.statementTimeoutMs, "requests", named)),
+      pool: guardedPool(opts, opts.statementTimeoutMs, "requests", named),
     }),
   });
   const counters = new Kysely<Database>({
     dialect: new PostgresDialect({
-      pool: reuseGuard(pool(opts, opts.statementTimeoutMs, "counters", named)),
+      pool: guardedPool(opts, opts.statementTimeoutMs, "counters", named),
     }),
   });
   const patient = new Kysely<Database>({
     dialect: new PostgresDialect({
-      pool: reuseGuard(pool(opts, opts.patientTimeoutMs ?? DEFAULT_PATIENT_TIMEOUT_MS, "patient")),
+      pool: guardedPool(opts, opts.patientTimeoutMs ?? DEFAULT_PATIENT_TIMEOUT_MS, "patient"),
     }),
   });
   const reads = new Kysely<Database>({
     dialect: new PostgresDialect({
-      pool: reuseGuard(
-        pool(
-          { ...opts, url: opts.readUrl ?? opts.url },
-          opts.readTimeoutMs ?? DEFAULT_READ_TIMEOUT_MS,
-          "reads",
-        ),
+      pool: guardedPool(
+        { ...opts, url: opts.readUrl ?? opts.url },
+        opts.readTimeoutMs ?? DEFAULT_READ_TIMEOUT_MS,
+        "reads",
       ),
     }),
   });
@@ -463,15 +490,15 @@ export async function openPostgresStore(opts: PostgresOptions): Promise<Store> {
   });
   const patientCounters = new Kysely<Database>({
     dialect: new PostgresDialect({
-      pool: reuseGuard(pool(opts, opts.patientTimeoutMs ?? DEFAULT_PATIENT_TIMEOUT_MS, "patientCounters")),
+      pool: guardedPool(opts, opts.patientTimeoutMs ?? DEFAULT_PATIENT_TIMEOUT_MS, "patientCounters"),
     }),
   });
   const settle = new Kysely<Database>({
-    dialect: new PostgresDialect({ pool: reuseGuard(pool(opts, SETTLE_TIMEOUT_MS, "settle")) }),
+    dialect: new PostgresDialect({ pool: guardedPool(opts, SETTLE_TIMEOUT_MS, "settle") }),
   });
   // Partition maintenance: DDL without the request timeouts (each statement bounded on its own).
   const maintenance = new Kysely<unknown>({
-    dialect: new PostgresDialect({ pool: reuseGuard(pool(opts, undefined, "maintenance")) }),
+    dialect: new PostgresDialect({ pool: guardedPool(opts, undefined, "maintenance") }),
   });
   const runtime: SqlRuntime = {
     db,

@@ -67,7 +67,7 @@ if (databaseUrl) {
       }
     });
 
-    it("a statement and its ROLLBACK both past query_timeout: the connection is destroyed, not reused", async () => {
+    it("a statement and its ROLLBACK both past query_timeout: the connection is rolled back or destroyed, never reused inside it", async () => {
       const pool = new pg.Pool({ connectionString: databaseUrl, max: 1, query_timeout: 150 });
       pool.on("error", () => undefined);
       const db = new Kysely<{ acknowledged: { id: string } }>({
@@ -86,6 +86,79 @@ if (databaseUrl) {
         await db.destroy();
       }
       expect(await committed("acknowledged", "id", "after-rollback-timeout")).toBe(true);
+    });
+
+    it("a connection slower to open than a caller's wait is kept for the next caller, not discarded and opened again", async () => {
+      const proxy = await new FaultProxy(url.hostname, Number(url.port || 5432)).start();
+      const viaProxy = new URL(databaseUrl);
+      viaProxy.host = `127.0.0.1:${proxy.port}`;
+      const store = await openPostgresStore({
+        url: viaProxy.toString(),
+        statementTimeoutMs: 40,
+        poolSize: 1,
+        poolMin: 0,
+      });
+      try {
+        // Opening a connection now takes two delayed round trips, far past a caller's 50 ms wait.
+        proxy.delayMs = 150;
+        proxy.set("slow");
+        const before = proxy.accepted;
+        for (let i = 0; i < 5; i++) {
+          await expect(
+            store.idempotency.find({ tenantId: "t", operation: "verify", key: "k" }, 0),
+          ).rejects.toThrow();
+        }
+        // Before: each call opened a connection and pg-pool ended it at the call's wait (5 openings,
+        // each a server process started for nothing). Now: one opening, under way for them all.
+        expect(proxy.accepted - before).toBe(1);
+        proxy.set("pass");
+        let found: unknown = "unanswered";
+        for (let i = 0; i < 50 && found === "unanswered"; i++) {
+          found = await store.idempotency
+            .find({ tenantId: "t", operation: "verify", key: "k" }, 0)
+            .catch(() => "unanswered");
+          if (found === "unanswered") await new Promise((r) => setTimeout(r, 100));
+        }
+        expect(found).toBeUndefined();
+        // The connection opened for the callers who gave up serves this one.
+        expect(proxy.accepted - before).toBe(1);
+      } finally {
+        await store.close();
+        await proxy.stop();
+      }
+    });
+
+    it("a connection whose statement was abandoned at query_timeout is reused once the statement ends, not replaced", async () => {
+      const proxy = await new FaultProxy(url.hostname, Number(url.port || 5432)).start();
+      const viaProxy = new URL(databaseUrl);
+      viaProxy.host = `127.0.0.1:${proxy.port}`;
+      const store = await openPostgresStore({
+        url: viaProxy.toString(),
+        statementTimeoutMs: 100,
+        poolSize: 1,
+        poolMin: 0,
+      });
+      const find = (key: string) => store.idempotency.find({ tenantId: "t", operation: "verify", key }, 0);
+      try {
+        expect(await find("warm")).toBeUndefined(); // the pool's one connection is open
+        const before = proxy.accepted;
+        proxy.delayMs = 300;
+        proxy.on("late-reply-marker", "late replies");
+        // Its answer comes 300 ms late: the client gives up at 125 ms, the statement ends all the same.
+        await expect(find("late-reply-marker")).rejects.toThrow(/timeout/);
+        proxy.set("pass");
+        let found: unknown = "unanswered";
+        for (let i = 0; i < 50 && found === "unanswered"; i++) {
+          found = await find("after").catch(() => "unanswered");
+          if (found === "unanswered") await new Promise((r) => setTimeout(r, 100));
+        }
+        expect(found).toBeUndefined();
+        // Before, the connection was destroyed at the timeout and another opened in its place.
+        expect(proxy.accepted - before).toBe(0);
+      } finally {
+        await store.close();
+        await proxy.stop();
+      }
     });
 
     it("a statement that failed inside a transaction is rolled back and its connection reused idle", async () => {

@@ -22,10 +22,11 @@ describe("verify with Redis unreachable", () => {
 
   it("falls back to the store's counters: verify is scored, not degraded, and counts its velocity there; /readyz/store reports Redis down", async () => {
     const { apiKey } = await t.key("acme");
-    const started = Date.now();
     // Three scored answers. A verify that misses its deadline on a starved machine (three test files
     // share two cores) answers the degraded challenge, which a client retries: up to ten tries. A
-    // fallback that did not work (every verify waiting on Redis) would never give three.
+    // fallback that did not work (every verify waiting on Redis) would never give three: a verify
+    // whose counters waited for Redis (a connection's timeout is at least a second) answers the
+    // degraded challenge at its 30 ms deadline, so each scored answer is one that did not wait.
     const scored = [];
     for (let i = 0; i < 10 && scored.length < 3; i++) {
       const res = await t.app.inject({
@@ -39,8 +40,6 @@ describe("verify with Redis unreachable", () => {
       if (v.degraded === true) expect(v.decision).toBe("challenge");
       else scored.push(v);
     }
-    // Nothing waited for a connection to Redis to time out.
-    expect(Date.now() - started).toBeLessThan(5000);
     expect(scored).toHaveLength(3);
     for (const v of scored) expect(v).toMatchObject({ decision: "allow", degraded: false });
     // The velocity and rate-limit counts went to the SQL store's counters meanwhile.

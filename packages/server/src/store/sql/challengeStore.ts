@@ -79,5 +79,15 @@ export function createChallengeStore(rt: SqlRuntime): ChallengeStore {
           .executeTakeFirst();
         return row !== undefined;
       }),
+    proofUsed: (tenantId, proofRef) =>
+      guard("challenges.proofUsed", async () => {
+        const row = await db
+          .selectFrom("challenges")
+          .select("id")
+          .where("proof_ref", "=", proofRef)
+          .where("tenant_id", "=", tenantId)
+          .executeTakeFirst();
+        return row !== undefined;
+      }),
   };
 }

@@ -1,7 +1,10 @@
 import type { Expression, ExpressionBuilder, Kysely, SqlBool } from "kysely";
 import {
+  ERASURE_MEMORY_MS,
   type ErasureSubject,
   type EventRemovalStore,
+  erasedDigest,
+  erasureKind,
   noneRemoved,
   type RemovedRows,
   type RetentionCutoff,
@@ -66,6 +69,19 @@ export function createEventRemovalStore(rt: SqlRuntime): EventRemovalStore {
             alone: `retention\n${id}`,
           });
         }
+        // Erasures are remembered against late degraded events until the tenant's retention (which
+        // removes any event of before them) or ERASURE_MEMORY_MS passes them.
+        const forgetBefore = Date.now() - ERASURE_MEMORY_MS;
+        for (const [id, cutoff] of cutoffs) {
+          if (signal?.aborted) break;
+          await rt.write((conn) =>
+            conn
+              .deleteFrom("erasures")
+              .where("tenant_id", "=", id)
+              .where("erased_at", "<", Math.max(forgetBefore, cutoff ?? forgetBefore))
+              .execute(),
+          );
+        }
         if (dropFailed !== undefined) {
           throw new Error(
             `dropping a week of events failed (${(dropFailed as Error).message}); ${removed.events} event(s) removed row by row meanwhile`,
@@ -80,6 +96,16 @@ export function createEventRemovalStore(rt: SqlRuntime): EventRemovalStore {
       guard("removal.erase", () =>
         rt.overwritingDeleted(async () => {
           const removed = noneRemoved();
+          // First remembered, so that a degraded event of the subject is either written before this
+          // (and removed below) or refused by events.record after it (verifyWriteStores.ts).
+          const { kind, value } = erasureKind(subject);
+          await rt.writeTransaction(async (trx) => {
+            await rt.serialize(trx, `erasure\n${tenantId}`);
+            await trx
+              .insertInto("erasures")
+              .values({ tenant_id: tenantId, kind, value: erasedDigest(kind, value), erased_at: Date.now() })
+              .execute();
+          });
           await removeWhere(tenantId, subjectFilter(subject), removed, signal, { erasing: true });
           return removed;
         }),

@@ -100,9 +100,10 @@ export function createInsightStore(rt: SqlRuntime): InsightStore {
     attemptCounts: (tenantId, scope, bucket, meter) =>
       guard("insights.attemptCounts", async () => {
         // Every event by its first-verdict columns (the events_hourly index alone), then the clears:
-        // each redeemed clear turns its challenged first verdict into "cleared", and its re-verify (an
-        // allow) is taken out of the allows, as part of that attempt. Clears are few; each is read
-        // with its two events by primary key, so verify's insert keeps the indexes it has.
+        // each redeemed clear turns its challenged first verdict into "cleared" (or "denied", when
+        // the re-verify a degraded verdict's clear let be scored was a deny), and its re-verify is
+        // taken out of its own decision's count, as part of that attempt. Clears are few; each is
+        // read with its two events by primary key, so verify's insert keeps the indexes it has.
         const inScope = (t: "e" | "root" | "r") => {
           const at = sql.ref(`${t}.created_at`);
           const clauses = [
@@ -115,6 +116,7 @@ export function createInsightStore(rt: SqlRuntime): InsightStore {
           return sql.join(clauses, sql` and `);
         };
         type Row = { hour: number; action: string; degraded: number; count: number };
+        type Ended = Row & { decision: Decision | null };
         const [all, clears, again] = await Promise.all([
           metered(meter)(
             sql<Row & { decision: Decision }>`select (e.created_at / 3600000) as hour, e.action, e.decision,
@@ -122,16 +124,19 @@ export function createInsightStore(rt: SqlRuntime): InsightStore {
               group by (e.created_at / 3600000), e.action, e.decision, e.degraded`.compile(db),
           ),
           metered(meter)(
-            sql<Row>`select (root.created_at / 3600000) as hour, root.action, root.degraded, count(*) as count
+            sql<Ended>`select (root.created_at / 3600000) as hour, root.action, root.degraded,
+              r.decision, count(*) as count
               from event_clears c join events root on root.id = c.event_id
+              left join events r on r.id = c.reverify_event_id
               where c.tenant_id = ${tenantId} and ${inScope("root")}
-              group by (root.created_at / 3600000), root.action, root.degraded`.compile(db),
+              group by (root.created_at / 3600000), root.action, root.degraded, r.decision`.compile(db),
           ),
           metered(meter)(
-            sql<Row>`select (r.created_at / 3600000) as hour, r.action, r.degraded, count(*) as count
+            sql<Ended>`select (r.created_at / 3600000) as hour, r.action, r.degraded, r.decision,
+              count(*) as count
               from event_clears c join events r on r.id = c.reverify_event_id
               where c.tenant_id = ${tenantId} and ${inScope("r")}
-              group by (r.created_at / 3600000), r.action, r.degraded`.compile(db),
+              group by (r.created_at / 3600000), r.action, r.degraded, r.decision`.compile(db),
           ),
         ]);
         const width = bucket === "day" ? 24 * HOUR_MS : HOUR_MS;
@@ -153,9 +158,11 @@ export function createInsightStore(rt: SqlRuntime): InsightStore {
         for (const r of all) add(r.hour, r.action, endingOf[r.decision as Decision], r.degraded, r.count);
         for (const r of clears) {
           add(r.hour, r.action, "challenged", r.degraded, -Number(r.count));
-          add(r.hour, r.action, "cleared", r.degraded, r.count);
+          add(r.hour, r.action, r.decision === "deny" ? "denied" : "cleared", r.degraded, r.count);
         }
-        for (const r of again) add(r.hour, r.action, "allowed", r.degraded, -Number(r.count));
+        for (const r of again) {
+          add(r.hour, r.action, endingOf[r.decision ?? "allow"], r.degraded, -Number(r.count));
+        }
         return [...counts.values()]
           .filter((r) => r.count > 0)
           .sort(

@@ -1,11 +1,13 @@
 import type { Kysely } from "kysely";
 import type { EventRecord } from "../../domain.js";
-import type {
-  ClearRedemption,
-  CounterStore,
-  EventStore,
-  IdempotencyStore,
-  RecordOutcome,
+import {
+  type ClearRedemption,
+  type CounterStore,
+  type ErasedKind,
+  type EventStore,
+  erasedDigest,
+  type IdempotencyStore,
+  type RecordOutcome,
 } from "../interfaces.js";
 import type { Database } from "../schema.js";
 import { hitCounters, hitCountersInOneStatement } from "./counterBuckets.js";
@@ -128,7 +130,10 @@ export function createEventStore(
       }
       try {
         return await rt.writeTransaction(async (trx): Promise<RecordOutcome> => {
-          if (degraded) await rt.serialize(trx, `event-id\n${event.id}`);
+          if (degraded) {
+            await rt.serialize(trx, `event-id\n${event.id}`);
+            if (await erasedSince(rt, trx, event)) throw new Erased();
+          }
           if (activeKey && !(await keyActive(trx, event.keyId))) return { kind: "key_revoked" };
           if (idem) {
             const claim = await claimIdempotencyKey(trx, idem, event.createdAt, event.id);
@@ -144,6 +149,7 @@ export function createEventStore(
         });
       } catch (err) {
         if (err instanceof NotRedeemed) return { kind: "not_redeemed" };
+        if (err instanceof Erased) return { kind: "erased" };
         throw err;
       }
     });
@@ -182,6 +188,38 @@ export function createIdempotencyStore(rt: SqlRuntime): IdempotencyStore {
         purgeInChunks(rt, (conn, limit) => deleteExpiredIdempotency(conn, now, limit)),
       ),
   };
+}
+
+/** Thrown inside events.record's transaction to roll it back when a degraded event's subject was erased. */
+class Erased extends Error {}
+
+/**
+ * Whether an erasure named this degraded event's email hash, network, session or id after the event
+ * was created. Taken under the tenant's erasure lock, which the erasure holds while it writes its
+ * row (eventRemoval.ts), so the two are serialized.
+ */
+async function erasedSince(rt: SqlRuntime, trx: Kysely<Database>, event: EventRecord): Promise<boolean> {
+  await rt.serialize(trx, `erasure\n${event.tenantId}`);
+  // The table keeps digests of what was erased (EventRemovalStore.erase): this event's values are
+  // digested alike; a digest names its kind, so a session equal to some erased email hash is no match.
+  const named = (
+    [
+      ["event", event.id],
+      ["session", event.session],
+      ["email_hash", event.emailHash],
+      ["network", event.network],
+    ] as const
+  )
+    .filter((n): n is readonly [ErasedKind, string] => typeof n[1] === "string" && n[1] !== "")
+    .map(([kind, value]) => erasedDigest(kind, value));
+  const row = await trx
+    .selectFrom("erasures")
+    .select("kind")
+    .where("tenant_id", "=", event.tenantId)
+    .where("value", "in", named)
+    .where("erased_at", ">=", event.createdAt)
+    .executeTakeFirst();
+  return row !== undefined;
 }
 
 /** Thrown inside events.record's transaction to roll it back when the clear cannot be redeemed. */

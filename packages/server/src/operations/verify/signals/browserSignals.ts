@@ -1,19 +1,10 @@
 import type { ReasonCategory } from "../reasonCodes.js";
 import type { Finding } from "./findings.js";
+import { SCOPE_FIELD_LABELS } from "./scopeFields.js";
 import type { Signal } from "./signal.js";
 
-/**
- * What a page's worker may read differently from the page (@warden/browser's scopeView.ts), with its
- * display name. A Map: a name the page sends finds only these, never an Object.prototype member.
- */
-const SCOPE_FIELDS: ReadonlyMap<string, string> = new Map([
-  ["userAgent", "user agent"],
-  ["platform", "platform"],
-  ["hardwareConcurrency", "processor count"],
-  ["languages", "languages"],
-  ["userAgentData", "client hints"],
-  ["webgl", "graphics renderer"],
-]);
+/** A Map: a name the page sends finds only the scope fields, never an Object.prototype member. */
+const SCOPE_FIELDS: ReadonlyMap<string, string> = new Map(Object.entries(SCOPE_FIELD_LABELS));
 
 /** "a", "a and b", "a, b and c". */
 const inWords = (items: string[]): string =>

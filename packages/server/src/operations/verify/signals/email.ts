@@ -1,6 +1,7 @@
 import { createRequire } from "node:module";
 import mailchecker from "mailchecker";
 import { sha256Hex } from "../../../lib/crypto.js";
+import { asciiDomain, DOMAIN_NAME } from "../../../lib/domainName.js";
 import type { ReasonCategory } from "../reasonCodes.js";
 import type { Finding } from "./findings.js";
 import type { Signal } from "./signal.js";
@@ -33,7 +34,6 @@ export interface EmailSignal {
 }
 
 const LOCAL = /^[a-z0-9!#$%&'*+/=?^_`{|}~-]+(\.[a-z0-9!#$%&'*+/=?^_`{|}~-]+)*$/;
-const DOMAIN = /^(?=.{1,253}$)([a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$/;
 
 /** The address's domain or any parent domain is on the list (subdomains of a provider count). */
 function onList(list: ReadonlySet<string>, domain: string): boolean {
@@ -126,8 +126,10 @@ export function readEmail(email: string | undefined, emailSha256: string | undef
   const text = email.trim().toLowerCase();
   const at = text.lastIndexOf("@");
   const local = at > 0 ? text.slice(0, at) : text;
-  const domain = at > 0 ? text.slice(at + 1) : undefined;
-  const valid = domain !== undefined && local.length <= 64 && LOCAL.test(local) && DOMAIN.test(domain);
+  // The domain as mail servers read it (the root's dot, an internationalised name's ASCII form), so
+  // that a deny list's domain is not passed by another spelling of it.
+  const domain = at > 0 ? asciiDomain(text.slice(at + 1)) : undefined;
+  const valid = domain !== undefined && local.length <= 64 && LOCAL.test(local) && DOMAIN_NAME.test(domain);
   // Also for an address Warden calls invalid: a deny list must not be passed by spelling the mailbox
   // in a form a mail server still delivers to.
   const mailbox = mailboxAddress(text);

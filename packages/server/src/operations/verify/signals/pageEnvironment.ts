@@ -67,7 +67,9 @@ const MOBILE_OS = new Set(["iOS", "Android"]);
 const GPU_PLATFORMS: readonly { gpu: RegExp; os: ReadonlySet<string> }[] = [
   { gpu: /Direct3D|D3D11|D3D9/i, os: new Set(["Windows"]) },
   { gpu: /Apple (M\d|GPU)|Apple A\d/i, os: new Set(["Mac OS", "macOS", "iOS"]) },
-  { gpu: /Adreno|Mali-|PowerVR|Xclipse/i, os: new Set(["Android", "Linux", "Chromium OS", "Chrome OS"]) },
+  // Qualcomm's Adreno is also Windows on Arm's (Snapdragon 8cx, X Elite laptops: "Adreno … Direct3D11").
+  { gpu: /Adreno/i, os: new Set(["Android", "Linux", "Chromium OS", "Chrome OS", "Windows"]) },
+  { gpu: /Mali-|PowerVR|Xclipse/i, os: new Set(["Android", "Linux", "Chromium OS", "Chrome OS"]) },
 ];
 
 /** What of the environment contradicts the user agent's platform, as display text; undefined if nothing. */

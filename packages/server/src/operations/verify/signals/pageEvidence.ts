@@ -1,4 +1,10 @@
-import { bindingTag, openPageToken, type PageTokenClaims, probeSeed } from "../../../tokens/pageToken.js";
+import {
+  bindingTag,
+  openPageToken,
+  type PageTokenClaims,
+  powSeed,
+  probeSeed,
+} from "../../../tokens/pageToken.js";
 import type { ReasonCategory } from "../reasonCodes.js";
 import { capJointly, type Finding } from "./findings.js";
 import type { Signal } from "./signal.js";
@@ -44,6 +50,8 @@ export type PageToken =
       ageMs: number;
       /** The seed of its layout probe (tokens/pageToken.ts probeSeed), when it was handed one. */
       probeSeed?: string;
+      /** The seed a challenge on the attempt is sealed with (tokens/pageToken.ts powSeed). */
+      powSeed: string;
     };
 
 export interface PageEvidenceWeights {
@@ -74,8 +82,15 @@ export function readPageToken(page: unknown, keyOf: PageKeyLookup, tenantId: str
   if (!claims || claims.tenantId !== tenantId || claims.issuedAt > now + SKEW_MS) return { state: "invalid" };
   const ageMs = Math.max(0, now - claims.issuedAt);
   // The key opened the token, so it is there: the kid is the token's second part.
-  const key = claims.probe ? keyOf(token.split(".")[1] ?? "") : undefined;
-  return { state: "valid", claims, ageMs, ...(key && { probeSeed: probeSeed(key, claims.nonce) }) };
+  const key = keyOf(token.split(".")[1] ?? "");
+  if (!key) return { state: "invalid" };
+  return {
+    state: "valid",
+    claims,
+    ageMs,
+    powSeed: powSeed(key, claims.nonce),
+    ...(claims.probe && { probeSeed: probeSeed(key, claims.nonce) }),
+  };
 }
 
 /** The binding of a page token to its request: short hashes of the network and user agent. */

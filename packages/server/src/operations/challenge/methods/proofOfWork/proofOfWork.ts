@@ -1,5 +1,6 @@
 import { createHash, randomBytes } from "node:crypto";
 import { Type } from "@sinclair/typebox";
+import type { EventRecord } from "../../../../domain.js";
 import { type Method, refuse } from "../../method.js";
 
 /**
@@ -34,10 +35,30 @@ export function solvePow(seed: string, difficulty: number): { nonce: string; att
   }
 }
 
+/** The proof reference of a solved seed: each seed clears one challenge (store: proof_ref, unique). */
+export const powProofRef = (seed: string): string => `pow:${seed}`;
+
+/**
+ * The seed the attempt's page was handed with its page token (tokens/pageToken.ts powSeed), as verify
+ * recorded it with the event (evidence.ts), when it carried a valid one.
+ */
+export function pageSeedOf(event: Pick<EventRecord, "signals">): string | undefined {
+  const page = event.signals.page as { powSeed?: unknown } | string | null | undefined;
+  const seed = typeof page === "object" && page !== null ? page.powSeed : undefined;
+  return typeof seed === "string" && /^[0-9a-f]{32}$/.test(seed) ? seed : undefined;
+}
+
 /**
  * proof_of_work, the floor (methods/registry.ts): issuable for every tenant and event. Its difficulty
  * is the tenant's for the tier sealed (never below the documented 4/5/6), and completion checks that
  * sealed difficulty, never a current tier or policy.
+ *
+ * Its seed is the one the attempt's page was handed with its page token, so that the page's
+ * background search (@warden/browser watchPage) has the answer ready when the person submits; an
+ * attempt without a page token, or whose page's seed already cleared a challenge, gets 128 random
+ * bits. A seed clears one challenge, whatever the nonce (its proof reference is unique in the store,
+ * checked by the clearing update itself): one page token's answer never clears two attempts, and two
+ * challenges sealed with one seed (issued before either cleared) are cleared by one solve at most.
  */
 export const proofOfWorkMethod: Method = {
   name: "proof_of_work",
@@ -49,9 +70,13 @@ export const proofOfWorkMethod: Method = {
     members: { nonce: Type.Optional(Type.String()) },
   },
   issuable: () => true,
-  seal({ tier, policy }) {
+  async seal({ deps, tenantId, event, tier, policy }) {
     const difficulty = policy.powDifficulty[tier];
-    const seed = newSeed();
+    const page = pageSeedOf(event);
+    const seed =
+      page !== undefined && !(await deps.store.challenges.proofUsed(tenantId, powProofRef(page)))
+        ? page
+        : newSeed();
     return { difficulty, seed, instructions: { type: "pow", difficulty, seed, algorithm: POW_ALGORITHM } };
   },
   async check({ challenge: c, proof }) {
@@ -59,6 +84,15 @@ export const proofOfWorkMethod: Method = {
     if (c.seed === null || c.difficulty === null || !solvesPow(c.seed, nonce, c.difficulty)) {
       return refuse("invalid_challenge_proof");
     }
-    return { ok: true };
+    return {
+      ok: true,
+      singleUse: {
+        ref: powProofRef(c.seed),
+        reused: refuse(
+          "invalid_challenge_proof",
+          "This seed's proof of work already cleared another challenge; issue a fresh challenge.",
+        ),
+      },
+    };
   },
 };

@@ -1,0 +1,3 @@
+import { exampleSuite } from "../../packages/server/src/testing/exampleSuite.js";
+
+exampleSuite("express", { server: ["src/server.ts"], pages: ["public/index.html"] });

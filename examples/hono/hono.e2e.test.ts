@@ -1,0 +1,3 @@
+import { exampleSuite } from "../../packages/server/src/testing/exampleSuite.js";
+
+exampleSuite("hono", { server: ["src/server.ts"], pages: ["public/index.html"] });
