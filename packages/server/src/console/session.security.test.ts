@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { bearer, makeTestApp, type TestApp } from "../testing/harness.js";
+import { bearer, makeTestApp, type TestApp, windowStartClock } from "../testing/harness.js";
 
 /**
  * The console's sign-in: a ledger:read key becomes an HttpOnly, SameSite=Strict session cookie that
@@ -38,7 +38,7 @@ const cookieOf = (res: { headers: Record<string, unknown> }): string =>
   String(res.headers["set-cookie"]).split(";")[0] as string;
 
 beforeAll(async () => {
-  t = await makeTestApp();
+  t = await makeTestApp({ clock: windowStartClock(60) });
   await t.tenant("acme");
   await t.tenant("globex");
   ({ apiKey: reader, keyId: readerId } = await t.key("acme", { scopes: ["ledger:read"] }));

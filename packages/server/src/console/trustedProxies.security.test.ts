@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ConfigError, loadConfig } from "../config.js";
-import { makeTestApp, type TestApp } from "../testing/harness.js";
+import { makeTestApp, type TestApp, windowStartClock } from "../testing/harness.js";
 
 /**
  * Behind a TLS-terminating proxy (WARDEN_TRUSTED_PROXIES), the console cookie is Secure and sign-ins
@@ -28,9 +28,13 @@ const signIn = (t: TestApp, apiKey: string, remoteAddress: string, headers: Reco
 
 beforeAll(async () => {
   behind = await makeTestApp({
+    clock: windowStartClock(60),
     env: { WARDEN_TRUSTED_PROXIES: `${PROXY}, 10.1.0.0/16`, WARDEN_CONSOLE_SIGNINS_PER_MINUTE: "2" },
   });
-  direct = await makeTestApp({ env: { WARDEN_CONSOLE_SIGNINS_PER_MINUTE: "2" } });
+  direct = await makeTestApp({
+    clock: windowStartClock(60),
+    env: { WARDEN_CONSOLE_SIGNINS_PER_MINUTE: "2" },
+  });
   await behind.tenant("acme");
   await direct.tenant("acme");
   key = (await behind.key("acme", { scopes: ["ledger:read"] })).apiKey;

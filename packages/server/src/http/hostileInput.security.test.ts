@@ -1,7 +1,7 @@
 import { Writable } from "node:stream";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildApp, loggerOptions } from "../app.js";
-import { bearer, expectError, makeTestApp, type TestApp } from "../testing/harness.js";
+import { bearer, expectError, makeTestApp, type TestApp, windowStartClock } from "../testing/harness.js";
 import { inspectJson, JSON_LIMITS } from "./jsonBody.js";
 
 /** Hostile input is a 4xx with a stable code, decided before any work: never the degraded answer. */
@@ -151,6 +151,7 @@ describe("hostile bodies are refused before any work", () => {
 
   it("hostile input cannot skip the rate limit: past an exhausted budget it is refused, never degraded", async () => {
     const small = await makeTestApp({
+      clock: windowStartClock(60),
       env: { WARDEN_RATE_LIMIT_MAX: "5", WARDEN_RATE_LIMIT_WINDOW_SECONDS: "60" },
     });
     try {

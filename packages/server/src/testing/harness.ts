@@ -49,6 +49,18 @@ export interface TestAppOptions {
   hosting?: HostingNetworks;
 }
 
+/**
+ * A clock at real speed, moved forward to just after the start of a fixed rate-limit window of
+ * `windowSeconds` (windows are aligned to the epoch): a test that counts up to a limit and expects
+ * the next call to be refused has the whole window for its calls, instead of failing when a loaded
+ * machine carries them across a boundary. Give one clock to every app that must share a window.
+ */
+export function windowStartClock(windowSeconds: number): () => number {
+  const windowMs = windowSeconds * 1000;
+  const shift = Math.ceil(Date.now() / windowMs) * windowMs + 1 - Date.now();
+  return () => Date.now() + shift;
+}
+
 /** Verify's deadline in a test app whose test sets none: far beyond any scheduling delay. */
 export const LOGIC_TEST_DEADLINE_MS = 5_000;
 

@@ -7,6 +7,7 @@ import {
   expectError,
   makeTestApp,
   type TestApp,
+  windowStartClock,
 } from "../../testing/harness.js";
 import { signRequest } from "../../webBotAuth/signRequest.js";
 
@@ -117,6 +118,7 @@ describe("repeated form text is one attempt: scored, and counted once", () => {
 
   it("repeated form text cannot dodge the rate limit: past the budget it is 429, never degraded", async () => {
     const small = await makeTestApp({
+      clock: windowStartClock(60),
       env: { WARDEN_RATE_LIMIT_MAX: "3", WARDEN_RATE_LIMIT_WINDOW_SECONDS: "60" },
     });
     try {

@@ -1,10 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { bearer, makeTestApp, type TestApp } from "../../testing/harness.js";
+import { bearer, makeTestApp, type TestApp, windowStartClock } from "../../testing/harness.js";
 
 let t: TestApp;
 
 beforeAll(async () => {
-  t = await makeTestApp({ env: { WARDEN_RATE_LIMIT_MAX: "3", WARDEN_RATE_LIMIT_WINDOW_SECONDS: "30" } });
+  // Every key of this file counts in one 30 s window that began with it (a boundary crossed mid-test
+  // would start a key's count over).
+  t = await makeTestApp({
+    clock: windowStartClock(30),
+    env: { WARDEN_RATE_LIMIT_MAX: "3", WARDEN_RATE_LIMIT_WINDOW_SECONDS: "30" },
+  });
   await t.tenant("acme");
 });
 afterAll(() => t.close());

@@ -2,7 +2,14 @@ import SQLite from "better-sqlite3";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { hashApiKey } from "../../admin/apiKeys.js";
 import type { Scope } from "../../domain.js";
-import { bearer, CHROME_HEADERS, CHROME_UA, makeTestApp, type TestApp } from "../../testing/harness.js";
+import {
+  bearer,
+  CHROME_HEADERS,
+  CHROME_UA,
+  makeTestApp,
+  type TestApp,
+  windowStartClock,
+} from "../../testing/harness.js";
 import { redisPrefixOrSkip, TEST_REDIS_URL } from "../../testing/redis.js";
 
 const body = {
@@ -83,8 +90,10 @@ if (prefix) {
         // to take 20 ms over a command, a fifth request was allowed. Sharing is what is tested here.
         WARDEN_STORE_TIMEOUT_MS: "1000",
       };
-      const one = await makeTestApp({ env });
-      const two = await makeTestApp({ env });
+      // One clock for both: they count in one window, which began with the test.
+      const clock = windowStartClock(60);
+      const one = await makeTestApp({ env, clock });
+      const two = await makeTestApp({ env, clock });
       try {
         await one.tenant("acme");
         await two.tenant("acme");
@@ -130,6 +139,7 @@ if (prefix) {
 
     it("repeated form text on Redis counters: scored, one count per request, and the rate limit still applies", async () => {
       const t = await makeTestApp({
+        clock: windowStartClock(60),
         env: {
           WARDEN_REDIS_URL: TEST_REDIS_URL,
           WARDEN_REDIS_KEY_PREFIX: prefix,
