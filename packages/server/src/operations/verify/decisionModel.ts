@@ -5,6 +5,12 @@ import type { TlsWeights } from "./signals/tlsFingerprint.js";
 import type { VelocityKind, VelocityLimits, VelocityWeights } from "./signals/velocity.js";
 
 /**
+ * The decision model's version, recorded with every event: a new one with every change to the model's
+ * parameters below or to what the signals find (a signal added, removed or weighed anew).
+ */
+export const ENGINE_VERSION = "warden-engine/9";
+
+/**
  * Parameters of the decision model, the same for every tenant (a tenant's policy document adds lists,
  * per-action rules, velocity limits and difficulties on top). docs/decisions.md explains each number;
  * a change to them is a new ENGINE_VERSION.

@@ -6,7 +6,7 @@ import type { VerifyRequest } from "./schema.js";
 import { browserHeadersSignal, normaliseHeaders } from "./signals/browserHeaders.js";
 import { type CampaignKey, campaignKeys } from "./signals/campaign.js";
 import { readEmail } from "./signals/email.js";
-import { capJointly, type Finding } from "./signals/findings.js";
+import { capJointly, type Finding, type Story } from "./signals/findings.js";
 import { readFormData } from "./signals/formData.js";
 import type { HostingNetworks } from "./signals/hostingNetworks.js";
 import {
@@ -152,28 +152,16 @@ export function subjectError(req: VerifyRequest): { field: string; message: stri
 }
 
 /**
- * Findings that tell one story count once, jointly at most a cap (capJointly): a program's own user
- * agent and its library's handshake (the larger weight, so that naming itself never costs a library
- * less than posing as a browser); a browser that disguises itself contradicts its client hints, its
- * own worker and its TLS stack at once, as a person's user-agent switcher does (disguiseCap).
+ * Findings that tell one story (Finding.story, set by the signal that finds them) count once, jointly
+ * at most a cap (capJointly): a program's own user agent and its library's handshake (the larger
+ * weight, so that naming itself never costs a library less than posing as a browser); a browser that
+ * disguises itself contradicts its client hints, its own worker and its TLS stack at once, as a
+ * person's user-agent switcher does (disguiseCap).
  */
-const JOINT_CAPS: readonly {
-  story: (f: Finding) => boolean;
-  cap: (w: DecisionModel["weights"]) => number;
-}[] = [
-  {
-    story: (f) => f.id === "ua_automation" || f.id === "tls_library",
-    cap: (w) => Math.max(w.uaAutomation, w.tls.library),
-  },
-  {
-    story: (f) =>
-      (f.id === "client_hints_mismatch" && !f.automation) ||
-      f.id === "page_scope_mismatch" ||
-      f.id === "page_environment_inconsistent" ||
-      f.id === "tls_other_browser",
-    cap: (w) => w.disguiseCap,
-  },
-];
+const JOINT_CAPS: Readonly<Record<Story, (w: DecisionModel["weights"]) => number>> = {
+  program: (w) => Math.max(w.uaAutomation, w.tls.library),
+  disguise: (w) => w.disguiseCap,
+};
 
 /** Reads the request once into the view every signal shares (signals/signal.ts). */
 function viewOf(req: VerifyRequest, ctx: ObserveContext): RequestView {
@@ -224,7 +212,9 @@ function findingsOf(view: RequestView): Finding[] {
   let findings = read
     .filter(({ signal }) => !(contradicted && signal === browserHeadersSignal))
     .flatMap((r) => r.findings);
-  for (const { story, cap } of JOINT_CAPS) findings = capJointly(findings, story, cap(view.model.weights));
+  for (const [story, cap] of Object.entries(JOINT_CAPS) as [Story, (typeof JOINT_CAPS)[Story]][]) {
+    findings = capJointly(findings, (f) => f.story === story, cap(view.model.weights));
+  }
   return findings;
 }
 

@@ -14,13 +14,13 @@ import type { Caller } from "../caller.js";
 import { attemptFingerprint } from "./attempt.js";
 import { CLEARED_REASON, clearedAfterDegradedReason } from "./clearRedemption.js";
 import { type Assessment, confidenceFor, raisesRisk, reasonDetailsFor, resolveCosts } from "./decide.js";
+import { ENGINE_VERSION } from "./decisionModel.js";
 import { enforcementModeFor } from "./enforcement.js";
 import type { RequestEvidence } from "./evidence.js";
 import type { Idempotency } from "./idempotency.js";
 import { principalFor } from "./principal.js";
 import { type ReasonDetail, reason } from "./reasonCodes.js";
 import type { Verdict, VerifyRequest } from "./schema.js";
-import { ENGINE_VERSION } from "./version.js";
 
 /**
  * Every verdict verify answers is built here, from its call and one VerdictOptions: the scored one

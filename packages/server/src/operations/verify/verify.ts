@@ -21,10 +21,10 @@ import { type VerifyCall, verifyCall } from "./verdict.js";
 import type { VerifyDeps, VerifyResult } from "./verifyDeps.js";
 
 export { CLEARED_REASON } from "./clearRedemption.js";
+export { ENGINE_VERSION } from "./decisionModel.js";
 export { degradedVerdict } from "./degraded.js";
 export { DEGRADED_REASON } from "./verdict.js";
 export type { VerifyDeps, VerifyResult } from "./verifyDeps.js";
-export { ENGINE_VERSION } from "./version.js";
 
 /**
  * POST /v1/verify as an operation. Expected refusals are results; every fault inside the deadline

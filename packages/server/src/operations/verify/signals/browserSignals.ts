@@ -59,6 +59,7 @@ export function browserSignalFindings(
     findings.push({
       id: "page_scope_mismatch",
       logOdds: weights.scopeMismatch,
+      story: "disguise",
       reason: `The page and a worker it started read a different ${inWords(differing)} of the same browser: script in the page rewrote what it shows (a stealth automation setup, or an extension that disguises the browser).`,
     });
   }

@@ -154,6 +154,7 @@ export function clientHintsFindings(
       logOdds: sig.headless ? weights.headless : weights.mismatch,
       reason: `The user agent contradicts the browser's client hints (${sig.mismatch}).`,
       automation: sig.disguise !== true,
+      ...(sig.disguise === true ? { story: "disguise" as const } : {}),
     },
   ];
 }

@@ -11,7 +11,17 @@ export interface Finding {
   reason: string;
   /** Evidence that a program, not a person's browser, made the request. */
   automation?: boolean;
+  /**
+   * The story it tells with other signals' findings, which count once together (evidence.ts caps each
+   * story jointly): `program`, a program naming itself (its user agent, its library's handshake);
+   * `disguise`, a browser disguised as another, which contradicts itself in several places at once
+   * (a person's user-agent switcher does too).
+   */
+  story?: Story;
 }
+
+/** The stories findings tell together (Finding.story). */
+export type Story = "program" | "disguise";
 
 /**
  * Findings that tell one story count once, jointly at most `cap`: each takes what the ones before it

@@ -112,7 +112,12 @@ export function pageEnvironmentFindings(
   }
   const contradicted = env && contradiction(env, ua);
   if (contradicted) {
-    findings.push({ id: "page_environment_inconsistent", logOdds: w.inconsistent, reason: contradicted });
+    findings.push({
+      id: "page_environment_inconsistent",
+      logOdds: w.inconsistent,
+      reason: contradicted,
+      story: "disguise",
+    });
   }
   return findings;
 }

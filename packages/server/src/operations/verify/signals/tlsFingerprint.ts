@@ -99,6 +99,7 @@ export function tlsFindings(ja4: Ja4 | undefined, ua: UserAgentSignal, w: TlsWei
         logOdds: w.library,
         reason: `The connection's TLS handshake is ${library.name}'s, not a browser's: ${who}.`,
         automation: true,
+        story: "program",
       },
     ];
   }
@@ -129,6 +130,7 @@ export function tlsFindings(ja4: Ja4 | undefined, ua: UserAgentSignal, w: TlsWei
         id: "tls_other_browser",
         logOdds: w.otherBrowser,
         reason: `The connection's TLS handshake is ${STACK_NAMES[actual]}, but the user agent claims a browser that uses ${STACK_NAMES[claimed]} (a disguised user agent).`,
+        story: "disguise",
       },
     ];
   }

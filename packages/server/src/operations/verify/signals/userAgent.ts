@@ -158,6 +158,7 @@ export function userAgentFindings(
         logOdds: weights.automation,
         reason: "The user agent belongs to an automation tool, HTTP library or headless browser.",
         automation: true,
+        story: "program",
       },
     ];
   }
