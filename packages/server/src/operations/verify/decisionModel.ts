@@ -1,6 +1,7 @@
 import type { CampaignRules, CampaignWeights } from "./signals/campaign.js";
 import type { PageEnvironmentWeights } from "./signals/pageEnvironment.js";
 import type { PageEvidenceWeights } from "./signals/pageEvidence.js";
+import type { PageLanguageWeights } from "./signals/pageLanguage.js";
 import type { TlsWeights } from "./signals/tlsFingerprint.js";
 import type { VelocityKind, VelocityLimits, VelocityWeights } from "./signals/velocity.js";
 
@@ -8,7 +9,7 @@ import type { VelocityKind, VelocityLimits, VelocityWeights } from "./signals/ve
  * The decision model's version, recorded with every event: a new one with every change to the model's
  * parameters below or to what the signals find (a signal added, removed or weighed anew).
  */
-export const ENGINE_VERSION = "warden-engine/9";
+export const ENGINE_VERSION = "warden-engine/10";
 
 /**
  * Parameters of the decision model, the same for every tenant (a tenant's policy document adds lists,
@@ -52,6 +53,8 @@ export interface DecisionModel {
     page: PageEvidenceWeights;
     /** What the page read of its browser (signals/pageEnvironment.ts). */
     pageEnvironment: PageEnvironmentWeights;
+    /** The page's languages against Accept-Language (signals/pageLanguage.ts). */
+    pageLanguage: PageLanguageWeights;
     /** A request shape or page environment surging across networks (signals/campaign.ts). */
     campaign: CampaignWeights;
     /** The client's TLS handshake against the browser it claims (signals/tlsFingerprint.ts). */
@@ -113,6 +116,8 @@ export const DEFAULT_MODEL: DecisionModel = Object.freeze({
       engineAbsent: 4.0,
       inconsistent: 2.5,
     },
+    // A disguise's contradiction, as strong as the device facts' (and capped with them).
+    pageLanguage: { mismatch: 2.5 },
     // A surge alone challenges (at the severe tier: friction priced to it), even beside a consistent
     // browser's -1.0; never a deny on its own (a person on the campaign's device class meets a
     // challenge at worst); with other evidence, deny. One machine's browsers (an environment new to

@@ -9,6 +9,7 @@ import { headerOrderSignal } from "./headerOrder.js";
 import { hostingNetworkSignal } from "./hostingNetworks.js";
 import { pageEnvironmentSignal } from "./pageEnvironment.js";
 import { pageEvidenceSignal } from "./pageEvidence.js";
+import { pageLanguageSignal } from "./pageLanguage.js";
 import { tlsSignal } from "./tlsFingerprint.js";
 import { userAgentSignal } from "./userAgent.js";
 
@@ -27,6 +28,7 @@ export const SIGNALS = [
   browserSignalsSignal,
   pageEvidenceSignal,
   pageEnvironmentSignal,
+  pageLanguageSignal,
   emailSignal,
   formDataSignal,
   hostingNetworkSignal,
