@@ -9,12 +9,12 @@ import { readUserAgent } from "./userAgent.js";
 
 /** The signal alone, on the parts of the view it reads. */
 function findings(acceptLanguage: string | undefined, languages: string | undefined, extra = {}) {
+  const { "accept-language": _, ...others } = CHROME_HEADERS;
   const headers = normaliseHeaders({
-    ...CHROME_HEADERS,
+    ...others,
     ...(acceptLanguage === undefined ? {} : { "accept-language": acceptLanguage }),
     ...extra,
   });
-  if (acceptLanguage === undefined && headers) delete headers["accept-language"];
   const view = {
     headers,
     environment: languages === undefined ? undefined : ({ languages } as PageEnvironment),
