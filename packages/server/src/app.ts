@@ -78,7 +78,7 @@ function requestId(req: { headers: Record<string, string | string[] | undefined>
 /** Builds the app from its dependencies; every route is registered in the list below. */
 export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<FastifyInstance> {
   const { config, keyring, model, clock, tenantPolicies, agents, hosting, pendingEvents } = deps;
-  const metrics = createMetrics(pendingEvents);
+  const metrics = createMetrics(pendingEvents, deps.store);
   deps.worker?.shareMetrics(metrics.registry);
   const store = metrics.timed(deps.store);
   const app = Fastify({

@@ -28,6 +28,7 @@ const LATENCY_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0
 
 export function createMetrics(
   pending: Pick<PendingEvents, "size" | "dropped" | "rejected" | "written">,
+  store?: Pick<Store, "counterFallbacks">,
 ): Metrics {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry, prefix: "warden_" });
@@ -54,6 +55,11 @@ export function createMetrics(
     "warden_degraded_events_rejected",
     "Events of degraded verdicts the store refused for what they hold, dropped instead of retried (since start)",
     () => pending.rejected,
+  );
+  gauge(
+    "warden_redis_fallback_calls",
+    "Counter calls Redis failed or answered past the store timeout, counted in the store instead (since start): meanwhile a key's rate limit and velocity counts are split between Redis and the store",
+    () => store?.counterFallbacks?.() ?? 0,
   );
   const requests = new Counter({
     name: "warden_http_requests_total",

@@ -6,7 +6,7 @@ export type CallWrapper = <A extends unknown[], R>(
   fn: (...args: A) => Promise<R>,
 ) => (...args: A) => Promise<R>;
 
-type Area = Exclude<keyof Store, "patient" | "ping" | "warmUp" | "close">;
+type Area = Exclude<keyof Store, "patient" | "ping" | "warmUp" | "close" | "counterFallbacks">;
 
 /** Every area of the Store interface: a new area that is missing here does not compile. */
 const AREAS: Record<Area, true> = {
@@ -57,5 +57,6 @@ export function wrapEveryCall(store: Store, wrap: CallWrapper): Store {
     ping: wrap("ping", () => store.ping()),
     warmUp: () => store.warmUp(),
     close: () => store.close(),
+    ...(store.counterFallbacks === undefined ? {} : { counterFallbacks: store.counterFallbacks }),
   };
 }

@@ -78,4 +78,11 @@ export interface Store {
    */
   warmUp(): Promise<void>;
   close(): Promise<void>;
+  /**
+   * With counters in Redis (WARDEN_REDIS_URL): how many counter calls since the start went to the
+   * store's own counters because Redis failed or outlasted the store timeout. While that lasts, a
+   * key's rate limit and velocity counts are split between Redis and the store (/metrics:
+   * warden_redis_fallback_calls).
+   */
+  readonly counterFallbacks?: () => number;
 }

@@ -17,6 +17,14 @@ const body = {
   subject: { userAgent: CHROME_UA, headers: CHROME_HEADERS, ipTrunc: "198.51.100.0/24" },
 };
 
+/** warden_redis_fallback_calls on the app's /metrics. */
+async function fallbackCalls(app: TestApp["app"]): Promise<number> {
+  const text = (await app.inject({ method: "GET", url: "/metrics" })).body;
+  const line = /^warden_redis_fallback_calls (\d+)$/m.exec(text);
+  expect(line, "warden_redis_fallback_calls is exported").not.toBeNull();
+  return Number(line?.[1]);
+}
+
 describe("verify with Redis unreachable", () => {
   let t: TestApp;
   beforeAll(async () => {
@@ -57,6 +65,8 @@ describe("verify with Redis unreachable", () => {
     } finally {
       db.close();
     }
+    // An operator sees it: the calls counted in the store instead are on /metrics.
+    expect(await fallbackCalls(t.app)).toBeGreaterThanOrEqual(3);
     expect((await t.app.inject({ method: "GET", url: "/readyz/store" })).statusCode).toBe(503);
     const ready = await t.app.inject({ method: "GET", url: "/readyz" });
     expect({ status: ready.statusCode, body: ready.json() }).toMatchObject({
@@ -110,6 +120,8 @@ if (prefix) {
         const statuses: number[] = [];
         for (let i = 0; i < 6; i++) statuses.push(await send(i % 2 ? two.app : one.app, apiKey));
         expect((await one.app.inject({ method: "GET", url: "/readyz/store" })).statusCode).toBe(200);
+        // Every call was counted in Redis: neither app fell back to its own store.
+        expect([await fallbackCalls(one.app), await fallbackCalls(two.app)]).toEqual([0, 0]);
         return statuses;
       } finally {
         await one.close();

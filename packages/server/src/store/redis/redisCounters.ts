@@ -220,16 +220,21 @@ export function withRedisCounters(
   clock: () => number = Date.now,
 ): Store {
   let redisDownUntil = 0;
+  let fallbacks = 0;
   /** Counts in Redis, or in `fallback` (the store's own counters) while Redis is down. */
   const hitFallingBackTo =
     (fallback: Pick<Store["counters"], "hit">): Store["counters"]["hit"] =>
     async (hits, now) => {
-      if (clock() < redisDownUntil) return fallback.hit(hits, now);
+      if (clock() < redisDownUntil) {
+        fallbacks++;
+        return fallback.hit(hits, now);
+      }
       try {
         return await counters.hit(hits, now);
       } catch (err) {
         if (!(err instanceof StoreUnavailableError)) throw err;
         redisDownUntil = clock() + REDIS_FALLBACK_MS;
+        fallbacks++;
         return fallback.hit(hits, now);
       }
     };
@@ -241,6 +246,7 @@ export function withRedisCounters(
       purgeExpired: (now) => store.counters.purgeExpired(now),
     },
     patient: { ...store.patient, counters: { hit: hitFallingBackTo(store.patient.counters) } },
+    counterFallbacks: () => fallbacks,
     ping: async () => {
       await Promise.all([store.ping(), counters.ping()]);
     },
