@@ -115,6 +115,21 @@ describe("tenant policy documents", () => {
     );
   });
 
+  it("an IPv4 part not written as four decimal numbers is refused: 010.0.0.0/8 would be read as octal 8.0.0.0/8", () => {
+    const entries = ["010.0.0.0/8", "203.0.113.05", "0xcb.0.113.0/24", "203.113.0/24", "::ffff:0313.0.113.5"];
+    const r = compilePolicy({ deny: { networks: entries } }, "v1");
+    expect(r.ok).toBe(false);
+    expect(r.ok ? [] : r.errors).toEqual(
+      entries.map(
+        (e, i) =>
+          `deny.networks[${i}]: ${JSON.stringify(e)} is not written as four decimal numbers (no leading zeros, octal or hex parts)`,
+      ),
+    );
+    expect(
+      compiled({ deny: { networks: ["10.0.0.0/8", "0.0.0.0/0", "::ffff:203.0.113.5"] } }).deny.networks,
+    ).toHaveLength(3);
+  });
+
   it("agent operator names are trimmed, as warden agent add trims them; a blank one is refused", () => {
     expect([
       ...compiled({ deny: { agentOperators: [" sigagent ", "Bad Bot Inc."] } }).deny.agentOperators,

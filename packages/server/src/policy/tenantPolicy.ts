@@ -4,6 +4,7 @@ import { TypeCompiler } from "@sinclair/typebox/compiler";
 import ipaddr from "ipaddr.js";
 import { RETENTION_DAYS_RANGE } from "../domain.js";
 import { asciiDomain, DOMAIN_NAME } from "../lib/domainName.js";
+import { canonicalIPv4 } from "../lib/ipText.js";
 import { type AgentHosts, compileAgentHosts } from "../webBotAuth/agentHosts.js";
 import { compileTrustAnchors } from "./trustAnchors.js";
 
@@ -253,6 +254,9 @@ const MAPPED_PREFIX = 96;
 function parseNetwork(text: string): { range: NetworkRule["range"] } | { why: string } {
   const notNetwork = { why: "is not an IP address or CIDR network" };
   let range: NetworkRule["range"];
+  if (!canonicalIPv4(text.trim().split("/")[0] ?? "")) {
+    return { why: "is not written as four decimal numbers (no leading zeros, octal or hex parts)" };
+  }
   try {
     const t = text.trim();
     if (t.includes("/")) range = ipaddr.parseCIDR(t);

@@ -155,6 +155,26 @@ describe("subject.ip is one address; ipTrunc no wider than /24 or /48", () => {
     expect(res.json().message).toMatch(/^subject\.ip is not a single IPv4 or IPv6 address/);
   });
 
+  // The old inet_aton spellings name another address than the text does (0313.0.113.5 is octal for
+  // 203.0.113.5): a list or a log that reads the text would not see the address matched.
+  it.each(["0313.0.113.5", "203.0.113.05", "0xcb.0.113.5", "203.113.5", "3405803781", "::ffff:0313.0.113.5"])(
+    "subject.ip %s (not four decimal numbers) → 400 invalid_field naming subject.ip",
+    async (ip) => {
+      const res = await verify({ action: "signup", subject: { ip } });
+      expectError(res, 400, "invalid_field");
+      expect(res.json().message).toMatch(/^subject\.ip is not a single IPv4 or IPv6 address/);
+    },
+  );
+
+  it.each(["0313.0.113.0/24", "203.0.113.00/24", "0xcb.0.113.5", "203.113.5"])(
+    "subject.ipTrunc %s (not four decimal numbers) → 400 invalid_field naming subject.ipTrunc",
+    async (ipTrunc) => {
+      const res = await verify({ action: "signup", subject: { ipTrunc } });
+      expectError(res, 400, "invalid_field");
+      expect(res.json().message).toMatch(/^subject\.ipTrunc is not an IP network or address/);
+    },
+  );
+
   it.each(["203.0.113.5", "::ffff:203.0.113.5", "2001:db8:1::5", " 203.0.113.200 "])(
     "subject.ip %s on a denied network → deny by the tenant's list",
     async (ip) => {

@@ -1,4 +1,5 @@
 import ipaddr from "ipaddr.js";
+import { canonicalIPv4 } from "../../../lib/ipText.js";
 
 /** IPv4 addresses are truncated to their /24, IPv6 to their /48 (one site's allocation). */
 export const IPV4_PREFIX = 24;
@@ -38,6 +39,7 @@ let last: { input: string | undefined; network: Network | undefined } = {
 
 function parseNetwork(input: string): Network | undefined {
   const text = input.trim();
+  if (!canonicalIPv4(text.split("/")[0] ?? "")) return undefined;
   // Choosing the family first avoids ipaddr's try-IPv6-then-IPv4 (an exception per IPv4 address).
   const family = text.includes(":") ? ipaddr.IPv6 : ipaddr.IPv4;
   let addr: ipaddr.IPv4 | ipaddr.IPv6;
@@ -79,6 +81,7 @@ export function fullyTruncated(network: Network): boolean {
  */
 export function readAddress(input: string): Network | undefined {
   const text = input.trim();
+  if (!canonicalIPv4(text)) return undefined;
   try {
     let addr: ipaddr.IPv4 | ipaddr.IPv6 = text.includes(":")
       ? ipaddr.IPv6.parse(text)
