@@ -150,6 +150,31 @@ export function insightContract(name: string, open: () => Promise<Store>): void 
       expect(labelled.find((g) => !g.abusive)).toMatchObject({ decision: "allow", count: 1 });
     });
 
+    it("adds a long period up whole: events weeks apart are one group and one reason count", async () => {
+      const WEEK = 7 * 24 * HOUR;
+      await s.tenants.create({ id: "i3", rawPii: false, logOnly: false, createdAt: 1 });
+      for (const [i, at] of [T0 + WEEK, T0 + 2 * WEEK + 5, T0 + 3 * WEEK + 9].entries()) {
+        const event = testEvent(`evt_w${i}`, {
+          tenantId: "i3",
+          createdAt: at,
+          decision: "deny",
+          wouldBeDecision: "deny",
+          reasonCodes: ["tls_library", "ua_automation"],
+        });
+        await s.events.record(event, undefined);
+      }
+      const span = { since: T0, until: T0 + 4 * WEEK };
+      expect((await s.insights.riskGroups("i3", span)).map((g) => g.count)).toEqual([3]);
+      expect(await s.insights.reasonCounts("i3", span)).toEqual([
+        { code: "tls_library", decision: "deny", count: 3 },
+        { code: "ua_automation", decision: "deny", count: 3 },
+      ]);
+      // A period that starts and ends inside weeks (PostgreSQL's partitions): only what lies in it.
+      const inside = { since: T0 + WEEK + 1, until: T0 + 3 * WEEK + 9 };
+      expect((await s.insights.riskGroups("i3", inside)).map((g) => g.count)).toEqual([1]);
+      expect((await s.insights.reasonCounts("i3", inside)).map((r) => r.count)).toEqual([1, 1]);
+    });
+
     it("crosses effective outcomes with the engine's decision", async () => {
       const rows = await s.insights.outcomeCounts("i1", all);
       expect(rows).toEqual([
