@@ -22,7 +22,7 @@ describe("the shipped Prometheus alert rules", () => {
         }[];
       }[];
     };
-    const metrics = createMetrics({ size: 0, dropped: 0, rejected: 0, written: 0 });
+    const metrics = createMetrics({ size: 0, dropped: 0, rejected: 0, erased: 0, written: 0 });
     const exported = new Set((await metrics.registry.getMetricsAsJSON()).map((m) => m.name));
     const rules = doc.groups.flatMap((g) => g.rules);
     expect(rules.map((r) => r.alert)).toContain("WardenVerifyMostlyDegraded");

@@ -27,7 +27,7 @@ export interface Metrics {
 const LATENCY_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5];
 
 export function createMetrics(
-  pending: Pick<PendingEvents, "size" | "dropped" | "rejected" | "written">,
+  pending: Pick<PendingEvents, "size" | "dropped" | "rejected" | "erased" | "written">,
   store?: Pick<Store, "counterFallbacks">,
 ): Metrics {
   const registry = new Registry();
@@ -55,6 +55,11 @@ export function createMetrics(
     "warden_degraded_events_rejected",
     "Events of degraded verdicts the store refused for what they hold, dropped instead of retried (since start)",
     () => pending.rejected,
+  );
+  gauge(
+    "warden_degraded_events_erased",
+    "Events of degraded verdicts not written because `warden erase` removed their subject after they were made (since start)",
+    () => pending.erased,
   );
   gauge(
     "warden_redis_fallback_calls",

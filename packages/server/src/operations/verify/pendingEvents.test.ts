@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it } from "vitest";
+import { createMetrics } from "../../http/metrics.js";
 import { StoreRejectedError, StoreUnavailableError } from "../../store/interfaces.js";
 import { bearer, faultyStore, makeTestApp, type TestApp, testEvent } from "../../testing/harness.js";
 import { PendingEvents } from "./pendingEvents.js";
@@ -36,6 +37,30 @@ describe("events of degraded verdicts", () => {
     expect(written).toEqual(["evt_after_1", "evt_after_2"]);
     expect(queue).toMatchObject({ rejected: 1, written: 2, dropped: 0 });
     expect(reports).toEqual(["degraded event evt_refused dropped: the store refused it"]);
+    queue.stop();
+  });
+
+  it("an event whose subject was erased meanwhile is not written, and is counted on /metrics", async () => {
+    t = await makeTestApp();
+    const erasing = {
+      ...t.store,
+      events: {
+        ...t.store.events,
+        record: async (...args: Parameters<TestApp["store"]["events"]["record"]>) =>
+          args[0].id === "evt_erased"
+            ? { kind: "erased" as const }
+            : ((await t?.store.events.record(...args)) ?? { kind: "recorded" as const }),
+      },
+    };
+    const queue = new PendingEvents(erasing, { capacity: 100, retryMs: 10_000 });
+    queue.add(testEvent("evt_erased"));
+    queue.add(testEvent("evt_kept"));
+    await queue.flush();
+    expect(queue).toMatchObject({ erased: 1, written: 1, rejected: 0, dropped: 0, size: 0 });
+    const metrics = createMetrics(queue);
+    expect(await metrics.registry.getSingleMetricAsString("warden_degraded_events_erased")).toMatch(
+      /^warden_degraded_events_erased 1$/m,
+    );
     queue.stop();
   });
 
