@@ -158,10 +158,10 @@ export function subjectError(req: VerifyRequest): { field: string; message: stri
  * disguises itself contradicts its client hints, its own worker and its TLS stack at once, as a
  * person's user-agent switcher does (disguiseCap).
  */
-const JOINT_CAPS: Readonly<Record<Story, (w: DecisionModel["weights"]) => number>> = {
-  program: (w) => Math.max(w.uaAutomation, w.tls.library),
-  disguise: (w) => w.disguiseCap,
-};
+const JOINT_CAPS: readonly (readonly [Story, (w: DecisionModel["weights"]) => number])[] = [
+  ["program", (w) => Math.max(w.uaAutomation, w.tls.library)],
+  ["disguise", (w) => w.disguiseCap],
+];
 
 /** Reads the request once into the view every signal shares (signals/signal.ts). */
 function viewOf(req: VerifyRequest, ctx: ObserveContext): RequestView {
@@ -212,7 +212,7 @@ function findingsOf(view: RequestView): Finding[] {
   let findings = read
     .filter(({ signal }) => !(contradicted && signal === browserHeadersSignal))
     .flatMap((r) => r.findings);
-  for (const [story, cap] of Object.entries(JOINT_CAPS) as [Story, (typeof JOINT_CAPS)[Story]][]) {
+  for (const [story, cap] of JOINT_CAPS) {
     findings = capJointly(findings, (f) => f.story === story, cap(view.model.weights));
   }
   return findings;
