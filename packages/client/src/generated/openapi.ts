@@ -915,7 +915,7 @@ export type paths = {
             requestBody: {
                 content: {
                     "application/json": {
-                        list: "environments" | "tlsFingerprints" | "userAgents" | "emailDomains" | "networks";
+                        list: "environments" | "tlsFingerprints" | "userAgents" | "shapes" | "emailDomains" | "networks";
                         value: string;
                         /** @description A policy version as events record it: "v<n>", or "default" for a tenant that never set one */
                         basedOn?: string;
@@ -931,7 +931,7 @@ export type paths = {
                     content: {
                         "application/json": {
                             tenantId: string;
-                            list: "environments" | "tlsFingerprints" | "userAgents" | "emailDomains" | "networks";
+                            list: "environments" | "tlsFingerprints" | "userAgents" | "shapes" | "emailDomains" | "networks";
                             value: string;
                             added: boolean;
                             /** @description A policy version as events record it: "v<n>", or "default" for a tenant that never set one */
@@ -1867,8 +1867,8 @@ export type paths = {
                                 firstSeen: string;
                                 /** Format: date-time */
                                 lastSeen: string;
-                                /** @description The deny list that would turn it away; null for a shape (deny its TLS fingerprint instead) */
-                                list: ("environments" | "tlsFingerprints" | "userAgents" | "emailDomains" | "networks") | (never | null);
+                                /** @description The deny list that would turn it away; null for a mark no deny list takes (none today) */
+                                list: ("environments" | "tlsFingerprints" | "userAgents" | "shapes" | "emailDomains" | "networks") | (never | null);
                                 /** @description Whether that deny list names it already */
                                 listed: boolean;
                             }[];
@@ -1932,7 +1932,7 @@ export type paths = {
                     since?: string;
                     /** @description Default: now */
                     until?: string;
-                    list: "environments" | "tlsFingerprints" | "userAgents" | "emailDomains" | "networks";
+                    list: "environments" | "tlsFingerprints" | "userAgents" | "shapes" | "emailDomains" | "networks";
                     value: string;
                 };
                 header?: never;
@@ -1953,7 +1953,7 @@ export type paths = {
                             since: string;
                             /** Format: date-time */
                             until: string;
-                            list: "environments" | "tlsFingerprints" | "userAgents" | "emailDomains" | "networks";
+                            list: "environments" | "tlsFingerprints" | "userAgents" | "shapes" | "emailDomains" | "networks";
                             /** @description The value as the list would keep it */
                             value: string;
                             /** @description Attempts of the period the rule would have matched */

@@ -31,12 +31,13 @@ const Lists = Type.Object(
     userAgents: Type.Optional(
       Type.Array(Type.String({ minLength: 1, maxLength: 2048 }), { maxItems: 10_000 }),
     ),
+    shapes: Type.Optional(Type.Array(Type.String({ pattern: "^[0-9a-f]{32}$" }), { maxItems: 10_000 })),
   },
   { additionalProperties: false },
 );
 
 /** List kinds that name what a client chooses: deny lists only. */
-const DENY_ONLY_KINDS = ["environments", "tlsFingerprints", "userAgents"] as const;
+const DENY_ONLY_KINDS = ["environments", "tlsFingerprints", "userAgents", "shapes"] as const;
 
 export const VERIFIED_AGENT_RULES = ["score", "allow", "challenge", "deny"] as const;
 export type VerifiedAgentRule = (typeof VERIFIED_AGENT_RULES)[number];
@@ -203,6 +204,8 @@ export interface ListSet {
   tlsFingerprints: ReadonlySet<string>;
   /** Exact user agents (deny only). */
   userAgents: ReadonlySet<string>;
+  /** Request-shape digests as events record them (deny only). */
+  shapes: ReadonlySet<string>;
 }
 
 /** A validated document, compiled for the verify path. */
@@ -314,6 +317,7 @@ function compileLists(lists: Static<typeof Lists> | undefined, path: string, err
     environments: new Set(lists?.environments ?? []),
     tlsFingerprints: new Set((lists?.tlsFingerprints ?? []).map((f) => f.trim())),
     userAgents: new Set(lists?.userAgents ?? []),
+    shapes: new Set(lists?.shapes ?? []),
   };
 }
 

@@ -44,8 +44,7 @@ export const CampaignsReport = Type.Object({
       firstSeen: DateTime,
       lastSeen: DateTime,
       list: Type.Union([literalUnion(RULE_LISTS), Type.Null()], {
-        description:
-          "The deny list that would turn it away; null for a shape (deny its TLS fingerprint instead)",
+        description: "The deny list that would turn it away; null for a mark no deny list takes (none today)",
       }),
       listed: Type.Boolean({ description: "Whether that deny list names it already" }),
     }),

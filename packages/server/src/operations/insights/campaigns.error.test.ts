@@ -44,7 +44,8 @@ describe("campaign reads", () => {
     ["/v1/stats/campaigns?limit=101", "invalid_query"],
     ["/v1/stats/campaigns?since=yesterday", "invalid_query"],
     ["/v1/stats/campaigns?kind=environment", "invalid_query"],
-    ["/v1/stats/what-if-rule?list=shapes&value=x", "invalid_query"],
+    ["/v1/stats/what-if-rule?list=asns&value=x", "invalid_query"],
+    ["/v1/stats/what-if-rule?list=shapes&value=x", "invalid_rule"],
     ["/v1/stats/what-if-rule?list=environments", "invalid_query"],
     ["/v1/stats/what-if-rule?list=environments&value=xyz", "invalid_rule"],
     ["/v1/stats/what-if-rule?list=networks&value=203.0.113.7", "invalid_rule"],
@@ -76,7 +77,8 @@ describe("POST /v1/policy/deny", () => {
   });
 
   it.each([
-    [{ list: "shapes", value: ENV }, "invalid_rule"],
+    [{ list: "asns", value: ENV }, "invalid_rule"],
+    [{ list: "shapes", value: "ABC" }, "invalid_rule"],
     [{ list: "environments" }, "missing_required_field"],
     [{ list: "environments", value: "" }, "invalid_rule"],
     [{ list: "environments", value: "ABC" }, "invalid_rule"],

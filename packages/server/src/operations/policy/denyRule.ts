@@ -3,14 +3,12 @@ import { asciiDomain } from "../../lib/domainName.js";
 import { compilePolicy } from "../../policy/tenantPolicy.js";
 import { fullyTruncated, readNetwork } from "../verify/signals/ip.js";
 
-/**
- * The deny lists a console rule appends to, each matching one mark events record (a shape digest has
- * no list: deny its TLS fingerprint or environment instead).
- */
+/** The deny lists a console rule appends to, each matching one mark events record. */
 export const RULE_LISTS = [
   "environments",
   "tlsFingerprints",
   "userAgents",
+  "shapes",
   "emailDomains",
   "networks",
 ] as const;
@@ -20,6 +18,7 @@ export const MARK_OF_LIST: Readonly<Record<RuleList, CampaignMark>> = {
   environments: "environment",
   tlsFingerprints: "tls",
   userAgents: "userAgent",
+  shapes: "shape",
   emailDomains: "emailDomain",
   networks: "network",
 };

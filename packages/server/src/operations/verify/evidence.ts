@@ -73,6 +73,7 @@ interface ClientSetup {
   environment: string | undefined;
   ja4: string | undefined;
   userAgent: string | undefined;
+  shape: string | undefined;
 }
 
 function listHits(
@@ -89,6 +90,7 @@ function listHits(
   }
   if (setup.ja4 && deny.tlsFingerprints.has(setup.ja4)) hits.deny.push(`TLS fingerprint ${setup.ja4}`);
   if (setup.userAgent && deny.userAgents.has(setup.userAgent)) hits.deny.push("this user agent");
+  if (setup.shape && deny.shapes.has(setup.shape)) hits.deny.push(`request shape ${setup.shape}`);
   for (const side of ["allow", "deny"] as const) {
     const lists = policy[side];
     const net = matchNetwork(lists.networks, network);
@@ -259,7 +261,9 @@ export function observe(req: VerifyRequest, ctx: ObserveContext): RequestEvidenc
   const counted =
     environment ?? (pageToken.state === "valid" && pageToken.claims.probe ? "no-device-facts" : undefined);
   const campaign = view.declared ? [] : campaignKeys(ua, headers, ja4, counted);
-  const shape = campaign.find((k) => k.kind === "shape");
+  const shapeKey = campaign.find((k) => k.kind === "shape");
+  // The shape's digest as events record it: what the console's campaigns group by and a shapes rule names.
+  const shape = shapeKey ? sha256Hex(`warden-shape:${shapeKey.value}`).slice(0, 32) : undefined;
 
   return {
     findings,
@@ -270,6 +274,7 @@ export function observe(req: VerifyRequest, ctx: ObserveContext): RequestEvidenc
       environment,
       ja4: ja4?.text,
       userAgent: subject.userAgent ?? headers?.["user-agent"],
+      shape,
     }),
     businessDomain,
     velocityKeys,
@@ -294,7 +299,7 @@ export function observe(req: VerifyRequest, ctx: ObserveContext): RequestEvidenc
           : pageToken.state,
       // Digests that group attempts of one setup (the console's campaigns): never the values.
       environment: environment ?? null,
-      shape: shape ? sha256Hex(`warden-shape:${shape.value}`).slice(0, 32) : null,
+      shape: shape ?? null,
       agent: agentRecord(agent),
     },
   };

@@ -271,8 +271,8 @@ describe("deny lists of a campaign's setup: environments, TLS fingerprints, user
   });
 
   it("are refused on the allow side: a client would allow itself", () => {
-    for (const kind of ["environments", "tlsFingerprints", "userAgents"]) {
-      const value = kind === "environments" ? "0".repeat(32) : "x";
+    for (const kind of ["environments", "tlsFingerprints", "userAgents", "shapes"]) {
+      const value = kind === "environments" || kind === "shapes" ? "0".repeat(32) : "x";
       const parsed = compilePolicy({ allow: { [kind]: [value] } }, "v1");
       expect(parsed.ok).toBe(false);
       expect(JSON.stringify(parsed)).toContain(`allow.${kind}: a client chooses its ${kind}`);
