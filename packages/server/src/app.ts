@@ -6,6 +6,7 @@ import Fastify, { type FastifyInstance, type FastifyServerOptions, LogController
 import { registerConsoleAssets } from "./console/assets.js";
 import { registerConsoleSession } from "./console/session.js";
 import type { Deps } from "./deps.js";
+import { guardAdminHosts } from "./http/adminHosts.js";
 import { keepAdminPathsOffPublic } from "./http/adminListener.js";
 import { authenticator, KnownCallers } from "./http/auth.js";
 import { guardConnections } from "./http/connectionGuard.js";
@@ -110,6 +111,7 @@ export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<Fa
     );
   });
   if (config.adminPort !== undefined) keepAdminPathsOffPublic(app);
+  guardAdminHosts(app, config.adminHosts);
   guardConnections(app.server, config);
   metrics.instrument(app);
   // Only JSON bodies are accepted: everything else is 415 unsupported_media_type (docs/api.md#errors).

@@ -100,6 +100,8 @@ export interface Config {
    */
   readonly adminPort: number | undefined;
   readonly adminHost: string;
+  /** Host names the admin routes answer to besides addresses, localhost and one-label names (http/adminHosts.ts). */
+  readonly adminHosts: AdminHosts;
   /** Deadline of one call to the payment provider. */
   readonly paymentTimeoutMs: number;
   /** How often a process reloads tenant policies and the agent registry (changes by another process). */
@@ -215,6 +217,39 @@ function url(env: Env, name: string, fallback: string): URL {
     throw new ConfigError(name, `must be an http(s) URL, got "${value}"`);
   }
   return parsed;
+}
+
+/**
+ * Host names the operator's surfaces answer to besides IP addresses, localhost and one-label names
+ * (http/adminHosts.ts), or "*" for any.
+ */
+export type AdminHosts = readonly string[] | "*";
+
+/** Reads WARDEN_ADMIN_HOSTS: `*`, or comma-separated host names (no ports); why not, when it is neither. */
+export function parseAdminHosts(raw: string | undefined): { hosts: AdminHosts } | { error: string } {
+  const value = raw?.trim();
+  if (!value) return { hosts: [] };
+  if (value === "*") return { hosts: "*" };
+  const hosts: string[] = [];
+  for (const entry of value.split(",")) {
+    const name = entry.trim().toLowerCase().replace(/\.$/, "");
+    if (
+      !/^(?=.{1,253}$)[a-z0-9_]([a-z0-9_-]{0,61}[a-z0-9_])?(\.[a-z0-9_]([a-z0-9_-]{0,61}[a-z0-9_])?)*$/.test(
+        name,
+      )
+    ) {
+      return { error: `"${entry.trim()}" is not a host name (list names without ports, or * for any)` };
+    }
+    hosts.push(name);
+  }
+  return { hosts };
+}
+
+/** WARDEN_ADMIN_HOSTS: `*`, or comma-separated host names the admin routes answer to. */
+function adminHosts(env: Env): AdminHosts {
+  const parsed = parseAdminHosts(env.WARDEN_ADMIN_HOSTS);
+  if ("error" in parsed) throw new ConfigError("WARDEN_ADMIN_HOSTS", parsed.error);
+  return parsed.hosts;
 }
 
 /** WARDEN_TRUSTED_PROXIES: comma-separated IPv4/IPv6 addresses or CIDR ranges. */
@@ -658,6 +693,7 @@ function readConfig(env: Env): Config {
     trustedProxies: trustedProxies(env),
     adminPort: env.WARDEN_ADMIN_PORT?.trim() ? integer(env, "WARDEN_ADMIN_PORT", 0, 0, 65_535) : undefined,
     adminHost: text(env, "WARDEN_ADMIN_HOST", "127.0.0.1"),
+    adminHosts: adminHosts(env),
     paymentTimeoutMs: integer(env, "WARDEN_STRIPE_TIMEOUT_MS", 3000, 100, 30_000),
     policyRefreshSeconds: integer(env, "WARDEN_POLICY_REFRESH_SECONDS", 5, 1, 3600),
     agentDirectoryFetch: flag(env, "WARDEN_AGENT_DIRECTORY_FETCH", true),

@@ -46,6 +46,11 @@ export const ERROR_CATALOGUE = {
     status: 403,
     message: "The console refuses this request from another site (Origin or console header missing).",
   },
+  host_not_allowed: {
+    status: 403,
+    message:
+      "The operator's surfaces answer only to an IP address, localhost, a one-label name or a name in WARDEN_ADMIN_HOSTS.",
+  },
   raw_pii_not_enabled: {
     status: 403,
     message: "Raw email or IP needs the tenant's opt-in; send emailSha256 or ipTrunc instead.",

@@ -38,7 +38,8 @@ const cookieOf = (res: { headers: Record<string, unknown> }): string =>
   String(res.headers["set-cookie"]).split(";")[0] as string;
 
 beforeAll(async () => {
-  t = await makeTestApp({ clock: windowStartClock(60) });
+  // The console is served at a name of its own (WARDEN_ADMIN_HOSTS, http/adminHosts.ts).
+  t = await makeTestApp({ clock: windowStartClock(60), env: { WARDEN_ADMIN_HOSTS: "warden.test" } });
   await t.tenant("acme");
   await t.tenant("globex");
   ({ apiKey: reader, keyId: readerId } = await t.key("acme", { scopes: ["ledger:read"] }));

@@ -29,11 +29,15 @@ const signIn = (t: TestApp, apiKey: string, remoteAddress: string, headers: Reco
 beforeAll(async () => {
   behind = await makeTestApp({
     clock: windowStartClock(60),
-    env: { WARDEN_TRUSTED_PROXIES: `${PROXY}, 10.1.0.0/16`, WARDEN_CONSOLE_SIGNINS_PER_MINUTE: "2" },
+    env: {
+      WARDEN_TRUSTED_PROXIES: `${PROXY}, 10.1.0.0/16`,
+      WARDEN_CONSOLE_SIGNINS_PER_MINUTE: "2",
+      WARDEN_ADMIN_HOSTS: "warden.test",
+    },
   });
   direct = await makeTestApp({
     clock: windowStartClock(60),
-    env: { WARDEN_CONSOLE_SIGNINS_PER_MINUTE: "2" },
+    env: { WARDEN_CONSOLE_SIGNINS_PER_MINUTE: "2", WARDEN_ADMIN_HOSTS: "warden.test" },
   });
   await behind.tenant("acme");
   await direct.tenant("acme");

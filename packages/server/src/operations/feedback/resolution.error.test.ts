@@ -26,7 +26,7 @@ const resolve = (feedbackId: string, payload: unknown, apiKey = reviewer) =>
 beforeAll(async () => {
   t = await makeTestApp({
     wrapStore: (s) => faultyStore(s, { failing, error: () => new StoreUnavailableError("injected outage") }),
-    env: { WARDEN_CONSOLE_SIGNINS_PER_MINUTE: "100" },
+    env: { WARDEN_CONSOLE_SIGNINS_PER_MINUTE: "100", WARDEN_ADMIN_HOSTS: "warden.test" },
   });
   await t.tenant("acme");
   await t.tenant("globex");
