@@ -60,7 +60,11 @@ describe("WARDEN_ADMIN_HOSTS", () => {
   it("* lets every Host reach the admin routes", async () => {
     const t = await makeTestApp({ env: { WARDEN_ADMIN_HOSTS: "*" } });
     try {
-      const res = await t.app.inject({ method: "GET", url: "/metrics", headers: { host: "anything.example" } });
+      const res = await t.app.inject({
+        method: "GET",
+        url: "/metrics",
+        headers: { host: "anything.example" },
+      });
       expect(res.statusCode).toBe(200);
     } finally {
       await t.close();
