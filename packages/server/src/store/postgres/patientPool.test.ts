@@ -33,7 +33,8 @@ if (schema) {
       poolMin: 1,
       schema,
     });
-    t = await makeTestApp({ store });
+    // The console is signed into at a name of its own (WARDEN_ADMIN_HOSTS, http/adminHosts.ts).
+    t = await makeTestApp({ store, env: { WARDEN_ADMIN_HOSTS: "warden.test" } });
     await t.tenant("t1");
     ({ apiKey } = await t.key("t1"));
     await store.events.record(testEvent("evt_patient", { tenantId: "t1" }), undefined);
