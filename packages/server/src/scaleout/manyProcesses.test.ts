@@ -150,8 +150,11 @@ if (prefix && databaseUrl) {
         (
           await Promise.all(
             procs.map(async (p, i) => {
-              const metrics = await (await fetch(`${p.url}/metrics`)).text().catch(() => "");
-              const calls = /^warden_redis_fallback_calls\S* (\d+)/m.exec(metrics)?.[1] ?? "?";
+              // A process that no longer answers is reported as such, not thrown over the run's message.
+              const metrics = await fetch(`${p.url}/metrics`)
+                .then((r) => r.text())
+                .catch(() => "");
+              const calls = /^warden_redis_fallback_calls (\d+)$/m.exec(metrics)?.[1] ?? "?";
               const ready = await fetch(`${p.url}/readyz/store`)
                 .then(async (r) => `${r.status} ${(await r.text()).slice(0, 200)}`)
                 .catch((err: Error) => err.message);
